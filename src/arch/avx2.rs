@@ -1,0 +1,137 @@
+//! The AVX2 kernel: one 256-bit multiply, shift and variable shift build the whole mask, one
+//! `vptest` answers a lookup.
+//!
+//! The `#[target_feature]` functions here are safe to call only where AVX2 is present; the
+//! [`Avx2`] token can only be built after detecting it, and every call goes through the token.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_loadu_si256, _mm256_mullo_epi32, _mm256_or_si256, _mm256_set1_epi32,
+    _mm256_setr_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_storeu_si256,
+    _mm256_testc_si256,
+};
+
+use super::{BlockKernel, contains_hashes_with, insert_hashes_with};
+use crate::block::{LANES, SALT};
+
+/// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx2(());
+
+impl Avx2 {
+    /// The token, when this CPU has AVX2.
+    #[inline]
+    pub(crate) fn new() -> Option<Avx2> {
+        #[cfg(feature = "std")]
+        let available = std::is_x86_feature_detected!("avx2");
+        // Without std there is no run-time detection: trust the compile-time target features.
+        #[cfg(not(feature = "std"))]
+        let available = cfg!(target_feature = "avx2");
+        available.then_some(Avx2(()))
+    }
+}
+
+/// The mask of `x` in a ymm register. Requires AVX2 (callers hold an [`Avx2`] token).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mask_vector(x: u32) -> __m256i {
+    let salt = _mm256_setr_epi32(
+        SALT[0] as i32,
+        SALT[1] as i32,
+        SALT[2] as i32,
+        SALT[3] as i32,
+        SALT[4] as i32,
+        SALT[5] as i32,
+        SALT[6] as i32,
+        SALT[7] as i32,
+    );
+    let hashed = _mm256_mullo_epi32(_mm256_set1_epi32(x as i32), salt);
+    _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(hashed))
+}
+
+/// Loads a block. Requires AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(block: &[u32; LANES]) -> __m256i {
+    // SAFETY: `block` is a valid reference to 32 readable bytes; `loadu` needs no alignment.
+    unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
+}
+
+/// Stores a block. Requires AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store(block: &mut [u32; LANES], words: __m256i) {
+    // SAFETY: `block` is a valid exclusive reference to 32 writable bytes; `storeu` needs no
+    // alignment.
+    unsafe { _mm256_storeu_si256(block.as_mut_ptr().cast(), words) }
+}
+
+/// `mask` for the token. Requires AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn mask(x: u32) -> [u32; LANES] {
+    let mut words = [0; LANES];
+    store(&mut words, mask_vector(x));
+    words
+}
+
+/// `insert` for the token. Requires AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn insert(block: &mut [u32; LANES], x: u32) -> bool {
+    let mask = mask_vector(x);
+    let words = load(block);
+    store(block, _mm256_or_si256(words, mask));
+    // testc: 1 when every bit of `mask` is already set in `words`.
+    _mm256_testc_si256(words, mask) != 0
+}
+
+/// `contains` for the token. Requires AVX2.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn contains(block: &[u32; LANES], x: u32) -> bool {
+    _mm256_testc_si256(load(block), mask_vector(x)) != 0
+}
+
+/// The batch insert loop compiled for AVX2. Requires AVX2.
+#[target_feature(enable = "avx2")]
+fn insert_hashes(token: Avx2, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
+    insert_hashes_with(token, blocks, hashes);
+}
+
+/// The batch lookup loop compiled for AVX2. Requires AVX2.
+#[target_feature(enable = "avx2")]
+fn contains_hashes(token: Avx2, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
+    contains_hashes_with(token, blocks, hashes, out);
+}
+
+impl BlockKernel for Avx2 {
+    #[inline(always)]
+    fn mask(self, x: u32) -> [u32; LANES] {
+        // SAFETY: `self` proves AVX2 is available.
+        unsafe { mask(x) }
+    }
+
+    #[inline(always)]
+    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
+        // SAFETY: `self` proves AVX2 is available.
+        unsafe { insert(block, x) }
+    }
+
+    #[inline(always)]
+    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
+        // SAFETY: `self` proves AVX2 is available.
+        unsafe { contains(block, x) }
+    }
+
+    #[inline(always)]
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
+        // SAFETY: `self` proves AVX2 is available.
+        unsafe { insert_hashes(self, blocks, hashes) }
+    }
+
+    #[inline(always)]
+    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
+        // SAFETY: `self` proves AVX2 is available.
+        unsafe { contains_hashes(self, blocks, hashes, out) }
+    }
+}

@@ -1,0 +1,341 @@
+//! Kernels and the one place that chooses among them.
+//!
+//! Every kernel lives in a file of its own (`scalar`, `portable`, `avx2`, `neon`) and exposes a
+//! zero-sized token type implementing [`BlockKernel`], the signature written down once. A token
+//! can only be constructed (`Token::new() -> Option<Self>`) when the CPU has the kernel's
+//! features, so holding a token is the proof that its `#[target_feature]` functions are safe to
+//! call (the pattern of aho-corasick's Teddy and memchr's `arch` modules).
+//!
+//! [`Dispatch`] is the private enum a filter stores by value: the kernel is chosen once, when the
+//! filter is built, and every operation is a `match` on a value that never changes, which the
+//! branch predictor learns immediately. Batch loops live inside each kernel's
+//! `#[target_feature]` function (through the `#[inline(always)]` helpers below) so that the
+//! per-key code is inlined and compiled with the kernel's instruction set.
+//!
+//! `unsafe` code in this crate lives only under `src/arch/`.
+
+use core::fmt;
+use core::str::FromStr;
+use core::sync::atomic::{AtomicU8, Ordering};
+
+use crate::block::{LANES, block_index};
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "aarch64")]
+mod neon;
+mod portable;
+mod scalar;
+
+/// The operations every kernel implements, with identical results.
+///
+/// `x` is the in-block hash (the low 32 bits of a key's hash); `hashes` are full 64-bit hashes
+/// whose high half picks the block. Implementations must match [`crate::block`] bit for bit.
+pub(crate) trait BlockKernel: Copy {
+    /// The eight-lane mask of `x`: one bit per lane.
+    fn mask(self, x: u32) -> [u32; LANES];
+    /// ORs the mask of `x` into `block`; `true` when every bit was already set.
+    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool;
+    /// Whether every bit of the mask of `x` is set in `block` (branch-free).
+    fn contains(self, block: &[u32; LANES], x: u32) -> bool;
+    /// Inserts every hash of `hashes` into `blocks`.
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]);
+    /// Writes into `out[i]` whether `hashes[i]` may be present. `out.len() == hashes.len()`.
+    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]);
+}
+
+/// The batch insert loop, written once; each kernel calls it from inside its own
+/// `#[target_feature]` function so that `kernel.insert` inlines with the right instructions.
+#[inline(always)]
+pub(crate) fn insert_hashes_with<K: BlockKernel>(
+    kernel: K,
+    blocks: &mut [[u32; LANES]],
+    hashes: &[u64],
+) {
+    let num_blocks = blocks.len();
+    for &hash in hashes {
+        kernel.insert(&mut blocks[block_index(hash, num_blocks)], hash as u32);
+    }
+}
+
+/// The batch lookup loop, written once (see [`insert_hashes_with`]).
+#[inline(always)]
+pub(crate) fn contains_hashes_with<K: BlockKernel>(
+    kernel: K,
+    blocks: &[[u32; LANES]],
+    hashes: &[u64],
+    out: &mut [bool],
+) {
+    let num_blocks = blocks.len();
+    for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
+        *answer = kernel.contains(&blocks[block_index(hash, num_blocks)], hash as u32);
+    }
+}
+
+/// The kernels splitbloom can run, as a public label.
+///
+/// Every kernel produces the same bits and answers; they differ only in speed. A filter picks
+/// [`Kernel::best`] unless told otherwise with [`Filter::with_kernel`](crate::Filter::with_kernel).
+///
+/// ```
+/// use splitbloom::Kernel;
+/// // The scalar reference kernel runs everywhere.
+/// assert!(Kernel::Scalar.is_available());
+/// assert!(Kernel::best().is_available());
+/// for kernel in Kernel::available() {
+///     println!("{kernel} can run here");
+/// }
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Kernel {
+    /// Plain Rust, one lane at a time: the reference oracle. Runs everywhere.
+    Scalar,
+    /// `wide::u32x8`: SSE2 on x86_64, NEON on aarch64, simd128 on wasm32, scalar elsewhere.
+    Portable,
+    /// AVX2 intrinsics (x86_64, detected at run time).
+    Avx2,
+    /// NEON intrinsics (aarch64).
+    Neon,
+}
+
+impl Kernel {
+    /// Every kernel this crate knows, available here or not.
+    ///
+    /// ```
+    /// assert!(splitbloom::Kernel::ALL.contains(&splitbloom::Kernel::Scalar));
+    /// ```
+    pub const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Portable, Kernel::Avx2, Kernel::Neon];
+
+    /// The kernel's lower-case name, as accepted by [`str::parse`] and `SPLITBLOOM_KERNEL`.
+    ///
+    /// ```
+    /// use splitbloom::Kernel;
+    /// assert_eq!(Kernel::Avx2.name(), "avx2");
+    /// assert_eq!("avx2".parse::<Kernel>(), Ok(Kernel::Avx2));
+    /// ```
+    pub const fn name(self) -> &'static str {
+        match self {
+            Kernel::Scalar => "scalar",
+            Kernel::Portable => "portable",
+            Kernel::Avx2 => "avx2",
+            Kernel::Neon => "neon",
+        }
+    }
+
+    /// Whether this kernel can run on this CPU (with the `std` feature, detected at run time;
+    /// without it, decided by the target features the crate was compiled with).
+    ///
+    /// ```
+    /// use splitbloom::Kernel;
+    /// assert!(Kernel::Portable.is_available());
+    /// # #[cfg(not(target_arch = "aarch64"))]
+    /// assert!(!Kernel::Neon.is_available());
+    /// ```
+    pub fn is_available(self) -> bool {
+        Dispatch::new(self).is_some()
+    }
+
+    /// The kernels that can run here, slowest first.
+    ///
+    /// ```
+    /// let names: Vec<_> = splitbloom::Kernel::available().map(|k| k.name()).collect();
+    /// assert_eq!(names[0], "scalar");
+    /// ```
+    pub fn available() -> impl Iterator<Item = Kernel> {
+        Kernel::ALL
+            .into_iter()
+            .filter(|kernel| kernel.is_available())
+    }
+
+    /// The kernel new filters use: the fastest available one, detected once and cached.
+    ///
+    /// With the `std` feature, the `SPLITBLOOM_KERNEL` environment variable (read once, at the
+    /// first call) can name another available kernel; tests and benchmarks use it to force a
+    /// path. A name that is unknown or unavailable here is ignored.
+    ///
+    /// ```
+    /// let kernel = splitbloom::Kernel::best();
+    /// assert_eq!(splitbloom::Filter::with_num_blocks(1).unwrap().kernel(), kernel);
+    /// ```
+    pub fn best() -> Kernel {
+        static CHOSEN: AtomicU8 = AtomicU8::new(u8::MAX);
+        let cached = CHOSEN.load(Ordering::Relaxed);
+        if let Some(&kernel) = Kernel::ALL.get(usize::from(cached)) {
+            return kernel;
+        }
+        let kernel = requested_kernel().unwrap_or_else(fastest_kernel);
+        let index = Kernel::ALL.iter().position(|&k| k == kernel).unwrap_or(0);
+        // Any thread racing here computes the same value, so a relaxed store is enough.
+        CHOSEN.store(index as u8, Ordering::Relaxed);
+        kernel
+    }
+}
+
+/// The fastest available kernel. Portable beats scalar wherever `wide` has real vectors
+/// (measured: see the README's kernel table), so the order is simply widest first.
+fn fastest_kernel() -> Kernel {
+    [Kernel::Avx2, Kernel::Neon, Kernel::Portable]
+        .into_iter()
+        .find(|kernel| kernel.is_available())
+        .unwrap_or(Kernel::Scalar)
+}
+
+/// The kernel named by `SPLITBLOOM_KERNEL`, if it is set, known and available.
+#[cfg(feature = "std")]
+fn requested_kernel() -> Option<Kernel> {
+    let name = std::env::var("SPLITBLOOM_KERNEL").ok()?;
+    name.parse::<Kernel>()
+        .ok()
+        .filter(|kernel| kernel.is_available())
+}
+
+/// Without `std` there is no environment to read.
+#[cfg(not(feature = "std"))]
+fn requested_kernel() -> Option<Kernel> {
+    None
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of parsing a [`Kernel`] from a name that is not one of [`Kernel::ALL`].
+///
+/// ```
+/// assert!("sse9".parse::<splitbloom::Kernel>().is_err());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownKernel;
+
+impl fmt::Display for UnknownKernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("unknown kernel (expected one of: scalar, portable, avx2, neon)")
+    }
+}
+
+impl core::error::Error for UnknownKernel {}
+
+impl FromStr for Kernel {
+    type Err = UnknownKernel;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Kernel::ALL
+            .into_iter()
+            .find(|kernel| kernel.name().eq_ignore_ascii_case(name.trim()))
+            .ok_or(UnknownKernel)
+    }
+}
+
+/// A kernel token held by value: constructing one proves the CPU can run it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Dispatch {
+    Scalar(scalar::Scalar),
+    Portable(portable::Portable),
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Avx2),
+    #[cfg(target_arch = "aarch64")]
+    Neon(neon::Neon),
+}
+
+impl Dispatch {
+    /// The token of `kernel`, or `None` when this CPU cannot run it.
+    pub(crate) fn new(kernel: Kernel) -> Option<Dispatch> {
+        match kernel {
+            Kernel::Scalar => Some(Dispatch::Scalar(scalar::Scalar)),
+            Kernel::Portable => Some(Dispatch::Portable(portable::Portable)),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => avx2::Avx2::new().map(Dispatch::Avx2),
+            #[cfg(target_arch = "aarch64")]
+            Kernel::Neon => neon::Neon::new().map(Dispatch::Neon),
+            #[allow(
+                unreachable_patterns,
+                reason = "which kernels exist depends on the target"
+            )]
+            _ => None,
+        }
+    }
+
+    /// The token of [`Kernel::best`].
+    pub(crate) fn best() -> Dispatch {
+        Dispatch::new(Kernel::best()).unwrap_or(Dispatch::Scalar(scalar::Scalar))
+    }
+
+    /// The public label of this token.
+    pub(crate) fn kernel(self) -> Kernel {
+        match self {
+            Dispatch::Scalar(_) => Kernel::Scalar,
+            Dispatch::Portable(_) => Kernel::Portable,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx2(_) => Kernel::Avx2,
+            #[cfg(target_arch = "aarch64")]
+            Dispatch::Neon(_) => Kernel::Neon,
+        }
+    }
+}
+
+/// Forwards a [`BlockKernel`] call to whichever token `$dispatch` holds.
+macro_rules! dispatch {
+    ($dispatch:expr, $kernel:ident => $call:expr) => {
+        match $dispatch {
+            Dispatch::Scalar($kernel) => $call,
+            Dispatch::Portable($kernel) => $call,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx2($kernel) => $call,
+            #[cfg(target_arch = "aarch64")]
+            Dispatch::Neon($kernel) => $call,
+        }
+    };
+}
+
+impl BlockKernel for Dispatch {
+    #[inline]
+    fn mask(self, x: u32) -> [u32; LANES] {
+        dispatch!(self, k => k.mask(x))
+    }
+
+    #[inline]
+    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
+        dispatch!(self, k => k.insert(block, x))
+    }
+
+    #[inline]
+    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
+        dispatch!(self, k => k.contains(block, x))
+    }
+
+    #[inline]
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
+        dispatch!(self, k => k.insert_hashes(blocks, hashes))
+    }
+
+    #[inline]
+    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
+        dispatch!(self, k => k.contains_hashes(blocks, hashes, out))
+    }
+}
+
+/// Direct access to each kernel's primitives, for the differential tests, fuzz targets and
+/// benchmarks that check every kernel against the scalar oracle. Not part of the stable API.
+#[doc(hidden)]
+pub mod testing {
+    use super::{BlockKernel, Dispatch, Kernel};
+    use crate::block::LANES;
+
+    /// The mask of `x` computed by `kernel`, or `None` when it cannot run here.
+    pub fn mask(kernel: Kernel, x: u32) -> Option<[u32; LANES]> {
+        Some(Dispatch::new(kernel)?.mask(x))
+    }
+
+    /// `kernel`'s insert of `x` into `block`, or `None` when it cannot run here.
+    pub fn insert(kernel: Kernel, block: &mut [u32; LANES], x: u32) -> Option<bool> {
+        Some(Dispatch::new(kernel)?.insert(block, x))
+    }
+
+    /// `kernel`'s lookup of `x` in `block`, or `None` when it cannot run here.
+    pub fn contains(kernel: Kernel, block: &[u32; LANES], x: u32) -> Option<bool> {
+        Some(Dispatch::new(kernel)?.contains(block, x))
+    }
+}

@@ -1,0 +1,51 @@
+//! The portable kernel: `wide::u32x8`, which compiles to SSE2 on x86_64, NEON on aarch64 and
+//! simd128 on wasm32 (two 128-bit halves each), and to scalar code elsewhere. No `unsafe`.
+//!
+//! `wide` picks its instructions from the features the whole build is compiled with, so this
+//! kernel does not become AVX2 inside a `#[target_feature(enable = "avx2")]` function; that is
+//! why the AVX2 kernel is written with intrinsics instead.
+
+use wide::u32x8;
+
+use super::{BlockKernel, contains_hashes_with, insert_hashes_with};
+use crate::block::{LANES, SALT};
+
+/// Token of the portable kernel; always constructible.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Portable;
+
+/// The mask of `x` as a vector: `1 << ((x * SALT[i]) >> 27)` in every lane.
+#[inline(always)]
+fn mask_vector(x: u32) -> u32x8 {
+    let hashed = u32x8::splat(x) * u32x8::from(SALT);
+    u32x8::ONE.unbounded_shl(hashed >> 27)
+}
+
+impl BlockKernel for Portable {
+    #[inline(always)]
+    fn mask(self, x: u32) -> [u32; LANES] {
+        mask_vector(x).to_array()
+    }
+
+    #[inline(always)]
+    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
+        let mask = mask_vector(x);
+        let words = u32x8::from(*block);
+        *block = (words | mask).to_array();
+        (words & mask).simd_eq(mask).all()
+    }
+
+    #[inline(always)]
+    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
+        let mask = mask_vector(x);
+        (u32x8::from(*block) & mask).simd_eq(mask).all()
+    }
+
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
+        insert_hashes_with(self, blocks, hashes);
+    }
+
+    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
+        contains_hashes_with(self, blocks, hashes, out);
+    }
+}

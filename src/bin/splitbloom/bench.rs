@@ -1,0 +1,150 @@
+//! `splitbloom bench`: a self-contained workload that times every available kernel.
+//!
+//! Keys are random `u64`s from a bijective mixer of a counter, so the negatives (counters
+//! `n..2n`) are guaranteed disjoint from the inserted keys (counters `0..n`). Each figure is the
+//! median of several samples, each sample long enough (about 20 ms) to swamp timer overhead.
+//! Lookups accumulate answers without branching, and the number of hits is checked outside the
+//! timed loop, so a broken filter cannot look fast.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use splitbloom::{Filter, Kernel, math};
+
+/// Options of `splitbloom bench`.
+#[derive(clap::Args)]
+pub struct Options {
+    /// Numbers of keys to test, comma-separated (default: one in-cache and one out-of-cache size).
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000u64, 10_000_000])]
+    items: Vec<u64>,
+    /// Bits per key of every filter.
+    #[arg(long, default_value_t = 10.0)]
+    bits_per_key: f64,
+    /// Only this kernel (default: every kernel available on this CPU).
+    #[arg(long)]
+    kernel: Option<Kernel>,
+    /// Timed samples per figure; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    samples: usize,
+}
+
+/// A bijective 64-bit mixer (the SplitMix64 finalizer): distinct inputs give distinct keys.
+fn key(counter: u64) -> u64 {
+    let mut z = counter.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// Median nanoseconds per operation of `pass`, which performs `ops` operations per call.
+fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
+    let mut results: Vec<f64> = (0..samples.max(1))
+        .map(|_| {
+            let start = Instant::now();
+            let mut passes = 0u32;
+            while passes == 0 || start.elapsed() < Duration::from_millis(20) {
+                pass();
+                passes += 1;
+            }
+            start.elapsed().as_nanos() as f64 / (f64::from(passes) * ops as f64)
+        })
+        .collect();
+    results.sort_by(f64::total_cmp);
+    results[results.len() / 2]
+}
+
+/// One row of the table.
+struct Row {
+    kernel: Kernel,
+    items: u64,
+    bytes: usize,
+    insert_ns: f64,
+    hit_ns: f64,
+    miss_ns: f64,
+    measured_fpr: f64,
+    predicted_fpr: f64,
+}
+
+fn measure(kernel: Kernel, items: u64, bits_per_key: f64, samples: usize) -> Result<Row, String> {
+    let mut filter = Filter::with_bits_per_key(items, bits_per_key)
+        .and_then(|filter| filter.with_kernel(kernel))
+        .map_err(|error| error.to_string())?;
+    let members: Vec<u64> = (0..items).map(key).collect();
+    let strangers: Vec<u64> = (items..2 * items).map(key).collect();
+    let ops = members.len();
+
+    let insert_ns = time_per_op(samples, ops, || {
+        for member in &members {
+            black_box(filter.insert(member));
+        }
+    });
+    let count = |keys: &[u64]| {
+        keys.iter()
+            .map(|key| usize::from(filter.contains(key)))
+            .sum()
+    };
+    let hits: usize = count(&members);
+    if hits != members.len() {
+        return Err(format!(
+            "{kernel}: {} false negatives",
+            members.len() - hits
+        ));
+    }
+    let false_positives: usize = count(&strangers);
+    let hit_ns = time_per_op(samples, ops, || {
+        black_box(count(black_box(&members)));
+    });
+    let miss_ns = time_per_op(samples, ops, || {
+        black_box(count(black_box(&strangers)));
+    });
+    Ok(Row {
+        kernel,
+        items,
+        bytes: filter.size_in_bytes(),
+        insert_ns,
+        hit_ns,
+        miss_ns,
+        measured_fpr: false_positives as f64 / strangers.len() as f64,
+        predicted_fpr: math::fpr_for_keys_per_block(items as f64 / filter.num_blocks() as f64),
+    })
+}
+
+/// Runs the benchmark and prints the table.
+pub fn run(options: &Options) -> Result<(), String> {
+    let kernels: Vec<Kernel> = match options.kernel {
+        Some(kernel) if !kernel.is_available() => {
+            return Err(format!("the {kernel} kernel is not available on this CPU"));
+        }
+        Some(kernel) => vec![kernel],
+        None => Kernel::available().collect(),
+    };
+    println!(
+        "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples",
+        options.bits_per_key, options.samples
+    );
+    println!(
+        "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "kernel", "keys", "bytes", "insert", "hit", "miss", "fpr", "predicted"
+    );
+    println!(
+        "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "", "", "", "ns/op", "ns/op", "ns/op", "%", "%"
+    );
+    for &items in &options.items {
+        for &kernel in &kernels {
+            let row = measure(kernel, items, options.bits_per_key, options.samples)?;
+            println!(
+                "{:<9} {:>12} {:>12} {:>10.2} {:>10.2} {:>10.2} {:>10.3} {:>10.3}",
+                row.kernel.name(),
+                row.items,
+                row.bytes,
+                row.insert_ns,
+                row.hit_ns,
+                row.miss_ns,
+                100.0 * row.measured_fpr,
+                100.0 * row.predicted_fpr
+            );
+        }
+    }
+    Ok(())
+}

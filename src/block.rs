@@ -1,0 +1,87 @@
+//! The split-block layout and the scalar reference kernel.
+//!
+//! Everything every other kernel must reproduce bit for bit lives here, written in plain
+//! Rust with no `unsafe`: the eight Parquet salts, how a 64-bit hash picks a block, and how
+//! the hash's low 32 bits become one bit in each of the block's eight 32-bit lanes.
+//! The layout is the one of the Parquet split-block Bloom filter (SBBF) specification,
+//! which Impala, Kudu, Arrow, Spark and DuckDB share.
+
+/// Number of 32-bit lanes in a block.
+pub const LANES: usize = 8;
+
+/// Size of one block in bytes (256 bits).
+pub const BLOCK_BYTES: usize = 32;
+
+/// The eight odd multipliers of the Parquet SBBF specification; lane `i` of a block gets bit
+/// `(x * SALT[i]) >> 27` of a key whose in-block hash is `x`.
+///
+/// ```
+/// assert_eq!(splitbloom::SALT[0], 0x47b6_137b);
+/// ```
+pub const SALT: [u32; LANES] = [
+    0x47b6_137b,
+    0x4497_4d91,
+    0x8824_ad5b,
+    0xa2b7_289d,
+    0x7054_95c7,
+    0x2df1_424b,
+    0x9efc_4947,
+    0x5c6b_fb31,
+];
+
+/// One 256-bit block: eight little 32-bit lanes, aligned to 32 bytes so that a block never
+/// straddles two cache lines.
+#[derive(Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(32))]
+pub(crate) struct Block(pub(crate) [u32; LANES]);
+
+/// The block that hash `hash` selects among `num_blocks` blocks: the high 32 bits of the hash
+/// scaled to `0..num_blocks` with a multiply-high, so the block count need not be a power of two.
+///
+/// ```
+/// use splitbloom::block_index;
+/// assert_eq!(block_index(0, 10), 0);
+/// assert_eq!(block_index(u64::MAX, 10), 9);
+/// assert_eq!(block_index(0x8000_0000_0000_0000, 10), 5);
+/// ```
+#[inline(always)]
+pub fn block_index(hash: u64, num_blocks: usize) -> usize {
+    // `num_blocks` is at most 2^32 (enforced by every constructor), so the product fits in u64.
+    (((hash >> 32) * num_blocks as u64) >> 32) as usize
+}
+
+/// The eight-lane bit mask of in-block hash `x`: exactly one bit set in each lane.
+///
+/// This is the reference every SIMD kernel is tested against.
+///
+/// ```
+/// let mask = splitbloom::mask(0x1234_5678);
+/// assert!(mask.iter().all(|lane| lane.count_ones() == 1));
+/// ```
+#[inline(always)]
+pub fn mask(x: u32) -> [u32; LANES] {
+    core::array::from_fn(|i| 1u32 << (x.wrapping_mul(SALT[i]) >> 27))
+}
+
+/// Sets the bits of `x` in `block`; returns `true` when all of them were already set.
+#[inline(always)]
+pub(crate) fn insert(block: &mut [u32; LANES], x: u32) -> bool {
+    let mask = mask(x);
+    let mut missing = 0;
+    for (word, bit) in block.iter_mut().zip(mask) {
+        missing |= bit & !*word;
+        *word |= bit;
+    }
+    missing == 0
+}
+
+/// Whether every bit of `x` is set in `block`, without an early exit (branch-free).
+#[inline(always)]
+pub(crate) fn contains(block: &[u32; LANES], x: u32) -> bool {
+    let mask = mask(x);
+    let mut missing = 0;
+    for (word, bit) in block.iter().zip(mask) {
+        missing |= bit & !word;
+    }
+    missing == 0
+}

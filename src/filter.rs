@@ -1,0 +1,490 @@
+//! [`Filter`]: the owned, mutable split-block Bloom filter.
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+
+use crate::arch::{BlockKernel, Dispatch};
+use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
+use crate::error::Error;
+use crate::hash::DefaultHasher;
+use crate::{Kernel, math};
+
+/// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
+///
+/// Keys are hashed with `S` (by default [`DefaultHasher`]); pre-hashed 64-bit values go through
+/// [`insert_hash`](Filter::insert_hash) and [`contains_hash`](Filter::contains_hash). The kernel
+/// is chosen once, when the filter is built ([`Kernel::best`]), and never changes the results.
+///
+/// ```
+/// use splitbloom::Filter;
+/// let mut filter = Filter::with_fpr(1000, 0.01)?;
+/// assert!(!filter.insert("apple"));   // newly inserted
+/// assert!(filter.insert("apple"));    // already present
+/// assert!(filter.contains("apple"));  // never a false negative
+/// assert!(!filter.contains("pear"));  // probably absent (here, certainly)
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Filter<S = DefaultHasher> {
+    blocks: Vec<Block>,
+    kernel: Dispatch,
+    hasher: S,
+}
+
+impl Filter {
+    /// A filter for `items` keys with a false-positive rate of at most `fpr`, sized with the
+    /// split-block formula (see [`math`]).
+    ///
+    /// Errors when `items` is 0, `fpr` is not strictly between 0 and 1, or the filter would be
+    /// too large to allocate.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_fpr(1_000_000, 0.01)?;
+    /// assert_eq!(filter.size_in_bytes(), 41_130 * 32); // 10.53 bits per key
+    /// assert!(splitbloom::Filter::with_fpr(1000, 1.0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::with_fpr_and_hasher(items, fpr, DefaultHasher::default())
+    }
+
+    /// A filter for `items` keys with `bits_per_key` bits each (rounded up to whole blocks).
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_bits_per_key(1000, 10.0)?;
+    /// assert_eq!(filter.num_blocks(), 40);
+    /// assert!(splitbloom::Filter::with_bits_per_key(1000, f64::NAN).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_bits_per_key(items: u64, bits_per_key: f64) -> Result<Self, Error> {
+        Self::with_bits_per_key_and_hasher(items, bits_per_key, DefaultHasher::default())
+    }
+
+    /// A filter of exactly `num_blocks` 32-byte blocks.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_num_blocks(100)?;
+    /// assert_eq!(filter.size_in_bytes(), 3200);
+    /// assert!(splitbloom::Filter::with_num_blocks(0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
+        Self::with_num_blocks_and_hasher(num_blocks, DefaultHasher::default())
+    }
+}
+
+impl<S> Filter<S> {
+    /// [`Filter::with_fpr`] with a given hasher.
+    ///
+    /// ```
+    /// use splitbloom::{Filter, FilterHasher, Xxh3Hash};
+    /// let filter = Filter::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(9))?;
+    /// assert_eq!(filter.hasher().seed(), 9);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr_and_hasher(items: u64, fpr: f64, hasher: S) -> Result<Self, Error> {
+        Self::with_num_blocks_and_hasher(math::num_blocks_for_fpr(items, fpr)?, hasher)
+    }
+
+    /// [`Filter::with_bits_per_key`] with a given hasher.
+    ///
+    /// ```
+    /// use splitbloom::{Filter, Xxh3Hash};
+    /// let filter = Filter::with_bits_per_key_and_hasher(1000, 16.0, Xxh3Hash::default())?;
+    /// assert_eq!(filter.num_blocks(), 63);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_bits_per_key_and_hasher(
+        items: u64,
+        bits_per_key: f64,
+        hasher: S,
+    ) -> Result<Self, Error> {
+        Self::with_num_blocks_and_hasher(math::num_blocks_for_bits(items, bits_per_key)?, hasher)
+    }
+
+    /// [`Filter::with_num_blocks`] with a given hasher.
+    ///
+    /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`], or the allocation fails.
+    ///
+    /// ```
+    /// use splitbloom::{Filter, Xxh3Hash};
+    /// let filter = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?;
+    /// assert_eq!(filter.num_blocks(), 8);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
+        if num_blocks == 0 {
+            return Err(Error::ZeroBlocks);
+        }
+        if num_blocks > math::MAX_BLOCKS {
+            return Err(Error::TooLarge {
+                blocks: num_blocks as f64,
+            });
+        }
+        let mut blocks = Vec::new();
+        blocks
+            .try_reserve_exact(num_blocks)
+            .map_err(|_| Error::AllocationFailed {
+                bytes: num_blocks * BLOCK_BYTES,
+            })?;
+        blocks.resize(num_blocks, Block::default());
+        Ok(Filter {
+            blocks,
+            kernel: Dispatch::best(),
+            hasher,
+        })
+    }
+
+    /// The same filter running on `kernel`; errors when this CPU cannot run it. Results never
+    /// depend on the kernel, only speed does.
+    ///
+    /// ```
+    /// use splitbloom::{Filter, Kernel};
+    /// let filter = Filter::with_num_blocks(8)?.with_kernel(Kernel::Scalar)?;
+    /// assert_eq!(filter.kernel(), Kernel::Scalar);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        Ok(self)
+    }
+
+    /// The kernel this filter runs on.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_num_blocks(1)?;
+    /// assert!(filter.kernel().is_available());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.kernel()
+    }
+
+    /// The hasher keys go through.
+    ///
+    /// ```
+    /// use splitbloom::{DefaultHasher, Filter};
+    /// assert_eq!(*Filter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Adds a pre-hashed key; returns `true` when all its bits were already set (the key was
+    /// probably present).
+    ///
+    /// The high 32 bits of `hash` choose the block and the low 32 bits the bits inside it, so
+    /// both halves must be well mixed.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let index = block_index(hash, self.blocks.len());
+        self.kernel.insert(&mut self.blocks[index].0, hash as u32)
+    }
+
+    /// Whether a pre-hashed key may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
+    /// filter.insert_hash(42 << 40 | 7);
+    /// assert!(filter.contains_hash(42 << 40 | 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let index = block_index(hash, self.blocks.len());
+        self.kernel.contains(&self.blocks[index].0, hash as u32)
+    }
+
+    /// Adds every hash of `hashes`, with the loop inside the kernel.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40, 3 << 40]);
+    /// assert!(filter.contains_hash(2 << 40));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
+        self.kernel.insert_hashes(self.words_mut(), hashes);
+    }
+
+    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != hashes.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
+    /// filter.insert_hash(5 << 40);
+    /// let mut out = [false; 2];
+    /// filter.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        assert_eq!(
+            hashes.len(),
+            out.len(),
+            "contains_hash_batch: `out` must have one slot per hash"
+        );
+        self.kernel.contains_hashes(self.words(), hashes, out);
+    }
+
+    /// Clears every bit: the filter is empty again, with the same size.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(4)?;
+    /// filter.insert("x");
+    /// filter.clear();
+    /// assert_eq!(filter.fill_ratio(), 0.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.blocks.fill(Block::default());
+    }
+
+    /// The number of 32-byte blocks.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::Filter::with_num_blocks(3)?.num_blocks(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The size of the bitset in bytes (32 per block).
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::Filter::with_num_blocks(3)?.size_in_bytes(), 96);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn size_in_bytes(&self) -> usize {
+        self.blocks.len() * BLOCK_BYTES
+    }
+
+    /// The bitset as `u32` words in native byte order, block after block.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(2)?;
+    /// filter.insert_hash(0);
+    /// assert_eq!(filter.as_words().len(), 16);
+    /// assert_eq!(filter.as_words().iter().map(|w| w.count_ones()).sum::<u32>(), 8);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn as_words(&self) -> &[u32] {
+        bytemuck::cast_slice(&self.blocks)
+    }
+
+    /// The blocks as arrays of lanes, for the kernels.
+    pub(crate) fn words(&self) -> &[[u32; LANES]] {
+        bytemuck::cast_slice(&self.blocks)
+    }
+
+    /// The blocks as mutable arrays of lanes, for the kernels.
+    pub(crate) fn words_mut(&mut self) -> &mut [[u32; LANES]] {
+        bytemuck::cast_slice_mut(&mut self.blocks)
+    }
+
+    /// The fraction of bits that are set, from 0 to 1.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(1)?;
+    /// filter.insert_hash(0);
+    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        let set: u64 = self
+            .as_words()
+            .iter()
+            .map(|word| u64::from(word.count_ones()))
+            .sum();
+        set as f64 / (self.blocks.len() * BLOCK_BYTES * 8) as f64
+    }
+
+    /// The false-positive rate of the filter as it is now: the chance that a random hash lands
+    /// on a block whose eight lanes all have its bit set, averaged over blocks. Exact for
+    /// uniformly distributed hashes, whatever was inserted.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_bits_per_key(10_000, 10.0)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key);
+    /// }
+    /// let predicted = splitbloom::math::false_positive_rate(10.0);
+    /// assert!((filter.estimated_fpr() - predicted).abs() < 0.2 * predicted);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        let total: f64 = self
+            .words()
+            .iter()
+            .map(|lanes| {
+                lanes
+                    .iter()
+                    .map(|lane| f64::from(lane.count_ones()) / 32.0)
+                    .product::<f64>()
+            })
+            .sum();
+        total / self.blocks.len() as f64
+    }
+
+    /// An estimate of how many distinct keys were inserted, from the fill ratio (see
+    /// [`math::keys_per_block_for_fill`]). Accurate to a few percent until the filter is far
+    /// past its planned size.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_bits_per_key(10_000, 10.0)?;
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key);
+    /// }
+    /// assert!((filter.estimated_items() - 10_000.0).abs() < 500.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        math::keys_per_block_for_fill(self.fill_ratio()) * self.blocks.len() as f64
+    }
+}
+
+impl<S: BuildHasher> Filter<S> {
+    /// Adds `key`; returns `true` when all its bits were already set (it was probably present).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert(&42u64));
+    /// assert!(filter.insert(&42u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+
+    /// Whether `key` may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert("present");
+    /// assert!(filter.contains("present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+impl<S: PartialEq> Filter<S> {
+    /// Makes `self` the union of both filters: afterwards it contains every key of either.
+    /// The result is exactly the filter built from both key sets.
+    ///
+    /// Errors when the filters differ in size or hasher.
+    ///
+    /// ```
+    /// use splitbloom::Filter;
+    /// let mut a = Filter::with_num_blocks(64)?;
+    /// let mut b = Filter::with_num_blocks(64)?;
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// assert!(a.union(&Filter::with_num_blocks(32)?).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.combine(other, |word, other| *word |= other)
+    }
+
+    /// Makes `self` the intersection of both filters: keys of both stay present (no false
+    /// negatives for them); the false-positive rate is at most that of either filter.
+    ///
+    /// Errors when the filters differ in size or hasher.
+    ///
+    /// ```
+    /// use splitbloom::Filter;
+    /// let mut a = Filter::with_num_blocks(64)?;
+    /// let mut b = Filter::with_num_blocks(64)?;
+    /// a.insert("both");
+    /// b.insert("both");
+    /// a.insert("only a");
+    /// a.intersect(&b)?;
+    /// assert!(a.contains("both"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.combine(other, |word, other| *word &= other)
+    }
+
+    /// Applies `op` word by word after checking the filters are compatible.
+    fn combine(&mut self, other: &Self, op: impl Fn(&mut u32, u32)) -> Result<(), Error> {
+        if self.blocks.len() != other.blocks.len() {
+            return Err(Error::ShapeMismatch {
+                left: self.blocks.len(),
+                right: other.blocks.len(),
+            });
+        }
+        if self.hasher != other.hasher {
+            return Err(Error::HasherMismatch);
+        }
+        let words: &mut [u32] = bytemuck::cast_slice_mut(&mut self.blocks);
+        for (word, &other) in words.iter_mut().zip(other.as_words()) {
+            op(word, other);
+        }
+        Ok(())
+    }
+}
+
+/// Filters are equal when they hold the same bits and the same hasher; the kernel is not
+/// compared, since it never changes answers.
+///
+/// ```
+/// use splitbloom::{Filter, Kernel};
+/// let mut a = Filter::with_num_blocks(8)?;
+/// let mut b = Filter::with_num_blocks(8)?.with_kernel(Kernel::Scalar)?;
+/// a.insert("k");
+/// b.insert("k");
+/// assert_eq!(a, b);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: PartialEq> PartialEq for Filter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hasher == other.hasher && self.blocks == other.blocks
+    }
+}
+
+impl<S: Eq> Eq for Filter<S> {}
+
+/// Shows the shape and statistics, not the bits.
+///
+/// ```
+/// let filter = splitbloom::Filter::with_num_blocks(2)?;
+/// assert!(format!("{filter:?}").contains("num_blocks: 2"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: fmt::Debug> fmt::Debug for Filter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Filter")
+            .field("num_blocks", &self.blocks.len())
+            .field("kernel", &self.kernel())
+            .field("hasher", &self.hasher)
+            .field("fill_ratio", &self.fill_ratio())
+            .finish()
+    }
+}
+
+// Compile-time check that filters can be shared between threads with any such hasher.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Filter>();
+};

@@ -1,0 +1,77 @@
+//! # splitbloom
+//!
+//! A split-block Bloom filter that answers "definitely not in the set" or "probably in the set"
+//! at close to memory speed, with the bit layout of Parquet's SBBF (shared by Impala, Kudu,
+//! Arrow, Spark and DuckDB).
+//!
+//! ```
+//! use splitbloom::Filter;
+//!
+//! let mut filter = Filter::with_fpr(10_000, 0.01)?; // 10,000 keys, 1% false positives
+//! filter.insert("alice");
+//! filter.insert(&42u64);
+//! assert!(filter.contains("alice"));
+//! assert!(filter.contains(&42u64));
+//! assert!(!filter.contains("bob")); // false means certainly absent
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
+//!
+//! ## Design
+//!
+//! A filter is `z` blocks of 256 bits, each eight 32-bit lanes. A key's 64-bit hash `h`
+//! chooses block `((h >> 32) · z) >> 32` (multiply-high, so `z` need not be a power of two) and
+//! its low 32 bits `x` set exactly one bit in every lane: bit `(x · SALT[i]) >> 27` of lane `i`,
+//! with the eight [`SALT`]s of the Parquet specification. An insert or a lookup therefore
+//! touches one 32-byte block (half a cache line) and is one vector multiply, one shift, one
+//! variable shift and one OR or test.
+//!
+//! * **Kernels** ([`Kernel`]): `scalar` (the reference, plain Rust), `portable` (`wide`),
+//!   `avx2` (x86_64 intrinsics, detected at run time) and `neon` (aarch64). A filter picks
+//!   [`Kernel::best`] once, at construction, and holds the choice by value. Every kernel
+//!   produces the same bits and answers as `scalar`; the test suite checks each against it.
+//! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
+//!   stable, documented output: gxhash where the target has AES at compile time, XXH3
+//!   elsewhere. Pre-hashed values go through [`Filter::insert_hash`] and
+//!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
+//! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
+//!   under-sizes a blocked filter.
+//!
+//! ## Crate features
+//!
+//! * `std` (default): run-time CPU feature detection and the `SPLITBLOOM_KERNEL` override.
+//!   Without it the crate is `no_std` + `alloc`, and kernels are chosen from the target
+//!   features the crate is compiled with.
+//! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
+//!
+//! ## Safety
+//!
+//! `unsafe` code lives only in the kernel modules (`src/arch/`): each kernel is a token type
+//! that can only be constructed once its CPU feature has been detected, so holding one proves
+//! its `#[target_feature]` functions may be called.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(clippy::undocumented_unsafe_blocks)]
+
+extern crate alloc;
+
+mod arch;
+mod block;
+mod error;
+mod filter;
+pub mod hash;
+pub mod math;
+
+#[doc(hidden)]
+pub use arch::testing as __kernel_testing;
+pub use arch::{Kernel, UnknownKernel};
+pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
+pub use error::Error;
+pub use filter::Filter;
+#[cfg(splitbloom_gxhash)]
+pub use hash::GxHash;
+pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, HasherKind, Xxh3Hash};
+
+/// The README's code blocks, compiled and run as doctests so the README never lies.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

@@ -1,0 +1,182 @@
+//! Every available kernel against the scalar oracle, on every output: mask, `insert` return
+//! value, resulting block bytes, `contains` answer, and through whole filters.
+
+mod common;
+
+use rand::RngExt;
+use splitbloom::__kernel_testing as kernel;
+use splitbloom::{Filter, Kernel};
+
+fn kernels() -> Vec<Kernel> {
+    let kernels: Vec<Kernel> = Kernel::available().collect();
+    println!("kernels under test: {kernels:?}");
+    kernels
+}
+
+/// A random block with exactly `bits` bits set (0..=256).
+fn block_with_density(rng: &mut impl rand::Rng, bits: usize) -> [u32; 8] {
+    let mut positions: Vec<usize> = (0..256).collect();
+    // Partial Fisher-Yates: the first `bits` positions are a uniform random subset.
+    for i in 0..bits {
+        let j = rng.random_range(i..256);
+        positions.swap(i, j);
+    }
+    let mut block = [0u32; 8];
+    for &position in &positions[..bits] {
+        block[position / 32] |= 1 << (position % 32);
+    }
+    block
+}
+
+#[test]
+fn every_kernel_matches_scalar_on_every_density() {
+    let mut rng = common::rng(1);
+    for kernel in kernels() {
+        for bits in 0..=256 {
+            for _ in 0..64 {
+                let block = block_with_density(&mut rng, bits);
+                let x: u32 = rng.random();
+                assert_eq!(
+                    kernel::mask(kernel, x),
+                    kernel::mask(Kernel::Scalar, x),
+                    "{kernel} mask of {x:#x}"
+                );
+                assert_eq!(
+                    kernel::mask(kernel, x),
+                    Some(splitbloom::mask(x)),
+                    "{kernel} vs block::mask"
+                );
+                assert_eq!(
+                    kernel::contains(kernel, &block, x),
+                    kernel::contains(Kernel::Scalar, &block, x),
+                    "{kernel} contains {x:#x} in {block:x?}"
+                );
+                let (mut ours, mut oracle) = (block, block);
+                assert_eq!(
+                    kernel::insert(kernel, &mut ours, x),
+                    kernel::insert(Kernel::Scalar, &mut oracle, x),
+                    "{kernel} insert {x:#x} into {block:x?}"
+                );
+                assert_eq!(
+                    ours, oracle,
+                    "{kernel} bits after inserting {x:#x} into {block:x?}"
+                );
+                assert_eq!(
+                    kernel::contains(kernel, &ours, x),
+                    Some(true),
+                    "{kernel} lost {x:#x}"
+                );
+            }
+        }
+    }
+}
+
+/// The oracle itself: insert reports "already present" exactly when the mask was covered, and
+/// a block with every bit set contains everything.
+#[test]
+fn scalar_oracle_is_consistent_with_its_definition() {
+    let mut rng = common::rng(2);
+    for _ in 0..10_000 {
+        let bits = rng.random_range(0..=256);
+        let mut block = block_with_density(&mut rng, bits);
+        let x: u32 = rng.random();
+        let mask = splitbloom::mask(x);
+        let covered = block.iter().zip(mask).all(|(word, bit)| word & bit == bit);
+        assert_eq!(kernel::contains(Kernel::Scalar, &block, x), Some(covered));
+        let before = block;
+        assert_eq!(kernel::insert(Kernel::Scalar, &mut block, x), Some(covered));
+        for lane in 0..8 {
+            assert_eq!(block[lane], before[lane] | mask[lane]);
+        }
+    }
+    assert_eq!(
+        kernel::contains(Kernel::Scalar, &[u32::MAX; 8], 12345),
+        Some(true)
+    );
+    assert_eq!(
+        kernel::contains(Kernel::Scalar, &[0; 8], 12345),
+        Some(false)
+    );
+}
+
+#[test]
+fn no_false_negatives_for_a_million_keys_per_kernel() {
+    let (members, _) = common::members_and_strangers(3, 1_000_000, 0);
+    let mut reference: Option<Filter> = None;
+    for kernel in kernels() {
+        let mut filter = Filter::with_fpr(members.len() as u64, 0.01)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        for key in &members {
+            filter.insert(key);
+        }
+        let missing = members.iter().filter(|key| !filter.contains(*key)).count();
+        assert_eq!(missing, 0, "{kernel}: false negatives");
+        match &reference {
+            None => reference = Some(filter),
+            Some(reference) => assert_eq!(
+                reference.as_words(),
+                filter.as_words(),
+                "{kernel} bits differ from scalar"
+            ),
+        }
+    }
+}
+
+#[test]
+fn batch_operations_match_single_key_operations_per_kernel() {
+    let (members, strangers) = common::members_and_strangers(4, 20_000, 20_000);
+    for kernel in kernels() {
+        let mut single = Filter::with_num_blocks(700)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        let mut batch = single.clone();
+        for &hash in &members {
+            single.insert_hash(hash);
+        }
+        batch.insert_hash_batch(&members);
+        assert_eq!(single.as_words(), batch.as_words(), "{kernel}");
+        let probes: Vec<u64> = members.iter().chain(&strangers).copied().collect();
+        let mut answers = vec![false; probes.len()];
+        batch.contains_hash_batch(&probes, &mut answers);
+        for (&hash, &answer) in probes.iter().zip(&answers) {
+            assert_eq!(answer, single.contains_hash(hash), "{kernel} {hash:#x}");
+        }
+        assert!(
+            answers[..members.len()].iter().all(|&answer| answer),
+            "{kernel}: false negative in batch"
+        );
+    }
+}
+
+#[test]
+fn kernel_override_from_the_environment_is_honoured() {
+    let Ok(name) = std::env::var("SPLITBLOOM_KERNEL") else {
+        return;
+    };
+    let requested: Kernel = name
+        .parse()
+        .unwrap_or_else(|_| panic!("SPLITBLOOM_KERNEL={name} is not a kernel"));
+    assert!(
+        requested.is_available(),
+        "SPLITBLOOM_KERNEL={name} is not available on this CPU"
+    );
+    assert_eq!(Kernel::best(), requested);
+    assert_eq!(Filter::with_num_blocks(1).unwrap().kernel(), requested);
+    println!("forced kernel: {requested}");
+}
+
+#[test]
+fn unavailable_kernels_are_refused_not_crashed() {
+    for kernel in Kernel::ALL {
+        let result = Filter::with_num_blocks(4).unwrap().with_kernel(kernel);
+        assert_eq!(result.is_ok(), kernel.is_available(), "{kernel}");
+        if let Err(error) = result {
+            assert_eq!(error, splitbloom::Error::KernelUnavailable(kernel));
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    assert!(!Kernel::Neon.is_available());
+}
