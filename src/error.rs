@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::Kernel;
+use crate::{HasherKind, Kernel};
 
 /// Everything that can go wrong when building or combining filters.
 ///
@@ -43,6 +43,67 @@ pub enum Error {
     HasherMismatch,
     /// The requested kernel cannot run on this CPU.
     KernelUnavailable(Kernel),
+    /// Serialized bytes do not start with the splitbloom magic `SBLM` (see [`format`](crate::format)).
+    WrongMagic {
+        /// The first four bytes found.
+        found: [u8; 4],
+    },
+    /// Serialized bytes use a format version this build cannot read.
+    UnsupportedVersion {
+        /// The version in the header.
+        found: u16,
+        /// The newest version this build reads.
+        supported: u16,
+    },
+    /// Serialized bytes set header flags this build does not know.
+    UnsupportedFlags(u8),
+    /// Serialized bytes end before the header or the bitset it announces is complete.
+    Truncated {
+        /// Bytes the header and bitset need.
+        needed: u64,
+        /// Bytes available.
+        available: usize,
+    },
+    /// Serialized bytes are longer than the header and bitset they announce.
+    LengthMismatch {
+        /// Bytes the header and bitset need.
+        expected: u64,
+        /// Bytes given.
+        found: usize,
+    },
+    /// The checksum stored in serialized bytes does not match their content: the bytes are
+    /// corrupt.
+    ChecksumMismatch {
+        /// The checksum in the header.
+        stored: u64,
+        /// The checksum of the bytes read.
+        computed: u64,
+    },
+    /// Serialized bytes name a hasher id this build does not know.
+    UnknownHasher(u8),
+    /// The filter's hashes need a hasher this build cannot compute (e.g. gxhash without AES):
+    /// answering with another hasher would give false negatives.
+    HasherUnavailable(HasherKind),
+    /// The filter was built with another kind of hasher than the one asked for.
+    HasherKindMismatch {
+        /// The kind the caller's type computes.
+        expected: HasherKind,
+        /// The kind the filter was built with.
+        found: HasherKind,
+    },
+    /// Bytes that should hold a Parquet `BloomFilterHeader` (Thrift compact protocol) do not.
+    InvalidParquetHeader(&'static str),
+    /// A bitset size that Parquet readers reject: they need a power of two from 32 bytes to
+    /// 128 MiB.
+    InvalidParquetSize {
+        /// The size in bytes.
+        bytes: u64,
+    },
+    /// Only filters with an even number of blocks can be folded.
+    CannotFold {
+        /// The filter's number of blocks.
+        blocks: usize,
+    },
 }
 
 impl fmt::Display for Error {
@@ -74,6 +135,53 @@ impl fmt::Display for Error {
             Error::KernelUnavailable(kernel) => {
                 write!(f, "the {kernel} kernel is not available on this CPU")
             }
+            Error::WrongMagic { found } => write!(
+                f,
+                "not a splitbloom filter: expected magic bytes \"SBLM\", found {found:02x?}"
+            ),
+            Error::UnsupportedVersion { found, supported } => write!(
+                f,
+                "filter format version {found} is not supported (this build reads versions 1 to {supported}); upgrade splitbloom"
+            ),
+            Error::UnsupportedFlags(flags) => write!(
+                f,
+                "filter header flags {flags:#04x} are not known to this build; upgrade splitbloom"
+            ),
+            Error::Truncated { needed, available } => write!(
+                f,
+                "serialized filter is truncated: {needed} bytes needed, {available} available"
+            ),
+            Error::LengthMismatch { expected, found } => write!(
+                f,
+                "serialized filter has the wrong length: the header announces {expected} bytes, {found} were given (pass exactly one filter)"
+            ),
+            Error::ChecksumMismatch { stored, computed } => write!(
+                f,
+                "serialized filter is corrupt: checksum {computed:#018x} does not match the stored {stored:#018x}"
+            ),
+            Error::UnknownHasher(id) => write!(
+                f,
+                "serialized filter uses hasher id {id}, unknown to this build; upgrade splitbloom"
+            ),
+            Error::HasherUnavailable(kind) => write!(
+                f,
+                "the filter was built with the {kind:?} hasher, which this build cannot compute (gxhash needs a target with AES, e.g. RUSTFLAGS=\"-C target-feature=+aes\")"
+            ),
+            Error::HasherKindMismatch { expected, found } => write!(
+                f,
+                "the filter was built with the {found:?} hasher, but was read as a filter using {expected:?}; read it with that hasher type"
+            ),
+            Error::InvalidParquetHeader(reason) => {
+                write!(f, "invalid Parquet bloom filter header: {reason}")
+            }
+            Error::InvalidParquetSize { bytes } => write!(
+                f,
+                "a Parquet bloom filter bitset of {bytes} bytes is not a power of two from 32 bytes to 128 MiB, which Parquet readers require"
+            ),
+            Error::CannotFold { blocks } => write!(
+                f,
+                "a filter of {blocks} blocks cannot be folded: folding halves the number of blocks, which must be even"
+            ),
         }
     }
 }

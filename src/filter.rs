@@ -8,7 +8,7 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
 use crate::error::Error;
 use crate::hash::DefaultHasher;
-use crate::{Kernel, math};
+use crate::{Kernel, lookup, math};
 
 /// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
 ///
@@ -200,8 +200,7 @@ impl<S> Filter<S> {
     /// ```
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        let index = block_index(hash, self.blocks.len());
-        self.kernel.contains(&self.blocks[index].0, hash as u32)
+        lookup::contains_hash(self.kernel, self.words(), hash)
     }
 
     /// Adds every hash of `hashes`, with the loop inside the kernel.
@@ -231,12 +230,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: `out` must have one slot per hash"
-        );
-        self.kernel.contains_hashes(self.words(), hashes, out);
+        lookup::contains_hash_batch(self.kernel, self.words(), hashes, out);
     }
 
     /// Clears every bit: the filter is empty again, with the same size.
@@ -295,6 +289,11 @@ impl<S> Filter<S> {
         bytemuck::cast_slice_mut(&mut self.blocks)
     }
 
+    /// Keeps the first `num_blocks` blocks (at least one), for folding.
+    pub(crate) fn truncate_blocks(&mut self, num_blocks: usize) {
+        self.blocks.truncate(num_blocks.max(1));
+    }
+
     /// The fraction of bits that are set, from 0 to 1.
     ///
     /// ```
@@ -304,12 +303,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn fill_ratio(&self) -> f64 {
-        let set: u64 = self
-            .as_words()
-            .iter()
-            .map(|word| u64::from(word.count_ones()))
-            .sum();
-        set as f64 / (self.blocks.len() * BLOCK_BYTES * 8) as f64
+        lookup::fill_ratio(self.words())
     }
 
     /// The false-positive rate of the filter as it is now: the chance that a random hash lands
@@ -327,17 +321,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
-        let total: f64 = self
-            .words()
-            .iter()
-            .map(|lanes| {
-                lanes
-                    .iter()
-                    .map(|lane| f64::from(lane.count_ones()) / 32.0)
-                    .product::<f64>()
-            })
-            .sum();
-        total / self.blocks.len() as f64
+        lookup::estimated_fpr(self.words())
     }
 
     /// An estimate of how many distinct keys were inserted, from the fill ratio (see

@@ -61,14 +61,18 @@ pub enum HasherKind {
     GxHash,
     /// [`Xxh3Hash`]: XXH3-64 for byte strings, folded multiply for integers.
     Xxh3,
+    /// [`ParquetHash`](crate::parquet::ParquetHash): XXH64 over the value's Parquet plain
+    /// encoding, as Parquet bloom filters hash values.
+    ParquetXxh64,
 }
 
 impl HasherKind {
-    /// The stable numeric id (1 = gxhash, 2 = xxh3).
+    /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64).
     pub const fn id(self) -> u8 {
         match self {
             HasherKind::GxHash => 1,
             HasherKind::Xxh3 => 2,
+            HasherKind::ParquetXxh64 => 3,
         }
     }
 
@@ -77,6 +81,7 @@ impl HasherKind {
         match id {
             1 => Some(HasherKind::GxHash),
             2 => Some(HasherKind::Xxh3),
+            3 => Some(HasherKind::ParquetXxh64),
             _ => None,
         }
     }
@@ -89,7 +94,7 @@ impl HasherKind {
     pub const fn is_available(self) -> bool {
         match self {
             HasherKind::GxHash => cfg!(splitbloom_gxhash),
-            HasherKind::Xxh3 => true,
+            HasherKind::Xxh3 | HasherKind::ParquetXxh64 => true,
         }
     }
 }

@@ -58,8 +58,12 @@ mod arch;
 mod block;
 mod error;
 mod filter;
+mod fold;
+pub mod format;
 pub mod hash;
+mod lookup;
 pub mod math;
+pub mod parquet;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
@@ -67,6 +71,7 @@ pub use arch::{Kernel, UnknownKernel};
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 pub use filter::Filter;
+pub use format::FilterRef;
 #[cfg(splitbloom_gxhash)]
 pub use hash::GxHash;
 pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, HasherKind, Xxh3Hash};

@@ -1,0 +1,666 @@
+//! splitbloom's own on-disk format: bytes ⇄ [`Filter`] (owned copy) and [`FilterRef`]
+//! (zero-copy view of the caller's bytes, e.g. an mmap'd file or a block-cache entry).
+//!
+//! # Layout (version 1)
+//!
+//! A serialized filter is a 32-byte header followed by the bitset. Every integer is
+//! little-endian, whatever the host.
+//!
+//! | offset | size | field | value |
+//! |---:|---:|---|---|
+//! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
+//! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
+//! | 6 | 1 | hasher id | [`HasherKind::id`]: 1 = gxhash, 2 = XXH3, 3 = Parquet XXH64 |
+//! | 7 | 1 | flags | `0`; readers refuse unknown flags |
+//! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
+//! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]) |
+//! | 24 | 8 | checksum | XXH3-64 (seed 0) of bytes 0..24 followed by the bitset |
+//! | 32 | 32·z | bitset | block after block, each eight `u32` lanes, lane 0 first |
+//!
+//! The total length is exactly `32 + 32·z` bytes. The bitset is the Parquet SBBF bitset
+//! byte for byte: lane `i` of block `b` is the little-endian `u32` at byte `32 + 32·b + 4·i`,
+//! and a key with 64-bit hash `h` is present when, for every lane `i`, bit
+//! `((h as u32) · SALT[i]) >> 27` is set in block `((h >> 32) · z) >> 32` (see
+//! [`SALT`](crate::SALT), [`block_index`](crate::block_index)). How a key becomes `h` is given
+//! by the hasher id and seed (see [`hash`](crate::hash) and [`parquet`](crate::parquet)).
+//!
+//! # Why it is shaped this way
+//!
+//! * The header is 32 bytes, one block, so the bitset starts 32-byte aligned whenever the
+//!   buffer does (mmap'd files, page-aligned cache entries): [`FilterRef`] then reads it in
+//!   place. It needs only 4-byte alignment; on a misaligned buffer or a big-endian host it
+//!   copies the words instead, so it never fails or misreads because of where the bytes are.
+//! * The checksum covers the header fields too, so a flipped seed or block count is detected,
+//!   not silently turned into false negatives. XXH3 runs at memory speed.
+//! * Every check runs before any allocation, and the only allocation is the size of the
+//!   validated input, so hostile bytes cannot make a reader allocate more than they occupy.
+//! * A filter whose hasher this build cannot compute (gxhash without AES) or which was built
+//!   with another hasher than the reader's type is an error, never silent wrong answers.
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+
+use xxhash_rust::xxh3::Xxh3Default;
+
+use crate::arch::Dispatch;
+use crate::block::{BLOCK_BYTES, LANES};
+use crate::error::Error;
+use crate::hash::{DefaultHasher, FilterHasher, HasherKind};
+use crate::math::MAX_BLOCKS;
+use crate::{Filter, Kernel, lookup};
+
+/// The first four bytes of every serialized filter.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(1)?.to_bytes();
+/// assert_eq!(bytes[..4], splitbloom::format::MAGIC);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const MAGIC: [u8; 4] = *b"SBLM";
+
+/// The format version this build writes, and the newest it reads.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(1)?.to_bytes();
+/// assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), splitbloom::format::VERSION);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const VERSION: u16 = 1;
+
+/// The size of the header in bytes: one block, so the bitset keeps the buffer's alignment.
+///
+/// ```
+/// let filter = splitbloom::Filter::with_num_blocks(3)?;
+/// assert_eq!(filter.to_bytes().len(), splitbloom::format::HEADER_BYTES + 3 * 32);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const HEADER_BYTES: usize = 32;
+
+/// Bytes of the header covered by the checksum (all but the checksum itself).
+const CHECKED_HEADER_BYTES: usize = 24;
+
+/// The decoded header of a serialized filter.
+///
+/// [`Header::parse`] lets a caller inspect bytes before reading them, e.g. to learn the total
+/// length of a filter stored inside a larger buffer, or which hasher type to read it with.
+///
+/// ```
+/// use splitbloom::{FilterHasher, Xxh3Hash, format::Header};
+/// let filter = splitbloom::Filter::with_num_blocks_and_hasher(4, Xxh3Hash::with_seed(7))?;
+/// let header = Header::parse(&filter.to_bytes())?;
+/// assert_eq!((header.hasher, header.seed, header.num_blocks), (Xxh3Hash::KIND, 7, 4));
+/// assert_eq!(header.serialized_len(), 32 + 4 * 32);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Header {
+    /// The format version.
+    pub version: u16,
+    /// The hasher the filter's keys went through.
+    pub hasher: HasherKind,
+    /// The hasher's seed.
+    pub seed: u64,
+    /// The number of 32-byte blocks (at least 1, at most [`MAX_BLOCKS`]).
+    pub num_blocks: usize,
+    /// The stored checksum.
+    pub checksum: u64,
+}
+
+impl Header {
+    /// Decodes and validates the header at the start of `bytes`; the bytes after it are not
+    /// looked at (neither their length nor the checksum).
+    ///
+    /// ```
+    /// use splitbloom::{Error, format::Header};
+    /// assert!(matches!(Header::parse(b"PAR1"), Err(Error::WrongMagic { .. })));
+    /// assert!(matches!(Header::parse(b"SBLM"), Err(Error::Truncated { .. })));
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<Header, Error> {
+        let truncated = || Error::Truncated {
+            needed: HEADER_BYTES as u64,
+            available: bytes.len(),
+        };
+        let magic: [u8; 4] = bytes
+            .get(..4)
+            .ok_or_else(truncated)?
+            .try_into()
+            .unwrap_or_default();
+        if magic != MAGIC {
+            return Err(Error::WrongMagic { found: magic });
+        }
+        let header: &[u8; HEADER_BYTES] = bytes
+            .get(..HEADER_BYTES)
+            .and_then(|header| header.try_into().ok())
+            .ok_or_else(truncated)?;
+        let u64_at = |at: usize| {
+            let mut word = [0; 8];
+            word.copy_from_slice(&header[at..at + 8]);
+            u64::from_le_bytes(word)
+        };
+        let version = u16::from_le_bytes([header[4], header[5]]);
+        if version == 0 || version > VERSION {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        if header[7] != 0 {
+            return Err(Error::UnsupportedFlags(header[7]));
+        }
+        let hasher = HasherKind::from_id(header[6]).ok_or(Error::UnknownHasher(header[6]))?;
+        let num_blocks = u64_at(16);
+        if num_blocks == 0 {
+            return Err(Error::ZeroBlocks);
+        }
+        if num_blocks > MAX_BLOCKS as u64 {
+            return Err(Error::TooLarge {
+                blocks: num_blocks as f64,
+            });
+        }
+        Ok(Header {
+            version,
+            hasher,
+            seed: u64_at(8),
+            num_blocks: num_blocks as usize,
+            checksum: u64_at(24),
+        })
+    }
+
+    /// The length in bytes of the whole serialized filter: header and bitset.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let header = splitbloom::format::Header::parse(&bytes)?;
+    /// assert_eq!(header.serialized_len(), bytes.len() as u64);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> u64 {
+        HEADER_BYTES as u64 + self.num_blocks as u64 * BLOCK_BYTES as u64
+    }
+
+    /// Errors unless a reader using hasher type `S` can answer for this filter.
+    fn check_hasher<S: FilterHasher>(&self) -> Result<(), Error> {
+        if self.hasher == S::KIND {
+            Ok(())
+        } else if !self.hasher.is_available() {
+            Err(Error::HasherUnavailable(self.hasher))
+        } else {
+            Err(Error::HasherKindMismatch {
+                expected: S::KIND,
+                found: self.hasher,
+            })
+        }
+    }
+}
+
+/// Validates `bytes` as exactly one serialized filter readable with hasher type `S`; returns
+/// the header and the bitset bytes.
+fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
+    let header = Header::parse(bytes)?;
+    let expected = header.serialized_len();
+    if (bytes.len() as u64) < expected {
+        return Err(Error::Truncated {
+            needed: expected,
+            available: bytes.len(),
+        });
+    }
+    if bytes.len() as u64 > expected {
+        return Err(Error::LengthMismatch {
+            expected,
+            found: bytes.len(),
+        });
+    }
+    let payload = &bytes[HEADER_BYTES..];
+    let computed = checksum(&bytes[..CHECKED_HEADER_BYTES], payload);
+    if computed != header.checksum {
+        return Err(Error::ChecksumMismatch {
+            stored: header.checksum,
+            computed,
+        });
+    }
+    header.check_hasher::<S>()?;
+    Ok((header, payload))
+}
+
+/// XXH3-64 (seed 0) of the checked header bytes followed by the bitset bytes.
+fn checksum(header: &[u8], payload: &[u8]) -> u64 {
+    let mut state = Xxh3Default::new();
+    state.update(header);
+    state.update(payload);
+    state.digest()
+}
+
+/// The first 24 header bytes (all but the checksum).
+fn checked_header(kind: HasherKind, seed: u64, num_blocks: usize) -> [u8; CHECKED_HEADER_BYTES] {
+    let mut header = [0; CHECKED_HEADER_BYTES];
+    header[..4].copy_from_slice(&MAGIC);
+    header[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    header[6] = kind.id();
+    header[7] = 0;
+    header[8..16].copy_from_slice(&seed.to_le_bytes());
+    header[16..24].copy_from_slice(&(num_blocks as u64).to_le_bytes());
+    header
+}
+
+/// Feeds the bitset to `sink` as little-endian bytes: in one piece on little-endian hosts, a
+/// block at a time elsewhere.
+fn for_each_payload_chunk(blocks: &[[u32; LANES]], mut sink: impl FnMut(&[u8])) {
+    if cfg!(target_endian = "little") {
+        sink(bytemuck::cast_slice(blocks));
+    } else {
+        for block in blocks {
+            let mut bytes = [0u8; BLOCK_BYTES];
+            for (chunk, word) in bytes.chunks_exact_mut(4).zip(block) {
+                chunk.copy_from_slice(&word.to_le_bytes());
+            }
+            sink(&bytes);
+        }
+    }
+}
+
+/// The full header (checksum included) of a filter with this hasher and bitset.
+fn header_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> [u8; HEADER_BYTES] {
+    let checked = checked_header(kind, seed, blocks.len());
+    let mut state = Xxh3Default::new();
+    state.update(&checked);
+    for_each_payload_chunk(blocks, |chunk| state.update(chunk));
+    let mut header = [0; HEADER_BYTES];
+    header[..CHECKED_HEADER_BYTES].copy_from_slice(&checked);
+    header[CHECKED_HEADER_BYTES..].copy_from_slice(&state.digest().to_le_bytes());
+    header
+}
+
+/// Serializes a bitset with its hasher identity: the one writer behind every `to_bytes`.
+fn to_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + blocks.len() * BLOCK_BYTES);
+    bytes.extend_from_slice(&header_bytes(kind, seed, blocks));
+    for_each_payload_chunk(blocks, |chunk| bytes.extend_from_slice(chunk));
+    bytes
+}
+
+/// Streams a serialized bitset to `writer`: the one writer behind every `write_to`.
+#[cfg(feature = "std")]
+fn write_to(
+    kind: HasherKind,
+    seed: u64,
+    blocks: &[[u32; LANES]],
+    mut writer: impl std::io::Write,
+) -> std::io::Result<()> {
+    writer.write_all(&header_bytes(kind, seed, blocks))?;
+    let mut result = Ok(());
+    for_each_payload_chunk(blocks, |chunk| {
+        if result.is_ok() {
+            result = writer.write_all(chunk);
+        }
+    });
+    result
+}
+
+/// Decodes a little-endian bitset into `blocks` (same length in bytes).
+pub(crate) fn decode_into(payload: &[u8], blocks: &mut [[u32; LANES]]) {
+    for (block, bytes) in blocks.iter_mut().zip(payload.chunks_exact(BLOCK_BYTES)) {
+        for (word, bytes) in block.iter_mut().zip(bytes.chunks_exact(4)) {
+            *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
+    }
+}
+
+/// Views a validated little-endian bitset in place when the host and alignment allow, else
+/// copies it.
+pub(crate) fn view_payload(payload: &[u8]) -> Result<Cow<'_, [[u32; LANES]]>, Error> {
+    if cfg!(target_endian = "little")
+        && let Ok(blocks) = bytemuck::try_cast_slice::<u8, [u32; LANES]>(payload)
+    {
+        return Ok(Cow::Borrowed(blocks));
+    }
+    let num_blocks = payload.len() / BLOCK_BYTES;
+    let mut blocks = Vec::new();
+    blocks
+        .try_reserve_exact(num_blocks)
+        .map_err(|_| Error::AllocationFailed {
+            bytes: payload.len(),
+        })?;
+    blocks.resize(num_blocks, [0; LANES]);
+    decode_into(payload, &mut blocks);
+    Ok(Cow::Owned(blocks))
+}
+
+impl<S: FilterHasher> Filter<S> {
+    /// The filter in splitbloom's format (see the [`format`](self) module for the layout).
+    ///
+    /// ```
+    /// use splitbloom::Filter;
+    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert("key");
+    /// let bytes = filter.to_bytes();
+    /// let copy: Filter = Filter::from_bytes(&bytes)?;
+    /// assert!(copy.contains("key"));
+    /// assert_eq!(copy.to_bytes(), bytes);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        to_bytes(S::KIND, self.hasher().seed(), self.words())
+    }
+
+    /// The length of [`to_bytes`](Filter::to_bytes): 32 bytes of header plus the bitset.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_num_blocks(10)?;
+    /// assert_eq!(filter.serialized_len(), 32 + 320);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        HEADER_BYTES + self.size_in_bytes()
+    }
+
+    /// Writes [`to_bytes`](Filter::to_bytes) to `writer` without building it in memory first.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_num_blocks(2)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        write_to(S::KIND, self.hasher().seed(), self.words(), writer)
+    }
+
+    /// Reads a filter written by [`to_bytes`](Filter::to_bytes) into an owned copy.
+    ///
+    /// `bytes` must hold exactly one filter, built with hasher type `S` (the seed comes from
+    /// the bytes). Every problem is an [`Error`]: wrong magic, unknown version or flags,
+    /// truncated or over-long input, zero or too many blocks, checksum mismatch, unknown or
+    /// unavailable hasher, hasher kind other than `S`'s. Nothing is allocated before the
+    /// input has been validated.
+    ///
+    /// ```
+    /// use splitbloom::{Error, Filter, Xxh3Hash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?.to_bytes();
+    /// let filter = Filter::<Xxh3Hash>::from_bytes(&bytes)?;
+    /// assert_eq!(filter.num_blocks(), 8);
+    /// let mut corrupt = bytes.clone();
+    /// corrupt[40] ^= 1;
+    /// assert!(matches!(
+    ///     Filter::<Xxh3Hash>::from_bytes(&corrupt),
+    ///     Err(Error::ChecksumMismatch { .. })
+    /// ));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (header, payload) = validate::<S>(bytes)?;
+        let mut filter =
+            Filter::with_num_blocks_and_hasher(header.num_blocks, S::with_seed(header.seed))?;
+        decode_into(payload, filter.words_mut());
+        Ok(filter)
+    }
+}
+
+/// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
+/// entry) without copying them.
+///
+/// It answers exactly like the [`Filter`] that was serialized, with the same kernels and the
+/// same lookup code. Bytes are viewed in place when the host is little-endian and the bitset
+/// is 4-byte aligned (always, when the buffer is: the header is 32 bytes); otherwise they are
+/// copied once, which [`is_zero_copy`](FilterRef::is_zero_copy) reports.
+///
+/// ```
+/// use splitbloom::{Filter, FilterRef};
+/// let mut filter = Filter::with_fpr(1000, 0.01)?;
+/// filter.insert("key");
+/// let bytes = filter.to_bytes();
+/// let view: FilterRef = FilterRef::from_bytes(&bytes)?;
+/// assert!(view.contains("key"));
+/// assert_eq!(view.num_blocks(), filter.num_blocks());
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct FilterRef<'a, S = DefaultHasher> {
+    blocks: Cow<'a, [[u32; LANES]]>,
+    kernel: Dispatch,
+    hasher: S,
+}
+
+impl<'a, S> FilterRef<'a, S> {
+    /// A view of validated blocks with `hasher`, on the best kernel.
+    pub(crate) fn from_parts(blocks: Cow<'a, [[u32; LANES]]>, hasher: S) -> Self {
+        FilterRef {
+            blocks,
+            kernel: Dispatch::best(),
+            hasher,
+        }
+    }
+}
+
+impl<'a, S: FilterHasher> FilterRef<'a, S> {
+    /// Validates `bytes` like [`Filter::from_bytes`] (checksum included) and views them.
+    ///
+    /// ```
+    /// use splitbloom::{Error, FilterRef};
+    /// assert!(matches!(
+    ///     FilterRef::<splitbloom::Xxh3Hash>::from_bytes(b"not a filter"),
+    ///     Err(Error::WrongMagic { .. })
+    /// ));
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        let (header, payload) = validate::<S>(bytes)?;
+        Ok(FilterRef::from_parts(
+            view_payload(payload)?,
+            S::with_seed(header.seed),
+        ))
+    }
+
+    /// Re-serializes the view: the same bytes it was read from.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.to_bytes(), bytes);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        to_bytes(S::KIND, self.hasher.seed(), &self.blocks)
+    }
+
+    /// An owned, mutable copy.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut filter = view.to_filter()?;
+    /// filter.insert("new");
+    /// assert!(filter.contains("new"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_filter(&self) -> Result<Filter<S>, Error> {
+        let mut filter =
+            Filter::with_num_blocks_and_hasher(self.blocks.len(), self.hasher.clone())?
+                .with_kernel(self.kernel())?;
+        filter.words_mut().copy_from_slice(&self.blocks);
+        Ok(filter)
+    }
+}
+
+impl<S> FilterRef<'_, S> {
+    /// Whether a pre-hashed key may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
+    /// filter.insert_hash(42 << 40 | 7);
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains_hash(42 << 40 | 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        lookup::contains_hash(self.kernel, &self.blocks, hash)
+    }
+
+    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != hashes.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
+    /// filter.insert_hash(5 << 40);
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = [false; 2];
+    /// view.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        lookup::contains_hash_batch(self.kernel, &self.blocks, hashes, out);
+    }
+
+    /// The same view running on `kernel`; errors when this CPU cannot run it.
+    ///
+    /// ```
+    /// use splitbloom::{FilterRef, Kernel};
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: FilterRef = FilterRef::from_bytes(&bytes)?.with_kernel(Kernel::Scalar)?;
+    /// assert_eq!(view.kernel(), Kernel::Scalar);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        Ok(self)
+    }
+
+    /// The kernel this view runs on.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.kernel().is_available());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.kernel()
+    }
+
+    /// The hasher keys go through (kind and seed from the bytes).
+    ///
+    /// ```
+    /// use splitbloom::{Filter, FilterHasher, FilterRef, Xxh3Hash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(2, Xxh3Hash::with_seed(5))?.to_bytes();
+    /// assert_eq!(FilterRef::<Xxh3Hash>::from_bytes(&bytes)?.hasher().seed(), 5);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Whether the view reads the caller's bytes in place (`false`: they were copied, because
+    /// the bitset was not 4-byte aligned or the host is big-endian).
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes(); // a Vec: aligned
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.is_zero_copy(), cfg!(target_endian = "little"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn is_zero_copy(&self) -> bool {
+        matches!(self.blocks, Cow::Borrowed(_))
+    }
+
+    /// The number of 32-byte blocks.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(3)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.num_blocks(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(3)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.fill_ratio(), 0.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        lookup::fill_ratio(&self.blocks)
+    }
+
+    /// The false-positive rate of the filter as it is (see [`Filter::estimated_fpr`]).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(3)?;
+    /// filter.insert("x");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.estimated_fpr(), filter.estimated_fpr());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        lookup::estimated_fpr(&self.blocks)
+    }
+}
+
+impl<S: FilterHasher> FilterRef<'_, S> {
+    /// Writes [`to_bytes`](FilterRef::to_bytes) to `writer`.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = Vec::new();
+    /// view.write_to(&mut out)?;
+    /// assert_eq!(out, bytes);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        write_to(S::KIND, self.hasher.seed(), &self.blocks, writer)
+    }
+}
+
+impl<S: BuildHasher> FilterRef<'_, S> {
+    /// Whether `key` may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert("present");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains("present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// Shows the shape and statistics, not the bits.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+/// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+/// assert!(format!("{view:?}").contains("num_blocks: 2"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: fmt::Debug> fmt::Debug for FilterRef<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterRef")
+            .field("num_blocks", &self.blocks.len())
+            .field("zero_copy", &self.is_zero_copy())
+            .field("kernel", &self.kernel())
+            .field("hasher", &self.hasher)
+            .field("fill_ratio", &self.fill_ratio())
+            .finish()
+    }
+}
