@@ -35,6 +35,12 @@
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
+//! * **Storage** ([`format`]): a documented little-endian format with a checksummed 32-byte
+//!   header; [`FilterRef`] answers straight from stored bytes without copying them.
+//! * **Parquet** ([`parquet`]): Parquet's value hashing, sizing and `BloomFilterHeader`, so a
+//!   filter can be taken from, or put into, a Parquet column chunk.
+//! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halve a filter once the real
+//!   key count is known; the result equals the filter built at the smaller size.
 //!
 //! ## Crate features
 //!
@@ -42,6 +48,8 @@
 //!   Without it the crate is `no_std` + `alloc`, and kernels are chosen from the target
 //!   features the crate is compiled with.
 //! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
+//! * `serde`: `Serialize`/`Deserialize` for [`Filter`] and [`FilterRef`], as the bytes of
+//!   [`format`].
 //!
 //! ## Safety
 //!
