@@ -99,6 +99,8 @@ pub enum Error {
         /// The size in bytes.
         bytes: u64,
     },
+    /// Parquet bloom filters hash with seed 0; this filter's hasher has another seed.
+    ParquetSeed(u64),
     /// Only filters with an even number of blocks can be folded.
     CannotFold {
         /// The filter's number of blocks.
@@ -177,6 +179,10 @@ impl fmt::Display for Error {
             Error::InvalidParquetSize { bytes } => write!(
                 f,
                 "a Parquet bloom filter bitset of {bytes} bytes is not a power of two from 32 bytes to 128 MiB, which Parquet readers require"
+            ),
+            Error::ParquetSeed(seed) => write!(
+                f,
+                "Parquet bloom filters hash values with seed 0, but this filter uses seed {seed}; build it with ParquetHash::default()"
             ),
             Error::CannotFold { blocks } => write!(
                 f,

@@ -74,8 +74,14 @@ pub const MAX_BITSET_BYTES: usize = 128 * 1024 * 1024;
 /// assert_eq!("ab".parquet_hash(), b"ab".parquet_hash());
 /// ```
 pub trait ParquetValue {
-    /// XXH64 (seed 0) of the value's plain encoding.
-    fn parquet_hash(&self) -> u64;
+    /// XXH64 with `seed` of the value's plain encoding.
+    fn xxh64_with_seed(&self, seed: u64) -> u64;
+
+    /// XXH64 with Parquet's seed (0) of the value's plain encoding.
+    #[inline]
+    fn parquet_hash(&self) -> u64 {
+        self.xxh64_with_seed(SEED)
+    }
 }
 
 /// Implements [`ParquetValue`] for numbers, hashed as their little-endian bytes.
@@ -83,8 +89,8 @@ macro_rules! little_endian_values {
     ($($number:ty),*) => {$(
         impl ParquetValue for $number {
             #[inline]
-            fn parquet_hash(&self) -> u64 {
-                xxh64(&self.to_le_bytes(), SEED)
+            fn xxh64_with_seed(&self, seed: u64) -> u64 {
+                xxh64(&self.to_le_bytes(), seed)
             }
         }
     )*};
@@ -94,43 +100,43 @@ little_endian_values!(i32, u32, i64, u64, f32, f64);
 
 impl ParquetValue for [u8] {
     #[inline]
-    fn parquet_hash(&self) -> u64 {
-        xxh64(self, SEED)
+    fn xxh64_with_seed(&self, seed: u64) -> u64 {
+        xxh64(self, seed)
     }
 }
 
 impl<const N: usize> ParquetValue for [u8; N] {
     #[inline]
-    fn parquet_hash(&self) -> u64 {
-        xxh64(self, SEED)
+    fn xxh64_with_seed(&self, seed: u64) -> u64 {
+        xxh64(self, seed)
     }
 }
 
 impl ParquetValue for str {
     #[inline]
-    fn parquet_hash(&self) -> u64 {
-        xxh64(self.as_bytes(), SEED)
+    fn xxh64_with_seed(&self, seed: u64) -> u64 {
+        xxh64(self.as_bytes(), seed)
     }
 }
 
 impl ParquetValue for alloc::string::String {
     #[inline]
-    fn parquet_hash(&self) -> u64 {
-        self.as_str().parquet_hash()
+    fn xxh64_with_seed(&self, seed: u64) -> u64 {
+        self.as_str().xxh64_with_seed(seed)
     }
 }
 
 impl ParquetValue for Vec<u8> {
     #[inline]
-    fn parquet_hash(&self) -> u64 {
-        self.as_slice().parquet_hash()
+    fn xxh64_with_seed(&self, seed: u64) -> u64 {
+        self.as_slice().xxh64_with_seed(seed)
     }
 }
 
 impl<T: ParquetValue + ?Sized> ParquetValue for &T {
     #[inline]
-    fn parquet_hash(&self) -> u64 {
-        (**self).parquet_hash()
+    fn xxh64_with_seed(&self, seed: u64) -> u64 {
+        (**self).xxh64_with_seed(seed)
     }
 }
 
@@ -347,20 +353,29 @@ mod compact {
 }
 
 /// The Parquet `BloomFilterHeader` for a bitset of `num_bytes` bytes: numBytes, BLOCK, XXHASH,
-/// UNCOMPRESSED, in the Thrift compact protocol (15 to 19 bytes).
+/// UNCOMPRESSED, in the Thrift compact protocol (15 to 19 bytes for Parquet-valid sizes).
+///
+/// Errors unless `num_bytes` is a positive multiple of 32 that fits Thrift's `i32` (what
+/// [`read_header`] accepts).
 ///
 /// ```
 /// assert_eq!(
-///     splitbloom::parquet::header_bytes(32),
+///     splitbloom::parquet::header_bytes(32)?,
 ///     [21, 64, 28, 28, 0, 0, 28, 28, 0, 0, 28, 28, 0, 0, 0]
 /// );
+/// assert!(splitbloom::parquet::header_bytes(33).is_err());
+/// # Ok::<(), splitbloom::Error>(())
 /// ```
-pub fn header_bytes(num_bytes: u32) -> Vec<u8> {
+pub fn header_bytes(num_bytes: u32) -> Result<Vec<u8>, Error> {
+    let value = i32::try_from(num_bytes)
+        .ok()
+        .filter(|&value| value > 0 && value % BLOCK_BYTES as i32 == 0)
+        .ok_or(Error::InvalidParquetSize {
+            bytes: u64::from(num_bytes),
+        })?;
     let mut header = Vec::with_capacity(19);
-    // Field 1 (delta 1), i32: numBytes as a zigzag varint; a u32 fits in i32's zigzag range
-    // once clamped (Parquet sizes are at most 128 MiB).
+    // Field 1 (delta 1), i32: numBytes as a zigzag varint.
     header.push(0x10 | compact::I32);
-    let value = i32::try_from(num_bytes).unwrap_or(i32::MAX);
     let mut zigzag = ((value << 1) ^ (value >> 31)) as u32;
     while zigzag >= 0x80 {
         header.push((zigzag as u8) | 0x80);
@@ -373,7 +388,7 @@ pub fn header_bytes(num_bytes: u32) -> Vec<u8> {
         header.extend_from_slice(&[0x10 | compact::STRUCT, 0x10 | compact::STRUCT, 0, 0]);
     }
     header.push(0); // end of BloomFilterHeader
-    header
+    Ok(header)
 }
 
 /// Nesting deeper than this in a header is refused rather than followed (stack safety).
@@ -604,7 +619,7 @@ impl Filter<ParquetHash> {
     /// ```
     #[inline]
     pub fn insert_value<V: ParquetValue + ?Sized>(&mut self, value: &V) -> bool {
-        self.insert_hash(value.parquet_hash())
+        self.insert_hash(value.xxh64_with_seed(self.hasher().seed))
     }
 
     /// Whether a value may be present, hashed the way Parquet hashes it.
@@ -617,13 +632,13 @@ impl Filter<ParquetHash> {
     /// ```
     #[inline]
     pub fn contains_value<V: ParquetValue + ?Sized>(&self, value: &V) -> bool {
-        self.contains_hash(value.parquet_hash())
+        self.contains_hash(value.xxh64_with_seed(self.hasher().seed))
     }
 
     /// The filter as a Parquet column chunk stores it: `BloomFilterHeader` then the bitset.
     ///
     /// Errors when the size is not a power of two from 32 B to 128 MiB, which Parquet readers
-    /// require (build the filter with [`Sizing`]).
+    /// require (build the filter with [`Sizing`]), or the hasher's seed is not Parquet's 0.
     ///
     /// ```
     /// use splitbloom::{Filter, parquet::ParquetHash};
@@ -634,8 +649,11 @@ impl Filter<ParquetHash> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn to_parquet_bytes(&self) -> Result<Vec<u8>, Error> {
+        if self.hasher().seed != SEED {
+            return Err(Error::ParquetSeed(self.hasher().seed));
+        }
         check_parquet_size(self.size_in_bytes())?;
-        let mut bytes = header_bytes(self.size_in_bytes() as u32);
+        let mut bytes = header_bytes(self.size_in_bytes() as u32)?;
         bytes.extend(self.to_parquet_bitset());
         Ok(bytes)
     }
@@ -749,6 +767,6 @@ impl<'a> FilterRef<'a, ParquetHash> {
     /// ```
     #[inline]
     pub fn contains_value<V: ParquetValue + ?Sized>(&self, value: &V) -> bool {
-        self.contains_hash(value.parquet_hash())
+        self.contains_hash(value.xxh64_with_seed(self.hasher().seed))
     }
 }

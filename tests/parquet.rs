@@ -60,7 +60,7 @@ fn parquet_mr_fixture_contains_a0_to_a9() {
 
 #[test]
 fn header_known_bytes() {
-    assert_eq!(header_bytes(32), ARROW_HEADER_32[..15]);
+    assert_eq!(header_bytes(32).unwrap(), ARROW_HEADER_32[..15]);
     assert_eq!(read_header(&ARROW_HEADER_32).unwrap(), (32, 15));
     let mut with_bitset = ARROW_HEADER_32[..15].to_vec();
     with_bitset.extend_from_slice(&PARQUET_MR_FIXTURE);
@@ -75,7 +75,7 @@ fn header_known_bytes() {
 fn header_round_trips_every_size() {
     let mut bytes = 32usize;
     while bytes <= MAX_BITSET_BYTES {
-        let header = header_bytes(bytes as u32);
+        let header = header_bytes(bytes as u32).unwrap();
         assert_eq!(read_header(&header).unwrap(), (bytes, header.len()));
         assert!((15..=19).contains(&header.len()));
         bytes *= 2;
@@ -98,7 +98,7 @@ fn header_reader_skips_unknown_fields() {
 
 #[test]
 fn bad_headers_are_errors() {
-    let valid = header_bytes(64);
+    let valid = header_bytes(64).unwrap();
     for len in 0..valid.len() {
         assert!(
             matches!(
@@ -147,7 +147,7 @@ fn bad_headers_are_errors() {
         assert!(error.to_string().contains(words), "{error} lacks {words:?}");
     }
     // A header announcing more bitset than there is.
-    let mut short = header_bytes(64);
+    let mut short = header_bytes(64).unwrap();
     short.extend_from_slice(&[0; 32]);
     assert!(matches!(
         Filter::<ParquetHash>::from_parquet_bytes(&short),
@@ -168,7 +168,7 @@ fn bad_headers_are_errors() {
 fn random_and_mutated_headers_never_panic() {
     let mut rng = common::rng(21);
     let valid = {
-        let mut bytes = header_bytes(64);
+        let mut bytes = header_bytes(64).unwrap();
         bytes.extend_from_slice(&[0x5a; 64]);
         bytes
     };
@@ -231,6 +231,27 @@ fn sizing_is_parquet_valid_and_honest() {
     assert!(filter.to_parquet_bytes().is_ok());
     for fpr in [0.0, 1.0, f64::NAN] {
         assert!(Sizing::for_items(10, fpr).is_err());
+    }
+}
+
+#[test]
+fn seeded_parquet_filters_stay_consistent_but_are_not_written() {
+    use splitbloom::FilterHasher;
+    let mut filter = Filter::with_num_blocks_and_hasher(64, ParquetHash::with_seed(7)).unwrap();
+    for key in 0..1000i64 {
+        filter.insert_value(&key);
+    }
+    // The typed path and the `Hash` path agree on the seed, so no false negatives either way.
+    assert!((0..1000i64).all(|key| filter.contains(&key) && filter.contains_value(&key)));
+    assert_eq!(
+        filter.to_parquet_bytes().unwrap_err(),
+        Error::ParquetSeed(7)
+    );
+    // splitbloom's own format keeps the seed.
+    let back = Filter::<ParquetHash>::from_bytes(&filter.to_bytes()).unwrap();
+    assert!((0..1000i64).all(|key| back.contains_value(&key)));
+    for bad in [0u32, 33, 1 << 31, u32::MAX] {
+        assert!(header_bytes(bad).is_err(), "{bad}");
     }
 }
 
