@@ -35,7 +35,7 @@
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
-//! * **Storage** ([`format`]): a documented little-endian format with a checksummed 32-byte
+//! * **Storage** ([`format`](mod@format)): a documented little-endian format with a checksummed 32-byte
 //!   header; [`FilterRef`] answers straight from stored bytes without copying them.
 //! * **Parquet** ([`parquet`]): Parquet's value hashing, sizing and `BloomFilterHeader`, so a
 //!   filter can be taken from, or put into, a Parquet column chunk.
@@ -49,7 +49,7 @@
 //!   features the crate is compiled with.
 //! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
 //! * `serde`: `Serialize`/`Deserialize` for [`Filter`] and [`FilterRef`], as the bytes of
-//!   [`format`].
+//!   [`format`](mod@format).
 //!
 //! ## Safety
 //!
