@@ -792,3 +792,10 @@ mod serde_bytes {
         }
     }
 }
+
+// Compile-time check that views can be shared between threads (e.g. one mmap'd file probed by
+// many readers).
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<FilterRef<'static>>();
+};

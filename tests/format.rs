@@ -168,6 +168,26 @@ fn merging_serialized_partials_equals_building_once() {
     assert!((0..40_000u64).all(|key| merged.contains(&key)));
 }
 
+/// Filters stored back to back inside a larger buffer (an SST file's filter blocks): the
+/// header says where each one ends, and each is viewed in place.
+#[test]
+fn filters_inside_a_larger_buffer() {
+    let filters: Vec<Filter<Xxh3Hash>> =
+        (0..3).map(|i| filter_with_keys(100 * (i + 1), i)).collect();
+    let mut file = Vec::new();
+    for filter in &filters {
+        filter.write_to(&mut file).unwrap();
+    }
+    let mut rest = &file[..];
+    for filter in &filters {
+        let len = Header::parse(rest).unwrap().serialized_len() as usize;
+        let view = FilterRef::<Xxh3Hash>::from_bytes(&rest[..len]).unwrap();
+        assert_eq!(view.to_filter().unwrap(), *filter);
+        rest = &rest[len..];
+    }
+    assert!(rest.is_empty());
+}
+
 /// A valid serialized filter to break.
 fn valid_bytes() -> Vec<u8> {
     filter_with_keys(100, 9).to_bytes()
