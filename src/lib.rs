@@ -35,8 +35,9 @@
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
-//! * **Storage** ([`format`](mod@format)): a documented little-endian format with a checksummed 32-byte
-//!   header; [`FilterRef`] answers straight from stored bytes without copying them.
+//! * **Storage** ([`format`](mod@format)): a documented little-endian format with a
+//!   checksummed 32-byte header; [`FilterRef`] answers straight from stored bytes without
+//!   copying them.
 //! * **Parquet** ([`parquet`]): Parquet's value hashing, sizing and `BloomFilterHeader`, so a
 //!   filter can be taken from, or put into, a Parquet column chunk.
 //! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halve a filter once the real
