@@ -47,4 +47,4 @@ for target in $targets; do
   fi
   grep -E "^stat::number_of_executed_units|^Done" "$log" || true
 done
-echo "fuzzing passed: $targets"
+echo "fuzzing passed:" $targets
