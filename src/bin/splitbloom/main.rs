@@ -1,14 +1,32 @@
 //! The `splitbloom` command-line tool.
+//!
+//! Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error (one line on
+//! standard error, never a panic trace). Keys are bytes; see `keys` for how they are hashed.
 
 mod bench;
+mod build;
+mod dedup;
+mod filters;
+mod info;
+mod keys;
+mod merge;
+mod query;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 /// Split-block Bloom filters from the command line.
+///
+/// Keys are byte strings, one per line (newline removed; `--null` for NUL-terminated keys);
+/// they need not be UTF-8. A key is hashed with one `Hasher::write(key_bytes)` on the filter's
+/// hasher, so a Rust program asks a CLI-built filter with
+/// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
+/// (not `filter.contains(key)`, which hashes a length prefix too).
+///
+/// Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error.
 #[derive(Parser)]
-#[command(name = "splitbloom", version, about)]
+#[command(name = "splitbloom", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -16,17 +34,51 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Build a filter file from keys, one per line.
+    ///
+    /// Keys are the bytes of each line without its newline (any bytes, not only UTF-8; `\r` is
+    /// kept). Each key is hashed with one `Hasher::write(key_bytes)` on the filter's hasher;
+    /// a Rust program asks the filter with `let mut h = filter.hasher().build_hasher();
+    /// h.write(key); filter.contains_hash(h.finish())`, or `filter.contains_value(key)` for
+    /// `--hasher parquet`. Warns when more distinct keys than --items arrive.
+    Build(build::Options),
+    /// Print the keys that may be in a filter (exit 1 when none is printed).
+    ///
+    /// Keys are hashed as by `build`. The filter file is mapped into memory and read in place;
+    /// its checksum is verified first. Exit status: 0 when at least one key was printed, 1 when
+    /// none was, 2 on error.
+    Query(query::Options),
+    /// Print each line the first time it is (probably) seen.
+    Dedup(dedup::Options),
+    /// Show a filter file's header, size, fill and estimated false-positive rate.
+    Info(info::Options),
+    /// Write the union of filters of the same size and hasher.
+    Merge(merge::Options),
     /// Measure insert and lookup speed and the false-positive rate of every kernel.
     Bench(bench::Options),
+}
+
+/// How a successful run ended.
+pub enum Status {
+    /// Exit status 0.
+    Success,
+    /// Exit status 1: nothing was found.
+    NothingFound,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Bench(options) => bench::run(&options),
+        Command::Build(options) => build::run(&options),
+        Command::Query(options) => query::run(&options),
+        Command::Dedup(options) => dedup::run(&options),
+        Command::Info(options) => info::run(&options),
+        Command::Merge(options) => merge::run(&options),
+        Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Status::Success) => ExitCode::SUCCESS,
+        Ok(Status::NothingFound) => ExitCode::from(1),
         Err(message) => {
             eprintln!("splitbloom: {message}");
             ExitCode::from(2)

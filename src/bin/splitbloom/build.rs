@@ -1,0 +1,117 @@
+//! `splitbloom build`: keys in, filter file out, as fast as the input can be read.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use splitbloom::{Filter, FilterHasher};
+
+use crate::Status;
+use crate::filters::{NewFilterOptions, Stats, with_new_filter};
+use crate::keys::{InputOptions, KeyBatch, write_atomically};
+
+/// Options of `splitbloom build`.
+#[derive(clap::Args)]
+pub struct Options {
+    #[command(flatten)]
+    filter: NewFilterOptions,
+    #[command(flatten)]
+    keys: InputOptions,
+    /// The filter file to write (replaced atomically).
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+/// Runs `build`.
+pub fn run(options: &Options) -> Result<Status, String> {
+    with_new_filter!(options.filter, filter => fill(filter, options))
+}
+
+fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Status, String> {
+    let mut reader = options.keys.open()?;
+    let mut progress = Progress::new();
+    let (mut batch, mut hashes) = (KeyBatch::default(), Vec::new());
+    let (mut keys, mut new_keys) = (0u64, 0u64);
+    loop {
+        reader.next_batch(&mut batch)?;
+        if batch.is_empty() {
+            break;
+        }
+        batch.hash_into(filter.hasher(), &mut hashes);
+        // `insert_hash` returns false when the key set a new bit: it was certainly new. That
+        // count is a lower bound on the distinct keys (a new key may find its bits already
+        // set), so a warning based on it is never a false alarm.
+        for &hash in &hashes {
+            new_keys += u64::from(!filter.insert_hash(hash));
+        }
+        keys += batch.len() as u64;
+        progress.update(keys);
+    }
+    progress.finish();
+    write_atomically(&options.output, |writer| filter.write_to(writer))?;
+    report(&Stats::of(&filter), keys, new_keys, options);
+    Ok(Status::Success)
+}
+
+/// The summary on standard error, with a warning when more distinct keys than `--items`
+/// certainly arrived (`new_keys`, the keys that set a new bit, is a lower bound).
+fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
+    eprintln!(
+        "wrote {}: {keys} keys read, about {:.0} distinct; {} bytes ({} blocks), estimated false-positive rate {:.4}% (target {}%)",
+        options.output.display(),
+        stats.estimated_items,
+        stats.bytes,
+        stats.blocks,
+        100.0 * stats.estimated_fpr,
+        100.0 * options.filter.fpr,
+    );
+    if new_keys > options.filter.items {
+        eprintln!(
+            "warning: at least {new_keys} distinct keys arrived, more than --items {}: the false-positive rate is about {:.4}%, not {}%; rebuild with a larger --items",
+            options.filter.items,
+            100.0 * stats.estimated_fpr,
+            100.0 * options.filter.fpr,
+        );
+    }
+}
+
+/// A keys/s progress bar on standard error, shown only on a terminal and only once the input
+/// has taken more than a second.
+pub struct Progress {
+    start: Instant,
+    bar: Option<ProgressBar>,
+    enabled: bool,
+}
+
+impl Progress {
+    /// A progress report starting now.
+    pub fn new() -> Progress {
+        Progress {
+            start: Instant::now(),
+            bar: None,
+            enabled: std::io::stderr().is_terminal(),
+        }
+    }
+
+    /// `keys` keys done so far.
+    pub fn update(&mut self, keys: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(keys);
+        } else if self.enabled && self.start.elapsed() > Duration::from_secs(1) {
+            let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+            let style = ProgressStyle::with_template("{spinner} {human_pos} keys, {per_sec}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            bar.set_style(style);
+            bar.set_position(keys);
+            self.bar = Some(bar);
+        }
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

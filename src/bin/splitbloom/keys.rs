@@ -1,0 +1,251 @@
+//! Keys in, keys out: how the CLI reads keys, hashes them and prints them.
+//!
+//! A key is a byte string: one line of the input with its `\n` removed (or, with `--null`, one
+//! NUL-terminated record with its NUL removed). Nothing else is stripped (`\r` stays), lines
+//! need not be UTF-8, and an empty line is the empty key.
+//!
+//! # How a key is hashed (the contract with library users)
+//!
+//! The key's bytes go through one [`Hasher::write`] on a fresh hasher of the filter's
+//! [`BuildHasher`], then [`Hasher::finish`]; the result is the hash given to `insert_hash` /
+//! `contains_hash`. A library user asks a CLI-built filter about a key with:
+//!
+//! ```text
+//! let mut state = filter.hasher().build_hasher();
+//! state.write(key_bytes);
+//! filter.contains_hash(state.finish())
+//! ```
+//!
+//! This is deliberately not `filter.contains(key_bytes)`: `Hash for [u8]` and `Hash for str`
+//! add a length prefix or a terminator, and the standard library does not promise those
+//! extra writes stay the same across Rust versions, while a stored filter must answer the same
+//! forever. For the Parquet hasher the rule gives XXH64 of the raw bytes, Parquet's hash of a
+//! `BYTE_ARRAY` value: `filter.contains_value(key_bytes)`.
+
+use std::fs::File;
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Keys hashed and looked up together: large enough to amortize the batch calls, small
+/// enough to stay in L1/L2.
+pub const BATCH: usize = 4096;
+
+/// The 64-bit hash the CLI gives `key` (see the module docs).
+pub fn hash_key<S: BuildHasher>(hasher: &S, key: &[u8]) -> u64 {
+    let mut state = hasher.build_hasher();
+    state.write(key);
+    state.finish()
+}
+
+/// Where keys come from: `-i FILE`, `-i -` or nothing (standard input).
+pub fn input_name(input: Option<&Path>) -> String {
+    match input {
+        Some(path) if path != Path::new("-") => path.display().to_string(),
+        _ => "standard input".to_owned(),
+    }
+}
+
+/// Where keys come from: the options `build`, `query` and `dedup` share.
+#[derive(clap::Args)]
+pub struct InputOptions {
+    /// Read keys from this file, one per line (`-` or no file: standard input).
+    #[arg(short, long)]
+    pub input: Option<PathBuf>,
+    /// Keys are NUL-terminated instead of newline-terminated (input and output).
+    #[arg(short = '0', long)]
+    pub null: bool,
+}
+
+impl InputOptions {
+    /// The byte that ends a key.
+    pub fn separator(&self) -> u8 {
+        if self.null { 0 } else { b'\n' }
+    }
+
+    /// Opens the input.
+    pub fn open(&self) -> Result<KeyReader, String> {
+        KeyReader::open(self.input.as_deref(), self.separator())
+    }
+}
+
+/// A batch of keys stored back to back in one buffer, so reading a batch allocates nothing
+/// once the buffers have grown.
+#[derive(Default)]
+pub struct KeyBatch {
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyBatch {
+    /// Adds a key.
+    pub fn push(&mut self, key: &[u8]) {
+        self.bytes.extend_from_slice(key);
+        self.ends.push(self.bytes.len());
+    }
+
+    /// The number of keys.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Whether there are no keys.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The keys in order.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(start, &end)| &self.bytes[start..end])
+    }
+
+    /// The hashes of the keys, into `hashes` (cleared first).
+    pub fn hash_into<S: BuildHasher>(&self, hasher: &S, hashes: &mut Vec<u64>) {
+        hashes.clear();
+        hashes.extend(self.iter().map(|key| hash_key(hasher, key)));
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+}
+
+/// Reads keys from a file or standard input through a large buffer.
+pub struct KeyReader {
+    reader: Box<dyn BufRead>,
+    separator: u8,
+    name: String,
+}
+
+impl KeyReader {
+    /// Opens `input` (`None` or `-`: standard input).
+    pub fn open(input: Option<&Path>, separator: u8) -> Result<KeyReader, String> {
+        const CAPACITY: usize = 1 << 20;
+        let name = input_name(input);
+        let source: Box<dyn Read> = match input {
+            Some(path) if path != Path::new("-") => {
+                Box::new(File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?)
+            }
+            _ => Box::new(io::stdin()),
+        };
+        Ok(KeyReader {
+            reader: Box::new(BufReader::with_capacity(CAPACITY, source)),
+            separator,
+            name,
+        })
+    }
+
+    /// Reads one key into `key` (cleared first); `false` at the end of the input.
+    pub fn next_key(&mut self, key: &mut Vec<u8>) -> Result<bool, String> {
+        key.clear();
+        self.read_into(key)
+    }
+
+    /// Replaces `batch` with up to [`BATCH`] keys; an empty batch means the input is done.
+    pub fn next_batch(&mut self, batch: &mut KeyBatch) -> Result<(), String> {
+        batch.clear();
+        while batch.len() < BATCH {
+            if !self.read_into(&mut batch.bytes)? {
+                break;
+            }
+            batch.ends.push(batch.bytes.len());
+        }
+        Ok(())
+    }
+
+    /// Appends one key to `buffer`, without its separator.
+    fn read_into(&mut self, buffer: &mut Vec<u8>) -> Result<bool, String> {
+        let read = self
+            .reader
+            .read_until(self.separator, buffer)
+            .map_err(|error| format!("cannot read keys from {}: {error}", self.name))?;
+        if read == 0 {
+            return Ok(false);
+        }
+        if buffer.last() == Some(&self.separator) {
+            buffer.pop();
+        }
+        Ok(true)
+    }
+}
+
+/// Writes keys to standard output, each followed by the separator. A closed pipe (`| head`)
+/// ends the output quietly.
+pub struct KeyWriter {
+    out: io::BufWriter<io::StdoutLock<'static>>,
+    separator: u8,
+    closed: bool,
+}
+
+impl KeyWriter {
+    /// A writer ending each key with `separator`.
+    pub fn new(separator: u8) -> KeyWriter {
+        KeyWriter {
+            out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
+            separator,
+            closed: false,
+        }
+    }
+
+    /// Writes one key.
+    pub fn write(&mut self, key: &[u8]) -> Result<(), String> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self
+            .out
+            .write_all(key)
+            .and_then(|()| self.out.write_all(&[self.separator]));
+        self.check(result)
+    }
+
+    /// Flushes the output.
+    pub fn finish(mut self) -> Result<(), String> {
+        if self.closed {
+            return Ok(());
+        }
+        let result = self.out.flush();
+        self.check(result)
+    }
+
+    fn check(&mut self, result: io::Result<()>) -> Result<(), String> {
+        match result {
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            other => other.map_err(|error| format!("cannot write to standard output: {error}")),
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader never sees a half-written filter and a file mapped by a running `query` is never
+/// modified in place.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
+) -> Result<(), String> {
+    let name = path.display();
+    let mut temporary = PathBuf::from(path);
+    let mut file_name = path.file_name().unwrap_or_default().to_os_string();
+    file_name.push(format!(".tmp{}", std::process::id()));
+    temporary.set_file_name(file_name);
+    let result = File::create(&temporary).and_then(|file| {
+        let mut writer = io::BufWriter::with_capacity(1 << 20, file);
+        write(&mut writer)?;
+        writer
+            .into_inner()
+            .map_err(|error| error.into_error())?
+            .sync_all()?;
+        std::fs::rename(&temporary, path)
+    });
+    result.map_err(|error| {
+        let _ = std::fs::remove_file(&temporary);
+        format!("cannot write {name}: {error}")
+    })
+}

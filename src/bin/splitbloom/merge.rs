@@ -1,0 +1,53 @@
+//! `splitbloom merge`: the union of filters built with the same size and hasher.
+
+use std::path::PathBuf;
+
+use splitbloom::{Filter, FilterHasher};
+
+use crate::Status;
+use crate::filters::{FilterFile, Stats, with_hasher};
+use crate::keys::write_atomically;
+
+/// Options of `splitbloom merge`.
+#[derive(clap::Args)]
+pub struct Options {
+    /// The filters to merge: same number of blocks, same hasher and seed.
+    #[arg(required = true, num_args = 2..)]
+    filters: Vec<PathBuf>,
+    /// The merged filter (replaced atomically; may be one of the inputs).
+    #[arg(short, long)]
+    output: PathBuf,
+}
+
+/// Runs `merge`.
+pub fn run(options: &Options) -> Result<Status, String> {
+    let first = FilterFile::open(&options.filters[0])?;
+    with_hasher!(first.header.hasher, S => union::<S>(options))
+}
+
+fn union<S: FilterHasher>(options: &Options) -> Result<Status, String> {
+    let mut merged: Option<Filter<S>> = None;
+    for path in &options.filters {
+        let file = FilterFile::open(path)?;
+        let name = path.display();
+        let filter =
+            Filter::<S>::from_bytes(&file.bytes).map_err(|error| format!("{name}: {error}"))?;
+        match &mut merged {
+            None => merged = Some(filter),
+            Some(merged) => merged
+                .union(&filter)
+                .map_err(|error| format!("cannot merge {name}: {error}"))?,
+        }
+    }
+    let merged = merged.ok_or("merge needs at least two filters")?;
+    write_atomically(&options.output, |writer| merged.write_to(writer))?;
+    let stats = Stats::of(&merged);
+    eprintln!(
+        "wrote {}: {} filters merged, about {:.0} distinct keys, estimated false-positive rate {:.4}%",
+        options.output.display(),
+        options.filters.len(),
+        stats.estimated_items,
+        100.0 * stats.estimated_fpr
+    );
+    Ok(Status::Success)
+}

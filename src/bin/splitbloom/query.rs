@@ -1,0 +1,74 @@
+//! `splitbloom query`: which keys may be in a filter file, answered from the mapped file.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use splitbloom::{FilterHasher, FilterRef};
+
+use crate::Status;
+use crate::filters::{FilterFile, with_hasher};
+use crate::keys::{InputOptions, KeyBatch, KeyWriter};
+
+/// Options of `splitbloom query`.
+#[derive(clap::Args)]
+pub struct Options {
+    /// The filter file (written by `build` or `merge`).
+    filter: PathBuf,
+    /// Keys to test; without keys and without `-i`, keys are read from standard input.
+    keys: Vec<OsString>,
+    #[command(flatten)]
+    input: InputOptions,
+    /// Print the keys that are certainly absent instead of those that may be present.
+    #[arg(long)]
+    absent: bool,
+}
+
+/// Runs `query`.
+pub fn run(options: &Options) -> Result<Status, String> {
+    let file = FilterFile::open(&options.filter)?;
+    with_hasher!(file.header.hasher, S => {
+        let filter = FilterRef::<S>::from_bytes(&file.bytes)
+            .map_err(|error| format!("{}: {error}", options.filter.display()))?;
+        answer(&filter, options)
+    })
+}
+
+fn answer<S: FilterHasher>(filter: &FilterRef<'_, S>, options: &Options) -> Result<Status, String> {
+    let mut out = KeyWriter::new(options.input.separator());
+    let mut printed = false;
+    let (mut hashes, mut present) = (Vec::new(), Vec::new());
+    let mut print_batch = |batch: &KeyBatch| -> Result<(), String> {
+        batch.hash_into(filter.hasher(), &mut hashes);
+        present.clear();
+        present.resize(hashes.len(), false);
+        filter.contains_hash_batch(&hashes, &mut present);
+        for (key, &maybe) in batch.iter().zip(&present) {
+            if maybe != options.absent {
+                out.write(key)?;
+                printed = true;
+            }
+        }
+        Ok(())
+    };
+    let mut batch = KeyBatch::default();
+    for key in &options.keys {
+        batch.push(key.as_encoded_bytes());
+    }
+    print_batch(&batch)?;
+    if options.input.input.is_some() || options.keys.is_empty() {
+        let mut reader = options.input.open()?;
+        loop {
+            reader.next_batch(&mut batch)?;
+            if batch.is_empty() {
+                break;
+            }
+            print_batch(&batch)?;
+        }
+    }
+    out.finish()?;
+    Ok(if printed {
+        Status::Success
+    } else {
+        Status::NothingFound
+    })
+}

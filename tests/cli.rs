@@ -1,0 +1,518 @@
+//! The `splitbloom` binary, run for real on temporary files: every subcommand, every error path
+//! (one line on stderr, exit status 2, no panic), exit status 1 for "nothing found", non-UTF-8
+//! keys, and agreement between CLI-built filters and the library's documented key hashing.
+
+use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{DefaultHasher, Filter, FilterHasher, FilterRef, Xxh3Hash};
+
+/// A fresh directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the binary with `args` and `stdin`.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A process that fails early may exit before reading its input.
+    let written = child.stdin.take().unwrap().write_all(stdin);
+    assert!(written.is_ok() || written.unwrap_err().kind() == std::io::ErrorKind::BrokenPipe);
+    child.wait_with_output().unwrap()
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_owned()
+}
+
+/// Asserts success (status 0) and returns stdout.
+fn ok(output: Output) -> Vec<u8> {
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output.stdout
+}
+
+/// Asserts a clean failure: status 2, one line on stderr naming the problem, no panic.
+fn fails(output: Output, expected: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("splitbloom: "), "{stderr}");
+    assert!(
+        stderr.contains(expected),
+        "expected {expected:?} in {stderr}"
+    );
+}
+
+/// Lines of `bytes` (each ending with `separator`).
+fn records(bytes: &[u8], separator: u8) -> Vec<Vec<u8>> {
+    let mut records: Vec<Vec<u8>> = bytes
+        .split(|&b| b == separator)
+        .map(<[u8]>::to_vec)
+        .collect();
+    assert_eq!(
+        records.pop(),
+        Some(Vec::new()),
+        "output must end with a separator"
+    );
+    records
+}
+
+/// The documented rule: one `Hasher::write` of the key bytes.
+fn cli_hash<S: BuildHasher>(hasher: &S, key: &[u8]) -> u64 {
+    let mut state = hasher.build_hasher();
+    state.write(key);
+    state.finish()
+}
+
+/// 1000 keys, some of them not UTF-8 and one empty.
+fn sample_keys() -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = (0..997).map(|i| format!("key-{i}").into_bytes()).collect();
+    keys.push(vec![0xff, 0xfe, b'x']);
+    keys.push(b"caf\xe9".to_vec());
+    keys.push(Vec::new());
+    keys
+}
+
+fn joined(keys: &[Vec<u8>], separator: u8) -> Vec<u8> {
+    keys.iter()
+        .flat_map(|key| key.iter().copied().chain([separator]))
+        .collect()
+}
+
+#[test]
+fn build_then_query_finds_every_key_including_non_utf8() {
+    let dir = scratch("build_query");
+    let keys = sample_keys();
+    let input = path(&dir, "keys.txt");
+    std::fs::write(&input, joined(&keys, b'\n')).unwrap();
+    let filter = path(&dir, "keys.sbf");
+    let output = run(
+        &[
+            "build", "-n", "1000", "-p", "0.01", "-i", &input, "-o", &filter,
+        ],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    ok(output);
+    assert!(stderr.contains("1000 keys read"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+
+    // Every key is found, from a file and from standard input, in input order.
+    let found = ok(run(&["query", &filter, "-i", &input], b""));
+    assert_eq!(records(&found, b'\n'), keys);
+    let found = ok(run(&["query", &filter], &joined(&keys, b'\n')));
+    assert_eq!(records(&found, b'\n'), keys);
+    // --absent prints none of them, and exits 1 because nothing was printed.
+    let output = run(&["query", "--absent", &filter, "-i", &input], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+
+    // Strangers: at 1% at most a handful may be present; --absent and the default split them.
+    let strangers: Vec<Vec<u8>> = (0..1000)
+        .map(|i| format!("other-{i}").into_bytes())
+        .collect();
+    let present = records(
+        &ok(run(&["query", &filter], &joined(&strangers, b'\n'))),
+        b'\n',
+    );
+    let absent = records(
+        &ok(run(
+            &["query", "--absent", &filter],
+            &joined(&strangers, b'\n'),
+        )),
+        b'\n',
+    );
+    assert_eq!(present.len() + absent.len(), strangers.len());
+    assert!(present.len() < 40, "{} false positives", present.len());
+}
+
+#[test]
+fn query_exit_status_follows_what_is_printed() {
+    let dir = scratch("query_status");
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "100", "-p", "0.001", "-o", &filter],
+        b"alpha\nbeta\n",
+    ));
+    assert_eq!(
+        ok(run(&["query", &filter, "alpha", "nope"], b"")),
+        b"alpha\n"
+    );
+    let output = run(&["query", &filter, "gamma", "delta"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+    assert_eq!(
+        ok(run(&["query", "--absent", &filter, "alpha", "gamma"], b"")),
+        b"gamma\n"
+    );
+    // Keys on the command line and from -i are both tested.
+    assert_eq!(
+        ok(run(&["query", &filter, "alpha", "-i", "-"], b"beta\n")),
+        b"alpha\nbeta\n"
+    );
+}
+
+#[test]
+fn null_separated_keys_may_contain_newlines() {
+    let dir = scratch("null");
+    let keys: Vec<Vec<u8>> = vec![b"line\none".to_vec(), b"two\r".to_vec(), vec![0x80, b'\n']];
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.001", "--null", "-o", &filter],
+        &joined(&keys, 0),
+    ));
+    let found = ok(run(&["query", "--null", &filter], &joined(&keys, 0)));
+    assert_eq!(records(&found, 0), keys);
+    // Read line by line instead, the pieces are other keys.
+    let output = run(&["query", &filter], b"line\n");
+    assert_eq!(output.status.code(), Some(1));
+}
+
+/// The library answers for CLI-built filters with the documented hashing rule, for every
+/// hasher, and the CLI answers for library-built filters.
+#[test]
+fn library_and_cli_agree_on_key_hashing() {
+    let dir = scratch("agree");
+    let keys = sample_keys();
+    let stdin = joined(&keys, b'\n');
+    for hasher in ["default", "xxh3", "parquet"] {
+        let filter_path = path(&dir, &format!("{hasher}.sbf"));
+        ok(run(
+            &[
+                "build",
+                "-n",
+                "1000",
+                "-p",
+                "0.0001",
+                "--hasher",
+                hasher,
+                "-o",
+                &filter_path,
+            ],
+            &stdin,
+        ));
+        let bytes = std::fs::read(&filter_path).unwrap();
+        let strangers = (0..1000).map(|i| format!("stranger-{i}").into_bytes());
+        match hasher {
+            "default" => check_library_view::<DefaultHasher>(&bytes, &keys, strangers),
+            "xxh3" => check_library_view::<Xxh3Hash>(&bytes, &keys, strangers),
+            _ => {
+                check_library_view::<ParquetHash>(&bytes, &keys, strangers);
+                // For Parquet the rule is Parquet's BYTE_ARRAY hash: contains_value(bytes).
+                let filter = Filter::<ParquetHash>::from_bytes(&bytes).unwrap();
+                assert!(keys.iter().all(|key| filter.contains_value(key.as_slice())));
+                assert!(filter.num_blocks().is_power_of_two(), "Parquet sizing");
+            }
+        }
+    }
+    // The other direction: a library-built filter queried by the CLI.
+    let mut filter = Filter::with_fpr_and_hasher(100, 0.0001, Xxh3Hash::default()).unwrap();
+    filter.insert_hash(cli_hash(filter.hasher(), b"from-library\xff"));
+    let filter_path = path(&dir, "library.sbf");
+    std::fs::write(&filter_path, filter.to_bytes()).unwrap();
+    assert_eq!(
+        ok(run(&["query", &filter_path], b"from-library\xff\nother\n")),
+        b"from-library\xff\n"
+    );
+}
+
+fn check_library_view<S: FilterHasher>(
+    bytes: &[u8],
+    keys: &[Vec<u8>],
+    strangers: impl Iterator<Item = Vec<u8>>,
+) {
+    let view = FilterRef::<S>::from_bytes(bytes).unwrap();
+    for key in keys {
+        assert!(view.contains_hash(cli_hash(view.hasher(), key)), "{key:?}");
+    }
+    // The rule is not `contains(&[u8])` (which hashes a length prefix too): with 1000 keys at
+    // 0.01% FPR, the slice hashes find almost nothing. This makes the rule above fail if the
+    // CLI used the slice hash instead.
+    let slice_hits = keys
+        .iter()
+        .filter(|key| view.contains(key.as_slice()))
+        .count();
+    assert!(slice_hits < 10, "{slice_hits}");
+    let false_positives = strangers
+        .filter(|key| view.contains_hash(cli_hash(view.hasher(), key)))
+        .count();
+    assert!(false_positives < 10, "{false_positives}");
+}
+
+#[test]
+fn dedup_prints_first_occurrences_and_reports_drops() {
+    let input = b"a\nb\na\n\xff\xfe\nc\nb\n\xff\xfe\n\n\n";
+    let output = run(&["dedup", "-n", "100", "-p", "0.0001"], input);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let printed = ok(output);
+    assert_eq!(printed, b"a\nb\n\xff\xfe\nc\n\n");
+    assert!(stderr.contains("9 lines, 5 printed, 4 dropped"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    // Too many distinct lines for --items: warned.
+    let many: Vec<u8> = (0..500)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let output = run(&["dedup", "-n", "10", "-p", "0.01"], &many);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    ok(output);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("--items 10"),
+        "{stderr}"
+    );
+    // From a file, NUL-separated.
+    let dir = scratch("dedup");
+    let input = path(&dir, "in");
+    std::fs::write(&input, b"x\ny\0x\ny\0z\0").unwrap();
+    assert_eq!(
+        ok(run(
+            &["dedup", "-n", "10", "-p", "0.01", "--null", "-i", &input],
+            b""
+        )),
+        b"x\ny\0z\0"
+    );
+}
+
+#[test]
+fn build_warns_when_more_distinct_keys_arrive_than_planned() {
+    let dir = scratch("overflow");
+    let keys: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let output = run(
+        &["build", "-n", "100", "-p", "0.01", "-o", &path(&dir, "f")],
+        &keys,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    ok(output);
+    assert!(stderr.contains("warning: at least"), "{stderr}");
+    assert!(stderr.contains("more than --items 100"), "{stderr}");
+    // Duplicates of few distinct keys do not warn, however many lines there are.
+    let repeated: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("{}\n", i % 50).into_bytes())
+        .collect();
+    let output = run(
+        &["build", "-n", "100", "-p", "0.01", "-o", &path(&dir, "g")],
+        &repeated,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    ok(output);
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn info_reports_the_filter_as_text_and_json() {
+    let dir = scratch("info");
+    let filter_path = path(&dir, "f.sbf");
+    let keys: Vec<u8> = (0..5000)
+        .flat_map(|i| format!("k{i}\n").into_bytes())
+        .collect();
+    ok(run(
+        &[
+            "build",
+            "-n",
+            "5000",
+            "-p",
+            "0.01",
+            "--hasher",
+            "xxh3",
+            "-o",
+            &filter_path,
+        ],
+        &keys,
+    ));
+    let filter = Filter::<Xxh3Hash>::from_bytes(&std::fs::read(&filter_path).unwrap()).unwrap();
+
+    let text = String::from_utf8(ok(run(&["info", &filter_path], b""))).unwrap();
+    assert!(text.contains("hasher           xxh3 (seed 0)"), "{text}");
+    assert!(
+        text.contains(&format!("blocks           {}\n", filter.num_blocks())),
+        "{text}"
+    );
+
+    let json = ok(run(&["info", "--json", &filter_path], b""));
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["hasher"], "xxh3");
+    assert_eq!(json["seed"], 0);
+    assert_eq!(json["blocks"], filter.num_blocks() as u64);
+    assert_eq!(json["bytes"], filter.serialized_len() as u64);
+    let items = json["estimated_items"].as_f64().unwrap();
+    assert!((items - 5000.0).abs() < 250.0, "{items}");
+    let fpr = json["estimated_fpr"].as_f64().unwrap();
+    assert!(fpr > 0.002 && fpr < 0.012, "{fpr}");
+    let bits = json["bits_per_key"].as_f64().unwrap();
+    assert!((bits * items / (256.0 * filter.num_blocks() as f64) - 1.0).abs() < 1e-3);
+
+    // An empty filter has no bits per key.
+    ok(run(
+        &["build", "-n", "10", "-p", "0.01", "-o", &filter_path],
+        b"",
+    ));
+    let json = ok(run(&["info", "--json", &filter_path], b""));
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(json["bits_per_key"].is_null());
+    assert_eq!(json["estimated_fpr"], 0.0);
+}
+
+#[test]
+fn merge_unions_compatible_filters_and_refuses_others() {
+    let dir = scratch("merge");
+    let (a, b, out) = (path(&dir, "a"), path(&dir, "b"), path(&dir, "out"));
+    ok(run(
+        &["build", "-n", "1000", "-p", "0.001", "-o", &a],
+        b"apple\nbanana\n",
+    ));
+    ok(run(
+        &["build", "-n", "1000", "-p", "0.001", "-o", &b],
+        b"cherry\n",
+    ));
+    ok(run(&["merge", &a, &b, "-o", &out], b""));
+    assert_eq!(
+        ok(run(
+            &["query", &out, "apple", "banana", "cherry", "durian"],
+            b""
+        )),
+        b"apple\nbanana\ncherry\n"
+    );
+    // The output may be one of the inputs.
+    ok(run(&["merge", &a, &b, "-o", &a], b""));
+    assert_eq!(ok(run(&["query", &a, "cherry"], b"")), b"cherry\n");
+
+    let other_size = path(&dir, "small");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-o", &other_size],
+        b"x\n",
+    ));
+    fails(
+        run(&["merge", &a, &other_size, "-o", &out], b""),
+        "different sizes",
+    );
+    let other_hasher = path(&dir, "xxh3");
+    ok(run(
+        &[
+            "build",
+            "-n",
+            "1000",
+            "-p",
+            "0.001",
+            "--hasher",
+            "xxh3",
+            "-o",
+            &other_hasher,
+        ],
+        b"x\n",
+    ));
+    let other_hasher_error = if DefaultHasher::KIND == Xxh3Hash::KIND {
+        "" // the same hasher here: the test of kinds needs two different ones
+    } else {
+        "hasher"
+    };
+    if !other_hasher_error.is_empty() {
+        fails(
+            run(&["merge", &a, &other_hasher, "-o", &out], b""),
+            other_hasher_error,
+        );
+    }
+    fails(
+        run(&["merge", &a, &path(&dir, "missing"), "-o", &out], b""),
+        "cannot open",
+    );
+    // One filter is a usage error (clap exits with 2).
+    assert_eq!(run(&["merge", &a, "-o", &out], b"").status.code(), Some(2));
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_status_2() {
+    let dir = scratch("errors");
+    let good = path(&dir, "good.sbf");
+    ok(run(
+        &["build", "-n", "100", "-p", "0.01", "-o", &good],
+        b"a\nb\n",
+    ));
+    let bytes = std::fs::read(&good).unwrap();
+
+    // Sizing parameters.
+    let out = path(&dir, "out.sbf");
+    fails(
+        run(&["build", "-n", "0", "-p", "0.01", "-o", &out], b"a\n"),
+        "at least 1",
+    );
+    for fpr in ["0", "1", "1.5", "-0.1", "NaN", "inf"] {
+        let fpr = &format!("--fpr={fpr}");
+        fails(
+            run(&["build", "-n", "10", fpr, "-o", &out], b"a\n"),
+            "not strictly between 0 and 1",
+        );
+        fails(run(&["dedup", "-n", "10", fpr], b"a\n"), "between 0 and 1");
+    }
+    fails(
+        run(&["dedup", "-n", "0", "-p", "0.1"], b"a\n"),
+        "at least 1",
+    );
+    // Nothing half-written was left behind by the failed builds.
+    assert!(!Path::new(&out).exists());
+
+    // Unreadable inputs.
+    let missing = path(&dir, "missing");
+    let build = |input: &str, output: &str| {
+        run(
+            &["build", "-n", "10", "-p", "0.1", "-i", input, "-o", output],
+            b"a\n",
+        )
+    };
+    fails(build(&missing, &out), "cannot open");
+    fails(build(dir.to_str().unwrap(), &out), "cannot read keys");
+    fails(build("-", &path(&dir, "no/such/dir/f")), "cannot write");
+    fails(
+        run(&["dedup", "-n", "10", "-p", "0.1", "-i", &missing], b""),
+        "cannot open",
+    );
+    fails(run(&["query", &good, "-i", &missing], b""), "cannot open");
+    fails(run(&["query", &missing, "a"], b""), "cannot open");
+    fails(run(&["info", &missing], b""), "cannot open");
+
+    // Corrupt filters, for every reader.
+    let mut flipped = bytes.clone();
+    flipped[40] ^= 1;
+    let truncated = &bytes[..bytes.len() - 1];
+    let mut longer = bytes.clone();
+    longer.push(0);
+    let mut future = bytes.clone();
+    future[4] = 9;
+    let cases: [(&str, &[u8], &str); 6] = [
+        ("flipped", &flipped, "corrupt"),
+        ("truncated", truncated, "truncated"),
+        ("longer", &longer, "wrong length"),
+        ("future", &future, "version 9"),
+        ("text", b"apple\nbanana\n", "not a splitbloom filter"),
+        ("empty", b"", "truncated"),
+    ];
+    for (name, content, expected) in cases {
+        let file = path(&dir, name);
+        std::fs::write(&file, content).unwrap();
+        fails(run(&["query", &file, "a"], b""), expected);
+        fails(run(&["info", &file], b""), expected);
+        fails(run(&["merge", &good, &file, "-o", &out], b""), expected);
+        fails(run(&["merge", &file, &good, "-o", &out], b""), expected);
+    }
+}
