@@ -516,3 +516,33 @@ fn bad_input_is_one_line_and_exit_status_2() {
         fails(run(&["merge", &file, &good, "-o", &out], b""), expected);
     }
 }
+
+#[test]
+fn bench_runs_per_key_and_batched_with_json() {
+    for mode in [None, Some("--batch")] {
+        let mut args = vec!["bench", "--items", "2000,3000", "--samples", "1", "--json"];
+        args.extend(mode);
+        let json: serde_json::Value = serde_json::from_slice(&ok(run(&args, b""))).unwrap();
+        assert_eq!(json["batch"], mode.is_some());
+        let rows = json["rows"].as_array().unwrap();
+        let kernels = splitbloom::Kernel::available().count();
+        assert_eq!(rows.len(), 2 * kernels);
+        for row in rows {
+            let fpr = row["measured_fpr"].as_f64().unwrap();
+            let predicted = row["predicted_fpr"].as_f64().unwrap();
+            assert!((fpr - predicted).abs() < 0.01, "{row}");
+            assert!(row["hit_ns"].as_f64().unwrap() > 0.0, "{row}");
+        }
+    }
+    let table = ok(run(
+        &["bench", "--items", "1000", "--samples", "1", "--batch"],
+        b"",
+    ));
+    let table = String::from_utf8(table).unwrap();
+    assert!(table.contains("batch APIs"), "{table}");
+    assert_eq!(
+        table.lines().count(),
+        3 + splitbloom::Kernel::available().count()
+    );
+    fails(run(&["bench", "--items", "0"], b""), "at least 1");
+}

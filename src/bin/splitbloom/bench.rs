@@ -9,7 +9,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use splitbloom::{Filter, Kernel, math};
+use std::hash::BuildHasher;
+
+use splitbloom::{DefaultHasher, Filter, FilterHasher, Kernel, math};
+
+use crate::filters::hasher_name;
 
 /// Options of `splitbloom bench`.
 #[derive(clap::Args)]
@@ -26,7 +30,17 @@ pub struct Options {
     /// Timed samples per figure; the median is reported.
     #[arg(long, default_value_t = 5)]
     samples: usize,
+    /// Use the batch APIs: hash 1024 keys into a buffer, then `insert_hash_batch` /
+    /// `contains_hash_batch` (hashing still included in the time).
+    #[arg(long)]
+    batch: bool,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
 }
+
+/// Keys hashed per batch call in `--batch` mode.
+const BATCH: usize = 1024;
 
 /// A bijective 64-bit mixer (the SplitMix64 finalizer): distinct inputs give distinct keys.
 fn key(counter: u64) -> u64 {
@@ -65,23 +79,50 @@ struct Row {
     predicted_fpr: f64,
 }
 
-fn measure(kernel: Kernel, items: u64, bits_per_key: f64, samples: usize) -> Result<Row, String> {
-    let mut filter = Filter::with_bits_per_key(items, bits_per_key)
+fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String> {
+    let samples = options.samples;
+    let mut filter = Filter::with_bits_per_key(items, options.bits_per_key)
         .and_then(|filter| filter.with_kernel(kernel))
         .map_err(|error| error.to_string())?;
     let members: Vec<u64> = (0..items).map(key).collect();
     let strangers: Vec<u64> = (items..2 * items).map(key).collect();
     let ops = members.len();
 
+    let batch = options.batch;
     let insert_ns = time_per_op(samples, ops, || {
-        for member in &members {
-            black_box(filter.insert(member));
+        if batch {
+            let mut hashes = [0u64; BATCH];
+            for chunk in members.chunks(BATCH) {
+                let hashes = &mut hashes[..chunk.len()];
+                for (hash, member) in hashes.iter_mut().zip(chunk) {
+                    *hash = filter.hasher().hash_one(member);
+                }
+                filter.insert_hash_batch(hashes);
+            }
+        } else {
+            for member in &members {
+                black_box(filter.insert(member));
+            }
         }
     });
-    let count = |keys: &[u64]| {
-        keys.iter()
-            .map(|key| usize::from(filter.contains(key)))
-            .sum()
+    let count = |keys: &[u64]| -> usize {
+        if batch {
+            let (mut hashes, mut found) = ([0u64; BATCH], [false; BATCH]);
+            let mut hits = 0;
+            for chunk in keys.chunks(BATCH) {
+                let (hashes, found) = (&mut hashes[..chunk.len()], &mut found[..chunk.len()]);
+                for (hash, key) in hashes.iter_mut().zip(chunk) {
+                    *hash = filter.hasher().hash_one(key);
+                }
+                filter.contains_hash_batch(hashes, found);
+                hits += found.iter().map(|&hit| usize::from(hit)).sum::<usize>();
+            }
+            hits
+        } else {
+            keys.iter()
+                .map(|key| usize::from(filter.contains(key)))
+                .sum()
+        }
     };
     let hits: usize = count(&members);
     if hits != members.len() {
@@ -109,7 +150,7 @@ fn measure(kernel: Kernel, items: u64, bits_per_key: f64, samples: usize) -> Res
     })
 }
 
-/// Runs the benchmark and prints the table.
+/// Runs the benchmark and prints the table (or, with `--json`, one JSON object).
 pub fn run(options: &Options) -> Result<(), String> {
     let kernels: Vec<Kernel> = match options.kernel {
         Some(kernel) if !kernel.is_available() => {
@@ -118,9 +159,32 @@ pub fn run(options: &Options) -> Result<(), String> {
         Some(kernel) => vec![kernel],
         None => Kernel::available().collect(),
     };
+    if options.json {
+        let mut rows = Vec::new();
+        for &items in &options.items {
+            for &kernel in &kernels {
+                rows.push(json_row(&measure(kernel, items, options)?));
+            }
+        }
+        println!(
+            "{{\"bits_per_key\":{},\"samples\":{},\"batch\":{},\"hasher\":\"{}\",\"rows\":[{}]}}",
+            options.bits_per_key,
+            options.samples,
+            options.batch,
+            hasher_name(DefaultHasher::KIND),
+            rows.join(",")
+        );
+        return Ok(());
+    }
     println!(
-        "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples",
-        options.bits_per_key, options.samples
+        "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples{}",
+        options.bits_per_key,
+        options.samples,
+        if options.batch {
+            ", batch APIs (1024 keys per call)"
+        } else {
+            ""
+        }
     );
     println!(
         "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
@@ -132,7 +196,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     );
     for &items in &options.items {
         for &kernel in &kernels {
-            let row = measure(kernel, items, options.bits_per_key, options.samples)?;
+            let row = measure(kernel, items, options)?;
             println!(
                 "{:<9} {:>12} {:>12} {:>10.2} {:>10.2} {:>10.2} {:>10.3} {:>10.3}",
                 row.kernel.name(),
@@ -147,4 +211,19 @@ pub fn run(options: &Options) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// One row as a JSON object; rates are fractions, times nanoseconds per operation.
+fn json_row(row: &Row) -> String {
+    format!(
+        "{{\"kernel\":\"{}\",\"items\":{},\"bytes\":{},\"insert_ns\":{},\"hit_ns\":{},\"miss_ns\":{},\"measured_fpr\":{},\"predicted_fpr\":{}}}",
+        row.kernel.name(),
+        row.items,
+        row.bytes,
+        row.insert_ns,
+        row.hit_ns,
+        row.miss_ns,
+        row.measured_fpr,
+        row.predicted_fpr
+    )
 }
