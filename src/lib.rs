@@ -55,6 +55,9 @@
 extern crate alloc;
 
 mod arch;
+// Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
+#[cfg(target_has_atomic = "32")]
+mod atomic;
 mod block;
 mod error;
 mod filter;
@@ -64,6 +67,8 @@ pub mod math;
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
 pub use arch::{Kernel, UnknownKernel};
+#[cfg(target_has_atomic = "32")]
+pub use atomic::AtomicFilter;
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 pub use filter::Filter;
