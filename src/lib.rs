@@ -59,6 +59,7 @@ mod arch;
 #[cfg(target_has_atomic = "32")]
 mod atomic;
 mod block;
+mod counting;
 mod error;
 mod filter;
 pub mod hash;
@@ -70,6 +71,7 @@ pub use arch::{Kernel, UnknownKernel};
 #[cfg(target_has_atomic = "32")]
 pub use atomic::AtomicFilter;
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
+pub use counting::CountingFilter;
 pub use error::Error;
 pub use filter::Filter;
 #[cfg(splitbloom_gxhash)]
