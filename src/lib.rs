@@ -64,6 +64,7 @@ mod error;
 mod filter;
 pub mod hash;
 pub mod math;
+mod scalable;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
@@ -77,6 +78,7 @@ pub use filter::Filter;
 #[cfg(splitbloom_gxhash)]
 pub use hash::GxHash;
 pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, HasherKind, Xxh3Hash};
+pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]
