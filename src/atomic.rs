@@ -5,32 +5,7 @@
 //! copying the bitset ([`Filter::into_atomic`], [`AtomicFilter::into_filter`]) and a filter
 //! built by several threads is bit for bit the one a single thread would build.
 //!
-//! # Why `Relaxed` is enough
-//!
-//! An insert ORs one bit into each of eight 32-bit lanes with `fetch_or`, and nothing ever
-//! clears a bit through a shared reference. OR is commutative and idempotent, and every atomic
-//! read-modify-write of one word takes part in that word's single modification order, so no
-//! update can be lost, whatever the interleaving, and the final bits are exactly the OR of all
-//! inserts. No other memory is published through these bits, so no ordering with other
-//! locations is needed: `Relaxed` gives atomicity, which is all set-only bits require.
-//!
-//! What it means for a reader that races writers:
-//!
-//! * A key whose insert *completed before* the lookup, in the happens-before sense (the writer
-//!   thread was joined, or it signalled completion through a channel, a mutex, or a
-//!   `Release` store that the reader observed with an `Acquire` load), is always found: no false
-//!   negatives. Coherence then guarantees the reader sees each of the key's eight bits (or a later
-//!   value of the word, which still has them, since bits are never cleared).
-//! * A key being inserted *while* the lookup runs may be reported present or absent: the reader
-//!   may see some of its eight lanes set and not others. Either answer is correct, since the
-//!   insert had not finished.
-//! * False positives behave as in [`Filter`]: a lookup of a key never inserted may say "present"
-//!   once enough other keys are in.
-//!
-//! A lane whose bit is already set is not written at all: a `Relaxed` load first, and the atomic
-//! read-modify-write (a locked instruction, far slower than a load, and one that takes the cache
-//! line exclusively) only for the lanes that still miss their bit. As the filter fills, most
-//! inserts touch fewer lanes, and threads reading a shared cache line do not bounce it.
+//! The memory-ordering argument is in the docs of [`AtomicFilter`].
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -51,7 +26,7 @@ use crate::hash::DefaultHasher;
 ///
 /// It has the layout and hashing of [`Filter`]; convert between the two with
 /// [`Filter::into_atomic`] and [`AtomicFilter::into_filter`] (no copy), or take a [`snapshot`]
-/// while writers continue. See the [module docs](self) for what readers racing writers see.
+/// while writers continue.
 ///
 /// ```
 /// use splitbloom::AtomicFilter;
@@ -72,6 +47,33 @@ use crate::hash::DefaultHasher;
 /// assert!(frozen.contains(&99_999u64));
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
+///
+/// # Memory ordering: why `Relaxed` is enough
+///
+/// An insert ORs one bit into each of eight 32-bit lanes with `fetch_or`, and nothing ever
+/// clears a bit through a shared reference. OR is commutative and idempotent, and every atomic
+/// read-modify-write of one word takes part in that word's single modification order, so no
+/// update can be lost, whatever the interleaving, and the final bits are exactly the OR of all
+/// inserts. No other memory is published through these bits, so no ordering with other
+/// locations is needed: `Relaxed` gives atomicity, which is all set-only bits require.
+///
+/// What it means for a reader that races writers:
+///
+/// * A key whose insert *completed before* the lookup, in the happens-before sense (the writer
+///   thread was joined, or it signalled completion through a channel, a mutex, or a
+///   `Release` store that the reader observed with an `Acquire` load), is always found: no false
+///   negatives. Coherence then guarantees the reader sees each of the key's eight bits (or a later
+///   value of the word, which still has them, since bits are never cleared).
+/// * A key being inserted *while* the lookup runs may be reported present or absent: the reader
+///   may see some of its eight lanes set and not others. Either answer is correct, since the
+///   insert had not finished.
+/// * False positives behave as in [`Filter`]: a lookup of a key never inserted may say "present"
+///   once enough other keys are in.
+///
+/// A lane whose bit is already set is not written at all: a `Relaxed` load first, and the atomic
+/// read-modify-write (a locked instruction, far slower than a load, and one that takes the cache
+/// line exclusively) only for the lanes that still miss their bit. As the filter fills, most
+/// inserts touch fewer lanes, and threads reading a shared cache line do not bounce it.
 ///
 /// [`snapshot`]: AtomicFilter::snapshot
 pub struct AtomicFilter<S = DefaultHasher> {
@@ -160,7 +162,7 @@ impl<S> AtomicFilter<S> {
     /// over the bitset, at memory speed).
     ///
     /// It holds every key whose insert happened before this call (see the
-    /// [module docs](self)); a key inserted concurrently may be in it or not.
+    /// [`AtomicFilter`] docs); a key inserted concurrently may be in it or not.
     ///
     /// ```
     /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
@@ -195,7 +197,7 @@ impl<S> AtomicFilter<S> {
         let mut missing = 0;
         for (lane, bit) in block.0.iter().zip(mask) {
             // A `Relaxed` load, and the read-modify-write only when the bit is still clear: see
-            // the module docs for why `Relaxed` suffices for bits that are only ever set.
+            // the type's docs for why `Relaxed` suffices for bits that are only ever set.
             if lane.load(Relaxed) & bit == 0 {
                 missing |= bit & !lane.fetch_or(bit, Relaxed);
             }

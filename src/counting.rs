@@ -38,7 +38,14 @@ const LOW_BITS: u128 = u128::MAX / 0xF;
 struct CounterBlock([u128; LANES]);
 
 /// A split-block Bloom filter that supports removal: each bit of the [`Filter`] layout is a
-/// 4-bit saturating counter. See the [module docs](self) for the layout and saturation.
+/// 4-bit saturating counter.
+///
+/// The same block choice and lane bits as [`Filter`] pick eight counters per key, one per lane;
+/// a lane's 32 counters are packed in a `u128`, so a block is 128 bytes (two cache lines), four
+/// times the plain filter. Counters saturate at [`COUNTER_MAX`](Self::COUNTER_MAX) and a saturated
+/// counter is never decremented: it may keep a removed key as a false positive, but can never make
+/// a present key disappear. [`to_filter`](Self::to_filter) projects counters > 0 to a plain
+/// [`Filter`] with identical answers.
 ///
 /// ```
 /// use splitbloom::CountingFilter;

@@ -33,6 +33,10 @@
 //!   stable, documented output: gxhash where the target has AES at compile time, XXH3
 //!   elsewhere. Pre-hashed values go through [`Filter::insert_hash`] and
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
+//! * **Variants**: [`AtomicFilter`] (inserts from many threads at once through `&self`,
+//!   lock-free), [`CountingFilter`] (4-bit saturating counters, so keys can be removed) and
+//!   [`ScalableFilter`] (a chain of filters that grows and keeps its false-positive target), all
+//!   with the block choice, lane bits and hashing of [`Filter`].
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
 //!

@@ -130,7 +130,13 @@ impl ScalableParameters {
 }
 
 /// A split-block Bloom filter that adds stages as keys arrive, keeping the false-positive rate
-/// below its target however many there are. See the [module docs](self) for how.
+/// below its target however many there are (Almeida et al., "Scalable Bloom Filters", 2007).
+///
+/// Stage `i` is a plain [`Filter`] sized for `n₀ · sⁱ` keys at a rate of `P · (1 − r) · rⁱ`
+/// ([`ScalableParameters`]: initial capacity `n₀`, target `P`, growth factor `s`, default 2,
+/// tightening ratio `r`, default 0.85). Keys go into the newest stage until it holds its planned
+/// number; a lookup hashes the key once and checks the stages newest first. The compound rate is
+/// at most the sum of the stages' rates, below `P`.
 ///
 /// Inserting can fail when a new stage cannot be made (it would exceed
 /// [`math::MAX_BLOCKS`] or the allocator refuses it), so [`insert`](Self::insert) returns a
