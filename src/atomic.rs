@@ -10,12 +10,11 @@
 use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
-use core::sync::atomic::Ordering::Relaxed;
 
 use crate::Kernel;
 use crate::arch::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
+use crate::block::{BLOCK_BYTES, Block, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::DefaultHasher;
@@ -27,6 +26,12 @@ use crate::hash::DefaultHasher;
 /// It has the layout and hashing of [`Filter`]; convert between the two with
 /// [`Filter::into_atomic`] and [`AtomicFilter::into_filter`] (no copy), or take a [`snapshot`]
 /// while writers continue.
+///
+/// Use it when writers must share one live filter (readers see each insert as soon as it
+/// completes). An atomic insert costs several times a plain one (up to four locked
+/// read-modify-writes), so for a bulk load that nobody reads until it ends, building one
+/// [`Filter`] per thread and merging them with [`Filter::union`] (bit-identical) is faster;
+/// `cargo bench --bench atomic` compares the two.
 ///
 /// ```
 /// use splitbloom::AtomicFilter;
@@ -50,8 +55,8 @@ use crate::hash::DefaultHasher;
 ///
 /// # Memory ordering: why `Relaxed` is enough
 ///
-/// An insert ORs one bit into each of eight 32-bit lanes with `fetch_or`, and nothing ever
-/// clears a bit through a shared reference. OR is commutative and idempotent, and every atomic
+/// An insert ORs the key's eight bits (one per lane) into the block's atomic words with
+/// `fetch_or`, and nothing ever clears a bit through a shared reference. OR is commutative and idempotent, and every atomic
 /// read-modify-write of one word takes part in that word's single modification order, so no
 /// update can be lost, whatever the interleaving, and the final bits are exactly the OR of all
 /// inserts. No other memory is published through these bits, so no ordering with other
@@ -70,10 +75,11 @@ use crate::hash::DefaultHasher;
 /// * False positives behave as in [`Filter`]: a lookup of a key never inserted may say "present"
 ///   once enough other keys are in.
 ///
-/// A lane whose bit is already set is not written at all: a `Relaxed` load first, and the atomic
-/// read-modify-write (a locked instruction, far slower than a load, and one that takes the cache
-/// line exclusively) only for the lanes that still miss their bit. As the filter fills, most
-/// inserts touch fewer lanes, and threads reading a shared cache line do not bounce it.
+/// The block is updated as four 64-bit atomic words (eight 32-bit ones on targets without 64-bit
+/// atomics). A word whose bits are all set already is not written: a `Relaxed` load first, and
+/// the atomic read-modify-write (a locked instruction, far slower than a load, and one that takes
+/// the cache line exclusively) only for words that still miss a bit. As the filter fills, inserts
+/// write fewer words, and threads reading a shared cache line do not bounce it.
 ///
 /// [`snapshot`]: AtomicFilter::snapshot
 pub struct AtomicFilter<S = DefaultHasher> {
@@ -177,12 +183,17 @@ impl<S> AtomicFilter<S> {
     where
         S: Clone,
     {
-        let blocks = self.blocks.iter().map(|block| Block(load(block))).collect();
+        let blocks = self
+            .blocks
+            .iter()
+            .map(|block| Block(block.load()))
+            .collect();
         Filter::from_parts(blocks, self.kernel, self.hasher.clone())
     }
 
     /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when all its bits were
-    /// already set, by this or a concurrent insert (the key was probably present).
+    /// already set when this call read them (the key was probably present). Two threads racing
+    /// to insert the same new key may both get `false`.
     ///
     /// ```
     /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
@@ -193,16 +204,7 @@ impl<S> AtomicFilter<S> {
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> bool {
         let block = &self.blocks[block_index(hash, self.blocks.len())];
-        let mask = self.kernel.mask(hash as u32);
-        let mut missing = 0;
-        for (lane, bit) in block.0.iter().zip(mask) {
-            // A `Relaxed` load, and the read-modify-write only when the bit is still clear: see
-            // the type's docs for why `Relaxed` suffices for bits that are only ever set.
-            if lane.load(Relaxed) & bit == 0 {
-                missing |= bit & !lane.fetch_or(bit, Relaxed);
-            }
-        }
-        missing == 0
+        block.insert(self.kernel.mask(hash as u32))
     }
 
     /// Whether a pre-hashed key may be present: `false` means certainly absent (for every key
@@ -217,7 +219,7 @@ impl<S> AtomicFilter<S> {
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
         let block = &self.blocks[block_index(hash, self.blocks.len())];
-        self.kernel.contains(&load(block), hash as u32)
+        self.kernel.contains(&block.load(), hash as u32)
     }
 
     /// Adds every hash of `hashes`.
@@ -345,12 +347,6 @@ impl<S: fmt::Debug> fmt::Debug for AtomicFilter<S> {
             .field("hasher", &self.hasher)
             .finish()
     }
-}
-
-/// The lanes of `block` as they are now, each read atomically (`Relaxed`).
-#[inline(always)]
-fn load(block: &AtomicBlock) -> [u32; LANES] {
-    core::array::from_fn(|lane| block.0[lane].load(Relaxed))
 }
 
 // Compile-time check: the filter is shared between threads by design.
