@@ -162,6 +162,8 @@ pub struct ScalableFilter<S = DefaultHasher> {
     hasher: S,
     /// Keys added to the newest stage.
     items_in_last_stage: u64,
+    /// The newest stage's capacity (cached: computing it takes a `pow`).
+    last_stage_capacity: u64,
 }
 
 impl ScalableFilter {
@@ -204,6 +206,7 @@ impl<S: Clone> ScalableFilter<S> {
             parameters,
             hasher,
             items_in_last_stage: 0,
+            last_stage_capacity: parameters.stage_capacity(0),
         })
     }
 
@@ -222,9 +225,9 @@ impl<S: Clone> ScalableFilter<S> {
         if self.contains_hash(hash) {
             return Ok(true);
         }
-        let newest = self.stages.len() - 1;
-        if self.items_in_last_stage >= self.parameters.stage_capacity(newest) {
-            let blocks = self.parameters.stage_blocks(newest + 1)?;
+        if self.items_in_last_stage >= self.last_stage_capacity {
+            let next = self.stages.len();
+            let blocks = self.parameters.stage_blocks(next)?;
             let stage = Filter::with_num_blocks_and_hasher(blocks, self.hasher.clone())?;
             self.stages
                 .try_reserve(1)
@@ -233,6 +236,7 @@ impl<S: Clone> ScalableFilter<S> {
                 })?;
             self.stages.push(stage);
             self.items_in_last_stage = 0;
+            self.last_stage_capacity = self.parameters.stage_capacity(next);
         }
         self.newest_mut().insert_hash(hash);
         self.items_in_last_stage += 1;
@@ -320,6 +324,7 @@ impl<S: Clone + PartialEq> ScalableFilter<S> {
             parameters,
             hasher,
             items_in_last_stage,
+            last_stage_capacity: capacity,
         })
     }
 }

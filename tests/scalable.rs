@@ -236,3 +236,31 @@ fn bad_parameters_are_errors() {
     assert!(matches!(result, Err(Error::TooLarge { .. })), "{result:?}");
     println!("{}", result.unwrap_err());
 }
+
+#[test]
+fn scalable_errors_say_what_to_change() {
+    let growth = Error::InvalidGrowthFactor(0.5).to_string();
+    assert!(
+        growth.contains("0.5") && growth.contains("at least 1"),
+        "{growth}"
+    );
+    let ratio = Error::InvalidTighteningRatio(1.0).to_string();
+    assert!(ratio.contains("between 0 and 1"), "{ratio}");
+    assert!(Error::NoStages.to_string().contains("at least one stage"));
+    let mismatch = Error::StageMismatch {
+        stage: 2,
+        expected_blocks: 10,
+        found_blocks: 12,
+    }
+    .to_string();
+    assert!(
+        mismatch.contains("stage 2") && mismatch.contains("other parameters"),
+        "{mismatch}"
+    );
+    let overfilled = Error::StageOverfilled {
+        items: 9,
+        capacity: 8,
+    }
+    .to_string();
+    assert!(overfilled.contains("capacity is 8"), "{overfilled}");
+}
