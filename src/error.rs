@@ -106,6 +106,28 @@ pub enum Error {
         /// The filter's number of blocks.
         blocks: usize,
     },
+    /// A scalable filter's growth factor is not a finite number of at least 1.
+    InvalidGrowthFactor(f64),
+    /// A scalable filter's tightening ratio is not strictly between 0 and 1.
+    InvalidTighteningRatio(f64),
+    /// A scalable filter was assembled from no stages.
+    NoStages,
+    /// A scalable filter's stage does not have the size its parameters give it.
+    StageMismatch {
+        /// The stage, counted from 0 (the oldest).
+        stage: usize,
+        /// The blocks the parameters give this stage.
+        expected_blocks: usize,
+        /// The blocks the stage has.
+        found_blocks: usize,
+    },
+    /// A scalable filter's newest stage was said to hold more items than its capacity.
+    StageOverfilled {
+        /// The items said to be in the stage.
+        items: u64,
+        /// The stage's capacity.
+        capacity: u64,
+    },
 }
 
 impl fmt::Display for Error {
@@ -187,6 +209,28 @@ impl fmt::Display for Error {
             Error::CannotFold { blocks } => write!(
                 f,
                 "a filter of {blocks} blocks cannot be folded: folding halves the number of blocks, which must be even"
+            ),
+            Error::InvalidGrowthFactor(factor) => write!(
+                f,
+                "growth factor {factor} must be a finite number of at least 1 (2 is usual)"
+            ),
+            Error::InvalidTighteningRatio(ratio) => write!(
+                f,
+                "tightening ratio {ratio} must be strictly between 0 and 1 (0.8 to 0.9 is usual)"
+            ),
+            Error::NoStages => f.write_str("a scalable filter needs at least one stage"),
+            Error::StageMismatch {
+                stage,
+                expected_blocks,
+                found_blocks,
+            } => write!(
+                f,
+                "stage {stage} has {found_blocks} blocks but the parameters give it \
+                 {expected_blocks}: the stages were built with other parameters"
+            ),
+            Error::StageOverfilled { items, capacity } => write!(
+                f,
+                "the newest stage cannot hold {items} items: its capacity is {capacity}"
             ),
         }
     }

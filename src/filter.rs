@@ -294,6 +294,22 @@ impl<S> Filter<S> {
         self.blocks.truncate(num_blocks.max(1));
     }
 
+    /// Takes the filter apart without copying, for the filter types built on the same blocks.
+    #[cfg(target_has_atomic = "32")]
+    pub(crate) fn into_parts(self) -> (Vec<Block>, Dispatch, S) {
+        (self.blocks, self.kernel, self.hasher)
+    }
+
+    /// Puts a filter together from its parts without copying; `blocks` must not be empty.
+    pub(crate) fn from_parts(blocks: Vec<Block>, kernel: Dispatch, hasher: S) -> Self {
+        debug_assert!(!blocks.is_empty(), "a filter has at least one block");
+        Filter {
+            blocks,
+            kernel,
+            hasher,
+        }
+    }
+
     /// The fraction of bits that are set, from 0 to 1.
     ///
     /// ```

@@ -33,6 +33,10 @@
 //!   stable, documented output: gxhash where the target has AES at compile time, XXH3
 //!   elsewhere. Pre-hashed values go through [`Filter::insert_hash`] and
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
+//! * **Variants**: [`AtomicFilter`] (inserts from many threads at once through `&self`,
+//!   lock-free), [`CountingFilter`] (4-bit saturating counters, so keys can be removed) and
+//!   [`ScalableFilter`] (a chain of filters that grows and keeps its false-positive target), all
+//!   with the block choice, lane bits and hashing of [`Filter`].
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
 //! * **Storage** ([`format`](mod@format)): a documented little-endian format with a
@@ -64,7 +68,11 @@
 extern crate alloc;
 
 mod arch;
+// Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
+#[cfg(target_has_atomic = "32")]
+mod atomic;
 mod block;
+mod counting;
 mod error;
 mod filter;
 mod fold;
@@ -73,17 +81,22 @@ pub mod hash;
 mod lookup;
 pub mod math;
 pub mod parquet;
+mod scalable;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
 pub use arch::{Kernel, UnknownKernel};
+#[cfg(target_has_atomic = "32")]
+pub use atomic::AtomicFilter;
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
+pub use counting::CountingFilter;
 pub use error::Error;
 pub use filter::Filter;
 pub use format::FilterRef;
 #[cfg(splitbloom_gxhash)]
 pub use hash::GxHash;
 pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, HasherKind, Xxh3Hash};
+pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

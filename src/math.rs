@@ -204,6 +204,19 @@ pub fn keys_per_block_for_fill(fill: f64) -> f64 {
     -32.0 * libm::log1p(-fill)
 }
 
+/// Errors unless a filter may have `num_blocks` blocks: at least one, at most [`MAX_BLOCKS`].
+pub(crate) fn check_num_blocks(num_blocks: usize) -> Result<(), Error> {
+    if num_blocks == 0 {
+        return Err(Error::ZeroBlocks);
+    }
+    if num_blocks > MAX_BLOCKS {
+        return Err(Error::TooLarge {
+            blocks: num_blocks as f64,
+        });
+    }
+    Ok(())
+}
+
 /// Errors unless `fpr` is in the open interval (0, 1).
 pub(crate) fn check_fpr(fpr: f64) -> Result<(), Error> {
     if fpr > 0.0 && fpr < 1.0 {

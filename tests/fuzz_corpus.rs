@@ -33,3 +33,27 @@ fn differential_corpus() {
 fn hashing_corpus() {
     replay("hashing", fuzz_checks::hashing);
 }
+
+#[test]
+fn from_bytes_corpus() {
+    replay("from_bytes", fuzz_checks::from_bytes);
+    // The seeds include valid filters of every hasher, so the success path is replayed too.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/from_bytes");
+    let readable = std::fs::read_dir(folder)
+        .expect("corpus folder")
+        .filter(|entry| {
+            let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
+            splitbloom::format::Header::parse(&bytes).is_ok()
+                && splitbloom::Filter::<splitbloom::Xxh3Hash>::from_bytes(&bytes).is_ok()
+        })
+        .count();
+    assert!(
+        readable > 0,
+        "no valid XXH3 filter among the from_bytes seeds"
+    );
+}
+
+#[test]
+fn roundtrip_corpus() {
+    replay("roundtrip", fuzz_checks::roundtrip);
+}

@@ -20,6 +20,10 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::block::{LANES, block_index};
 
+// Atomic lanes need 32-bit atomic read-modify-write instructions, which a few embedded targets
+// lack; everything else in the crate works without them.
+#[cfg(target_has_atomic = "32")]
+pub(crate) mod atomic;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 #[cfg(target_arch = "aarch64")]

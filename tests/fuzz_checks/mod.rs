@@ -7,7 +7,9 @@ use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};
 
 use arbitrary::{Arbitrary, Unstructured};
-use splitbloom::{DefaultHasher, Filter, Kernel, Xxh3Hash};
+use splitbloom::format::{HEADER_BYTES, Header};
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{DefaultHasher, Filter, FilterHasher, FilterRef, Kernel, Xxh3Hash};
 
 /// One step of the differential target.
 #[derive(Arbitrary, Debug)]
@@ -30,6 +32,8 @@ enum Op {
     Intersect(Vec<u64>),
     /// Clear every bit.
     Clear,
+    /// Halve the number of blocks (when even).
+    Fold,
 }
 
 /// The inputs: a shape and a sequence of operations.
@@ -56,7 +60,7 @@ pub fn differential(data: &[u8]) {
     let Ok(script) = Script::arbitrary_take_rest(Unstructured::new(data)) else {
         return;
     };
-    let blocks = usize::from(script.blocks) + 1;
+    let mut blocks = usize::from(script.blocks) + 1;
     let kernels: Vec<Kernel> = Kernel::available().collect();
     assert_eq!(kernels[0], Kernel::Scalar);
     let mut filters: Vec<Filter> = kernels
@@ -156,6 +160,19 @@ pub fn differential(data: &[u8]) {
                 }
                 model.clear();
             }
+            Op::Fold => {
+                let results: Vec<bool> = filters
+                    .iter_mut()
+                    .map(|filter| filter.fold().is_ok())
+                    .collect();
+                assert!(
+                    results.iter().all(|&ok| ok == (blocks % 2 == 0)),
+                    "fold results {results:?} at {blocks} blocks"
+                );
+                if blocks % 2 == 0 {
+                    blocks /= 2;
+                }
+            }
         }
         for (filter, kernel) in filters.iter().zip(&kernels).skip(1) {
             assert_eq!(
@@ -211,4 +228,149 @@ fn hash_bytes<S: BuildHasher>(builder: &S, bytes: &[u8]) -> u64 {
     let mut hasher = builder.build_hasher();
     hasher.write(bytes);
     hasher.finish()
+}
+
+/// Returns `bytes` with the checksum field recomputed, so that mutated inputs get past the
+/// checksum and reach the checks behind it.
+fn with_valid_checksum(bytes: &[u8]) -> Vec<u8> {
+    let mut fixed = bytes.to_vec();
+    if fixed.len() >= HEADER_BYTES {
+        let mut checksum = xxhash_rust::xxh3::Xxh3Default::new();
+        checksum.update(&fixed[..24]);
+        checksum.update(&fixed[HEADER_BYTES..]);
+        fixed[24..32].copy_from_slice(&checksum.digest().to_le_bytes());
+    }
+    fixed
+}
+
+/// Reads `bytes` as a filter with hasher `S`, owned and borrowed: never panics; when it
+/// succeeds, re-serializing gives back the same bytes and both readers answer alike.
+fn read_as<S: FilterHasher + std::fmt::Debug>(bytes: &[u8]) {
+    let owned = Filter::<S>::from_bytes(bytes);
+    let borrowed = FilterRef::<S>::from_bytes(bytes);
+    assert_eq!(
+        owned.is_ok(),
+        borrowed.is_ok(),
+        "owned {owned:?} vs borrowed {:?}",
+        borrowed.as_ref().err()
+    );
+    let (Ok(owned), Ok(borrowed)) = (owned, borrowed) else {
+        return;
+    };
+    assert_eq!(owned.to_bytes(), bytes, "re-serialized bytes differ");
+    assert_eq!(borrowed.to_bytes(), bytes, "re-serialized view differs");
+    let header = Header::parse(bytes).expect("a readable filter has a readable header");
+    assert_eq!(header.num_blocks, owned.num_blocks());
+    let probes: Vec<u64> = bytes
+        .chunks(8)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .fold(0u64, |acc, &b| acc.rotate_left(8) ^ u64::from(b))
+        })
+        .collect();
+    let mut answers = vec![false; probes.len()];
+    borrowed.contains_hash_batch(&probes, &mut answers);
+    for (&hash, &answer) in probes.iter().zip(&answers) {
+        assert_eq!(
+            owned.contains_hash(hash),
+            answer,
+            "owned and borrowed disagree on {hash:#x}"
+        );
+        assert_eq!(borrowed.contains_hash(hash), answer);
+    }
+    assert!((0.0..=1.0).contains(&borrowed.fill_ratio()));
+}
+
+/// Arbitrary bytes into every reader: the own format (each hasher type, owned and zero-copy,
+/// as given and with a repaired checksum) and the Parquet header/bitset reader.
+pub fn from_bytes(data: &[u8]) {
+    for bytes in [data.to_vec(), with_valid_checksum(data)] {
+        read_as::<DefaultHasher>(&bytes);
+        read_as::<Xxh3Hash>(&bytes);
+        read_as::<ParquetHash>(&bytes);
+    }
+    if let Ok((num_bytes, header_len)) = splitbloom::parquet::read_header(data) {
+        assert!(header_len <= data.len(), "header longer than its input");
+        assert!(
+            num_bytes > 0 && num_bytes % 32 == 0,
+            "accepted numBytes {num_bytes}"
+        );
+    }
+    if let Ok((filter, consumed)) = Filter::<ParquetHash>::from_parquet_bytes(data) {
+        assert!(consumed <= data.len());
+        let bitset = filter.to_parquet_bitset();
+        assert_eq!(
+            &data[consumed - bitset.len()..consumed],
+            bitset.as_slice(),
+            "bitset not read verbatim"
+        );
+        if let Ok((view, view_consumed)) = FilterRef::<ParquetHash>::from_parquet_bytes(data) {
+            assert_eq!(view_consumed, consumed);
+            assert!(filter.contains_value("probe") == view.contains_value("probe"));
+        }
+    }
+}
+
+/// The inputs of the round-trip target.
+#[derive(Arbitrary, Debug)]
+struct RoundTrip {
+    blocks: u16,
+    seed: u64,
+    xxh3: bool,
+    hashes: Vec<u64>,
+    keys: Vec<Vec<u8>>,
+    probes: Vec<u64>,
+}
+
+/// A random filter → bytes → filter → bytes: identical bytes, identical answers.
+pub fn roundtrip(data: &[u8]) {
+    let Ok(input) = RoundTrip::arbitrary_take_rest(Unstructured::new(data)) else {
+        return;
+    };
+    let blocks = usize::from(input.blocks % 1024) + 1;
+    if input.xxh3 {
+        roundtrip_with(blocks, Xxh3Hash::with_seed(input.seed), &input);
+    } else {
+        roundtrip_with(blocks, DefaultHasher::with_seed(input.seed), &input);
+    }
+}
+
+fn roundtrip_with<S: FilterHasher + std::fmt::Debug>(blocks: usize, hasher: S, input: &RoundTrip) {
+    let mut filter = Filter::with_num_blocks_and_hasher(blocks, hasher).expect("1..=1024 blocks");
+    filter.insert_hash_batch(&input.hashes);
+    for key in &input.keys {
+        filter.insert(key.as_slice());
+    }
+    let bytes = filter.to_bytes();
+    let mut written = Vec::new();
+    filter
+        .write_to(&mut written)
+        .expect("writing to a Vec cannot fail");
+    assert_eq!(written, bytes, "write_to and to_bytes differ");
+    let read = Filter::<S>::from_bytes(&bytes).expect("own bytes read back");
+    assert_eq!(read, filter, "read filter differs");
+    assert_eq!(read.to_bytes(), bytes, "re-written bytes differ");
+    let view = FilterRef::<S>::from_bytes(&bytes).expect("own bytes viewed");
+    for &hash in input.hashes.iter().chain(&input.probes) {
+        assert_eq!(
+            view.contains_hash(hash),
+            filter.contains_hash(hash),
+            "{hash:#x}"
+        );
+        assert_eq!(
+            read.contains_hash(hash),
+            filter.contains_hash(hash),
+            "{hash:#x}"
+        );
+    }
+    for hash in &input.hashes {
+        assert!(view.contains_hash(*hash), "false negative after round trip");
+    }
+    for key in &input.keys {
+        assert!(
+            view.contains(key.as_slice()) && read.contains(key.as_slice()),
+            "key lost in round trip"
+        );
+    }
 }

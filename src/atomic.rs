@@ -1,0 +1,356 @@
+//! [`AtomicFilter`]: a split-block Bloom filter that many threads fill at once, without a lock.
+//!
+//! The layout, hashing, block choice and lane bits are those of [`Filter`] (the same
+//! [`block_index`] and the same kernel's mask), so the two convert into each other without
+//! copying the bitset ([`Filter::into_atomic`], [`AtomicFilter::into_filter`]) and a filter
+//! built by several threads is bit for bit the one a single thread would build.
+//!
+//! The memory-ordering argument is in the docs of [`AtomicFilter`].
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+
+use crate::Kernel;
+use crate::arch::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
+use crate::arch::{BlockKernel, Dispatch};
+use crate::block::{BLOCK_BYTES, Block, block_index};
+use crate::error::Error;
+use crate::filter::Filter;
+use crate::hash::DefaultHasher;
+
+/// A split-block Bloom filter whose inserts and lookups all take `&self`: share it between
+/// threads (with `std::thread::scope` or behind an `Arc`) and insert from all of them at once,
+/// lock-free.
+///
+/// It has the layout and hashing of [`Filter`]; convert between the two with
+/// [`Filter::into_atomic`] and [`AtomicFilter::into_filter`] (no copy), or take a [`snapshot`]
+/// while writers continue.
+///
+/// Use it when writers must share one live filter (readers see each insert as soon as it
+/// completes). An atomic insert costs several times a plain one (up to four locked
+/// read-modify-writes), so for a bulk load that nobody reads until it ends, building one
+/// [`Filter`] per thread and merging them with [`Filter::union`] (bit-identical) is faster;
+/// `cargo bench --bench atomic` compares the two.
+///
+/// ```
+/// use splitbloom::AtomicFilter;
+///
+/// let filter = AtomicFilter::with_fpr(100_000, 0.01)?;
+/// std::thread::scope(|scope| {
+///     for thread in 0..4u64 {
+///         let filter = &filter;
+///         scope.spawn(move || {
+///             for key in (thread * 25_000)..((thread + 1) * 25_000) {
+///                 filter.insert(&key);
+///             }
+///         });
+///     }
+/// });
+/// assert!((0..100_000u64).all(|key| filter.contains(&key)));
+/// let frozen: splitbloom::Filter = filter.into_filter(); // no copy
+/// assert!(frozen.contains(&99_999u64));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+///
+/// # Memory ordering: why `Relaxed` is enough
+///
+/// An insert ORs the key's eight bits (one per lane) into the block's atomic words with
+/// `fetch_or`, and nothing ever clears a bit through a shared reference. OR is commutative and idempotent, and every atomic
+/// read-modify-write of one word takes part in that word's single modification order, so no
+/// update can be lost, whatever the interleaving, and the final bits are exactly the OR of all
+/// inserts. No other memory is published through these bits, so no ordering with other
+/// locations is needed: `Relaxed` gives atomicity, which is all set-only bits require.
+///
+/// What it means for a reader that races writers:
+///
+/// * A key whose insert *completed before* the lookup, in the happens-before sense (the writer
+///   thread was joined, or it signalled completion through a channel, a mutex, or a
+///   `Release` store that the reader observed with an `Acquire` load), is always found: no false
+///   negatives. Coherence then guarantees the reader sees each of the key's eight bits (or a later
+///   value of the word, which still has them, since bits are never cleared).
+/// * A key being inserted *while* the lookup runs may be reported present or absent: the reader
+///   may see some of its eight lanes set and not others. Either answer is correct, since the
+///   insert had not finished.
+/// * False positives behave as in [`Filter`]: a lookup of a key never inserted may say "present"
+///   once enough other keys are in.
+///
+/// The block is updated as four 64-bit atomic words (eight 32-bit ones on targets without 64-bit
+/// atomics). A word whose bits are all set already is not written: a `Relaxed` load first, and
+/// the atomic read-modify-write (a locked instruction, far slower than a load, and one that takes
+/// the cache line exclusively) only for words that still miss a bit. As the filter fills, inserts
+/// write fewer words, and threads reading a shared cache line do not bounce it.
+///
+/// [`snapshot`]: AtomicFilter::snapshot
+pub struct AtomicFilter<S = DefaultHasher> {
+    blocks: Vec<AtomicBlock>,
+    kernel: Dispatch,
+    hasher: S,
+}
+
+impl AtomicFilter {
+    /// An empty filter for `items` keys with a false-positive rate of at most `fpr`; the same
+    /// size as [`Filter::with_fpr`].
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(1_000_000, 0.01)?;
+    /// assert_eq!(filter.size_in_bytes(), 41_130 * 32);
+    /// assert!(splitbloom::AtomicFilter::with_fpr(0, 0.01).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
+        Filter::with_fpr(items, fpr).map(Filter::into_atomic)
+    }
+
+    /// An empty filter of exactly `num_blocks` 32-byte blocks, as [`Filter::with_num_blocks`].
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
+    /// assert_eq!(filter.num_blocks(), 64);
+    /// assert!(splitbloom::AtomicFilter::with_num_blocks(0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
+        Filter::with_num_blocks(num_blocks).map(Filter::into_atomic)
+    }
+}
+
+impl<S> Filter<S> {
+    /// This filter, shareable between writing threads: the bitset is taken over, not copied.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
+    /// filter.insert("before");
+    /// let shared = filter.into_atomic();
+    /// shared.insert("after"); // through `&self`
+    /// assert!(shared.contains("before") && shared.contains("after"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn into_atomic(self) -> AtomicFilter<S> {
+        let (blocks, kernel, hasher) = self.into_parts();
+        AtomicFilter {
+            blocks: into_atomic_blocks(blocks),
+            kernel,
+            hasher,
+        }
+    }
+}
+
+impl<S> From<Filter<S>> for AtomicFilter<S> {
+    /// [`Filter::into_atomic`].
+    fn from(filter: Filter<S>) -> Self {
+        filter.into_atomic()
+    }
+}
+
+impl<S> From<AtomicFilter<S>> for Filter<S> {
+    /// [`AtomicFilter::into_filter`].
+    fn from(filter: AtomicFilter<S>) -> Self {
+        filter.into_filter()
+    }
+}
+
+impl<S> AtomicFilter<S> {
+    /// The plain [`Filter`] with these bits, taking the bitset over without copying. Owning the
+    /// `AtomicFilter` proves every writer has finished, so the result holds every insert.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+    /// filter.insert_hash(7 << 40);
+    /// assert!(filter.into_filter().contains_hash(7 << 40));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn into_filter(self) -> Filter<S> {
+        Filter::from_parts(into_plain_blocks(self.blocks), self.kernel, self.hasher)
+    }
+
+    /// A plain [`Filter`] copy of the bits as they are now, while writers may continue (one pass
+    /// over the bitset, at memory speed).
+    ///
+    /// It holds every key whose insert happened before this call (see the
+    /// [`AtomicFilter`] docs); a key inserted concurrently may be in it or not.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+    /// filter.insert("early");
+    /// let snapshot = filter.snapshot();
+    /// filter.insert("late");
+    /// assert!(snapshot.contains("early"));
+    /// assert!(filter.contains("late"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn snapshot(&self) -> Filter<S>
+    where
+        S: Clone,
+    {
+        let blocks = self
+            .blocks
+            .iter()
+            .map(|block| Block(block.load()))
+            .collect();
+        Filter::from_parts(blocks, self.kernel, self.hasher.clone())
+    }
+
+    /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when all its bits were
+    /// already set when this call read them (the key was probably present). Two threads racing
+    /// to insert the same new key may both get `false`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        let block = &self.blocks[block_index(hash, self.blocks.len())];
+        block.insert(self.kernel.mask(hash as u32))
+    }
+
+    /// Whether a pre-hashed key may be present: `false` means certainly absent (for every key
+    /// whose insert completed before this call).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
+    /// filter.insert_hash(42 << 40 | 7);
+    /// assert!(filter.contains_hash(42 << 40 | 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        let block = &self.blocks[block_index(hash, self.blocks.len())];
+        self.kernel.contains(&block.load(), hash as u32)
+    }
+
+    /// Adds every hash of `hashes`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40, 3 << 40]);
+    /// assert!(filter.contains_hash(2 << 40));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&self, hashes: &[u64]) {
+        for &hash in hashes {
+            self.insert_hash(hash);
+        }
+    }
+
+    /// Writes into `out[i]` whether `hashes[i]` may be present.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != hashes.len()`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
+    /// filter.insert_hash(5 << 40);
+    /// let mut out = [false; 2];
+    /// filter.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        assert_eq!(
+            hashes.len(),
+            out.len(),
+            "contains_hash_batch: `out` must have one slot per hash"
+        );
+        for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
+            *answer = self.contains_hash(hash);
+        }
+    }
+
+    /// The kernel that computes masks and answers lookups.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
+    /// assert_eq!(filter.kernel(), splitbloom::Kernel::best());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.kernel()
+    }
+
+    /// The hasher keys go through.
+    ///
+    /// ```
+    /// use splitbloom::{AtomicFilter, DefaultHasher};
+    /// assert_eq!(*AtomicFilter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// The number of 32-byte blocks.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::AtomicFilter::with_num_blocks(3)?.num_blocks(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The size of the bitset in bytes (32 per block).
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::AtomicFilter::with_num_blocks(3)?.size_in_bytes(), 96);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn size_in_bytes(&self) -> usize {
+        self.blocks.len() * BLOCK_BYTES
+    }
+}
+
+impl<S: BuildHasher> AtomicFilter<S> {
+    /// Adds `key` through a shared reference; returns `true` when all its bits were already set.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert(&42u64));
+    /// assert!(filter.insert(&42u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+
+    /// Whether `key` may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("present");
+    /// assert!(filter.contains("present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// Shows the shape, not the bits (which may be changing).
+///
+/// ```
+/// let filter = splitbloom::AtomicFilter::with_num_blocks(2)?;
+/// assert!(format!("{filter:?}").contains("num_blocks: 2"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: fmt::Debug> fmt::Debug for AtomicFilter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicFilter")
+            .field("num_blocks", &self.blocks.len())
+            .field("kernel", &self.kernel())
+            .field("hasher", &self.hasher)
+            .finish()
+    }
+}
+
+// Compile-time check: the filter is shared between threads by design.
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<AtomicFilter>();
+};

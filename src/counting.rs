@@ -1,0 +1,470 @@
+//! [`CountingFilter`]: a split-block filter whose bits are 4-bit counters, so keys can be removed.
+//!
+//! Every bit of a [`Filter`] block becomes a counter: the same block choice ([`block_index`]) and
+//! the same lane bits (the kernel's mask) pick eight counters for a key, one per lane, and an
+//! insert increments them where a [`Filter`] would set bits. The counters of one 32-bit lane are
+//! packed into a `u128` (32 × 4 bits), so a block is eight `u128`s: 128 bytes, two cache lines,
+//! four times the memory of the plain filter. Projecting "counter > 0" back to bits
+//! ([`CountingFilter::to_filter`]) gives a plain [`Filter`] with identical answers, which is how a
+//! service keeps deletions at the writer and ships the compact filter to readers.
+//!
+//! Counters saturate at [`CountingFilter::COUNTER_MAX`] (15): an increment of a full counter is
+//! lost, so the counter no longer knows how many keys use it, and it is therefore never
+//! decremented again. A saturated counter can make a removed key linger as a false positive, but
+//! it can never make a present key disappear. With the usual sizing a counter reaches 15 only
+//! when one key is inserted many times or a block is heavily overloaded (Fan et al., "Summary
+//! cache", 2000: with 4-bit counters overflow is rare).
+
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+
+use crate::arch::{BlockKernel, Dispatch};
+use crate::block::{Block, LANES, block_index};
+use crate::error::Error;
+use crate::filter::Filter;
+use crate::hash::DefaultHasher;
+use crate::{Kernel, math};
+
+/// Bits per counter.
+const COUNTER_BITS: u32 = 4;
+
+/// The lowest bit of every counter of a lane.
+const LOW_BITS: u128 = u128::MAX / 0xF;
+
+/// One block of counters: lane `i`'s counter for bit `b` is bits `4b..4b + 4` of `self.0[i]`.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+#[repr(C, align(64))]
+struct CounterBlock([u128; LANES]);
+
+/// A split-block Bloom filter that supports removal: each bit of the [`Filter`] layout is a
+/// 4-bit saturating counter.
+///
+/// The same block choice and lane bits as [`Filter`] pick eight counters per key, one per lane;
+/// a lane's 32 counters are packed in a `u128`, so a block is 128 bytes (two cache lines), four
+/// times the plain filter. Counters saturate at [`COUNTER_MAX`](Self::COUNTER_MAX) and a saturated
+/// counter is never decremented: it may keep a removed key as a false positive, but can never make
+/// a present key disappear. [`to_filter`](Self::to_filter) projects counters > 0 to a plain
+/// [`Filter`] with identical answers.
+///
+/// ```
+/// use splitbloom::CountingFilter;
+///
+/// let mut blocklist = CountingFilter::with_fpr(10_000, 0.01)?;
+/// blocklist.insert("10.0.0.1");
+/// blocklist.insert("10.0.0.2");
+/// assert!(blocklist.remove("10.0.0.1"));   // it was (probably) present
+/// assert!(!blocklist.contains("10.0.0.1")); // gone (here certainly)
+/// assert!(blocklist.contains("10.0.0.2"));  // others stay
+///
+/// // Ship the compact filter (a quarter of the size) to readers; the answers are identical.
+/// let compact = blocklist.to_filter();
+/// assert!(compact.contains("10.0.0.2"));
+/// assert_eq!(compact.size_in_bytes() * 4, blocklist.size_in_bytes());
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct CountingFilter<S = DefaultHasher> {
+    blocks: Vec<CounterBlock>,
+    kernel: Dispatch,
+    hasher: S,
+}
+
+impl CountingFilter {
+    /// A counting filter for `items` keys whose projection has a false-positive rate of at most
+    /// `fpr`: the block count of [`Filter::with_fpr`], at 128 bytes per block.
+    ///
+    /// ```
+    /// let filter = splitbloom::CountingFilter::with_fpr(1_000_000, 0.01)?;
+    /// assert_eq!(filter.num_blocks(), 41_130);
+    /// assert_eq!(filter.size_in_bytes(), 41_130 * 128); // 42 bits per key
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
+        Self::with_fpr_and_hasher(items, fpr, DefaultHasher::default())
+    }
+
+    /// A counting filter of exactly `num_blocks` blocks of 256 counters.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(3)?.size_in_bytes(), 384);
+    /// assert!(splitbloom::CountingFilter::with_num_blocks(0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
+        Self::with_num_blocks_and_hasher(num_blocks, DefaultHasher::default())
+    }
+}
+
+impl<S> CountingFilter<S> {
+    /// The largest value of a counter; a counter that reaches it stays there.
+    pub const COUNTER_MAX: u8 = 15;
+
+    /// [`CountingFilter::with_fpr`] with a given hasher.
+    ///
+    /// ```
+    /// use splitbloom::{CountingFilter, FilterHasher, Xxh3Hash};
+    /// let filter = CountingFilter::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(3))?;
+    /// assert_eq!(filter.hasher().seed(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr_and_hasher(items: u64, fpr: f64, hasher: S) -> Result<Self, Error> {
+        Self::with_num_blocks_and_hasher(math::num_blocks_for_fpr(items, fpr)?, hasher)
+    }
+
+    /// [`CountingFilter::with_num_blocks`] with a given hasher.
+    ///
+    /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`], or the allocation fails.
+    ///
+    /// ```
+    /// use splitbloom::{CountingFilter, Xxh3Hash};
+    /// let filter = CountingFilter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?;
+    /// assert_eq!(filter.num_blocks(), 8);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
+        math::check_num_blocks(num_blocks)?;
+        let mut blocks = Vec::new();
+        blocks
+            .try_reserve_exact(num_blocks)
+            .map_err(|_| Error::AllocationFailed {
+                bytes: num_blocks.saturating_mul(size_of::<CounterBlock>()),
+            })?;
+        blocks.resize(num_blocks, CounterBlock::default());
+        Ok(CountingFilter {
+            blocks,
+            kernel: Dispatch::best(),
+            hasher,
+        })
+    }
+
+    /// The same filter running on `kernel`; errors when this CPU cannot run it.
+    ///
+    /// ```
+    /// use splitbloom::{CountingFilter, Kernel};
+    /// let filter = CountingFilter::with_num_blocks(8)?.with_kernel(Kernel::Scalar)?;
+    /// assert_eq!(filter.kernel(), Kernel::Scalar);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        Ok(self)
+    }
+
+    /// The kernel that computes the lane bits.
+    ///
+    /// ```
+    /// let filter = splitbloom::CountingFilter::with_num_blocks(1)?;
+    /// assert!(filter.kernel().is_available());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.kernel()
+    }
+
+    /// The hasher keys go through.
+    ///
+    /// ```
+    /// use splitbloom::{CountingFilter, DefaultHasher};
+    /// assert_eq!(*CountingFilter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// The block of `hash` and the bit offsets of its eight counters, one per lane.
+    #[inline]
+    fn locate(&self, hash: u64) -> (usize, [u32; LANES]) {
+        let mask = self.kernel.mask(hash as u32);
+        let shifts = mask.map(|bit| bit.trailing_zeros() * COUNTER_BITS);
+        (block_index(hash, self.blocks.len()), shifts)
+    }
+
+    /// The eight counters of `hash`.
+    #[inline]
+    fn counters(&self, hash: u64) -> [u8; LANES] {
+        let (index, shifts) = self.locate(hash);
+        let lanes = &self.blocks[index].0;
+        core::array::from_fn(|lane| ((lanes[lane] >> shifts[lane]) & 0xF) as u8)
+    }
+
+    /// Adds a pre-hashed key: increments its eight counters (those already at
+    /// [`COUNTER_MAX`](Self::COUNTER_MAX) stay there). Returns `true` when every counter was
+    /// already non-zero (the key was probably present), as [`Filter::insert_hash`].
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert_eq!(filter.count_estimate_hash(0x0123_4567_89ab_cdef), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let (index, shifts) = self.locate(hash);
+        let mut was_zero = false;
+        for (lane, shift) in self.blocks[index].0.iter_mut().zip(shifts) {
+            let count = (*lane >> shift) & 0xF;
+            was_zero |= count == 0;
+            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
+        }
+        !was_zero
+    }
+
+    /// Removes one occurrence of a pre-hashed key: decrements its eight counters, except those
+    /// saturated at [`COUNTER_MAX`](Self::COUNTER_MAX), which stay (so no other key can be lost).
+    ///
+    /// Returns `true` when the key may have been present (every counter was non-zero) and was
+    /// removed; `false` when it was certainly absent, in which case nothing changes.
+    ///
+    /// Removing a key that was never inserted (or more often than it was inserted) is the
+    /// caller's error, as with any counting Bloom filter: when such a key is certainly absent it
+    /// is harmlessly refused (`false`), but when it is a false positive its counters belong to
+    /// other keys, the call returns `true` and decrements them, and those other keys may later be
+    /// reported absent. Only remove keys you know you inserted.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
+    /// filter.insert_hash(7 << 40 | 3);
+    /// assert!(filter.remove_hash(7 << 40 | 3));
+    /// assert!(!filter.remove_hash(7 << 40 | 3)); // certainly absent now: refused
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn remove_hash(&mut self, hash: u64) -> bool {
+        let (index, shifts) = self.locate(hash);
+        let lanes = &mut self.blocks[index].0;
+        let present = lanes
+            .iter()
+            .zip(shifts)
+            .all(|(lane, shift)| (lane >> shift) & 0xF != 0);
+        if present {
+            for (lane, shift) in lanes.iter_mut().zip(shifts) {
+                let count = (*lane >> shift) & 0xF;
+                *lane -= u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
+            }
+        }
+        present
+    }
+
+    /// Whether a pre-hashed key may be present (every counter non-zero): `false` means
+    /// certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
+    /// filter.insert_hash(42 << 40 | 7);
+    /// assert!(filter.contains_hash(42 << 40 | 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        self.count_estimate_hash(hash) > 0
+    }
+
+    /// An upper bound on how many times a pre-hashed key is present: the smallest of its eight
+    /// counters (0 means certainly absent; [`COUNTER_MAX`](Self::COUNTER_MAX) means "at least
+    /// that many, or sharing saturated counters"). Exact unless other keys share all eight
+    /// counters, as for any count-min estimate.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(64)?;
+    /// for _ in 0..3 {
+    ///     filter.insert_hash(9 << 40 | 9);
+    /// }
+    /// assert_eq!(filter.count_estimate_hash(9 << 40 | 9), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn count_estimate_hash(&self, hash: u64) -> u8 {
+        self.counters(hash).into_iter().min().unwrap_or(0)
+    }
+
+    /// The plain [`Filter`] whose bits are the counters that are non-zero: same size in blocks,
+    /// same hasher and kernel, and the same answer as this filter for every key.
+    ///
+    /// ```
+    /// let mut counting = splitbloom::CountingFilter::with_num_blocks(8)?;
+    /// counting.insert("kept");
+    /// counting.insert("dropped");
+    /// counting.remove("dropped");
+    /// let filter = counting.to_filter();
+    /// assert!(filter.contains("kept"));
+    /// assert_eq!(filter.contains("dropped"), counting.contains("dropped"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_filter(&self) -> Filter<S>
+    where
+        S: Clone,
+    {
+        let blocks = self
+            .blocks
+            .iter()
+            .map(|block| Block(block.0.map(nonzero_counters)))
+            .collect();
+        Filter::from_parts(blocks, self.kernel, self.hasher.clone())
+    }
+
+    /// How many counters are stuck at [`COUNTER_MAX`](Self::COUNTER_MAX). Above zero, some
+    /// removed keys may linger as false positives (never the reverse); a growing number says the
+    /// filter is overloaded or keys are inserted many times over.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(4)?;
+    /// for _ in 0..20 {
+    ///     filter.insert("hot");
+    /// }
+    /// assert_eq!(filter.saturated_counters(), 8);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn saturated_counters(&self) -> u64 {
+        self.blocks
+            .iter()
+            .flat_map(|block| block.0)
+            .map(|lane| {
+                let full = lane & (lane >> 1) & (lane >> 2) & (lane >> 3) & LOW_BITS;
+                u64::from(full.count_ones())
+            })
+            .sum()
+    }
+
+    /// Resets every counter to zero.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(4)?;
+    /// filter.insert("x");
+    /// filter.clear();
+    /// assert!(!filter.contains("x"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn clear(&mut self) {
+        self.blocks.fill(CounterBlock::default());
+    }
+
+    /// The number of blocks (256 counters each).
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(5)?.num_blocks(), 5);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The size of the counters in bytes (128 per block).
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(5)?.size_in_bytes(), 640);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn size_in_bytes(&self) -> usize {
+        self.blocks.len() * size_of::<CounterBlock>()
+    }
+}
+
+impl<S: BuildHasher> CountingFilter<S> {
+    /// Adds one occurrence of `key` (see [`insert_hash`](Self::insert_hash)).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert(&42u64));
+    /// assert!(filter.insert(&42u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+
+    /// Removes one occurrence of `key`; only remove keys you inserted (see
+    /// [`remove_hash`](Self::remove_hash) for what happens otherwise).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("k");
+    /// filter.insert("k");
+    /// assert!(filter.remove("k"));
+    /// assert!(filter.contains("k")); // inserted twice, removed once
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn remove<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
+        self.remove_hash(self.hasher.hash_one(key))
+    }
+
+    /// Whether `key` may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("present");
+    /// assert!(filter.contains("present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+
+    /// An upper bound on how many times `key` is present (see
+    /// [`count_estimate_hash`](Self::count_estimate_hash)).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("twice");
+    /// filter.insert("twice");
+    /// assert_eq!(filter.count_estimate("twice"), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn count_estimate<K: Hash + ?Sized>(&self, key: &K) -> u8 {
+        self.count_estimate_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// Shows the shape and saturation, not the counters.
+///
+/// ```
+/// let filter = splitbloom::CountingFilter::with_num_blocks(2)?;
+/// assert!(format!("{filter:?}").contains("num_blocks: 2"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: fmt::Debug> fmt::Debug for CountingFilter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CountingFilter")
+            .field("num_blocks", &self.blocks.len())
+            .field("kernel", &self.kernel())
+            .field("hasher", &self.hasher)
+            .field("saturated_counters", &self.saturated_counters())
+            .finish()
+    }
+}
+
+/// The 32-bit lane whose bit `b` says whether counter `b` of `lane` is non-zero.
+#[inline]
+fn nonzero_counters(lane: u128) -> u32 {
+    let nonzero = (lane | (lane >> 1) | (lane >> 2) | (lane >> 3)) & LOW_BITS;
+    (0..32).fold(0, |bits, counter| {
+        bits | (((nonzero >> (COUNTER_BITS * counter)) as u32 & 1) << counter)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonzero_counters_maps_each_nibble_to_its_bit() {
+        assert_eq!(nonzero_counters(0), 0);
+        assert_eq!(nonzero_counters(u128::MAX), u32::MAX);
+        for counter in 0..32 {
+            for value in 1..16u128 {
+                assert_eq!(nonzero_counters(value << (4 * counter)), 1 << counter);
+            }
+        }
+        assert_eq!(
+            nonzero_counters(0x8000_0000_0000_0000_0000_0000_0000_0010),
+            0x8000_0002
+        );
+    }
+
+    #[test]
+    fn saturation_is_counted_per_counter() {
+        let mut filter = CountingFilter::with_num_blocks(1).unwrap();
+        filter.blocks[0].0[2] = 0xF << 8 | 0xE << 12 | 0xF << 124;
+        assert_eq!(filter.saturated_counters(), 2);
+    }
+}

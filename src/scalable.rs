@@ -1,0 +1,528 @@
+//! [`ScalableFilter`]: a filter that grows with its contents and keeps its false-positive rate.
+//!
+//! A [`Filter`] is sized for a number of keys; past it, its false-positive rate climbs towards 1.
+//! A scalable filter (Almeida, Baquero, Preguiça and Hutchison, "Scalable Bloom Filters",
+//! Information Processing Letters 101(6), 2007) is a chain of filters, the *stages*. Stage `i`
+//! is sized for `n₀ · sⁱ` keys at a false-positive rate of `p₀ · rⁱ`, where `n₀` is the initial
+//! capacity, `s` the growth factor (default 2), `r` the tightening ratio (default 0.85) and
+//! `p₀ = P · (1 − r)`. Keys go into the newest stage until it holds its planned number, then a
+//! new stage is added. A lookup is a false positive only if some stage gives one, so the
+//! compound rate is at most `Σ p₀ · rⁱ < p₀ / (1 − r) = P`, the target, however many keys
+//! arrive; memory grows linearly with the keys, plus about `log₂(1/r)` bits per key per
+//! doubling for the tighter rates.
+//!
+//! Every stage is a plain split-block [`Filter`] with the same hasher: a key is hashed once and
+//! its 64-bit hash probes each stage (a stage's block count differs, so the block differs). The
+//! stages are exposed in order ([`ScalableFilter::stages`]) with the [`ScalableParameters`]
+//! that size them, and [`ScalableFilter::from_stages`] reassembles a filter from both, which is
+//! all a serializer needs.
+
+use alloc::vec::Vec;
+use core::hash::{BuildHasher, Hash};
+
+use crate::error::Error;
+use crate::filter::Filter;
+use crate::hash::DefaultHasher;
+use crate::math;
+
+/// How a [`ScalableFilter`] sizes its stages: stage `i` holds
+/// `ceil(initial_capacity · growth_factorⁱ)` keys at a false-positive rate of
+/// `fpr · (1 − tightening_ratio) · tightening_ratioⁱ`.
+///
+/// ```
+/// use splitbloom::ScalableParameters;
+/// let mut parameters = ScalableParameters::new(10_000, 0.001);
+/// assert_eq!(parameters.growth_factor, 2.0);
+/// parameters.growth_factor = 4.0; // fewer, larger stages
+/// assert_eq!(parameters.stage_capacity(1), 40_000);
+/// assert!(parameters.stage_fpr(0) < 0.001);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ScalableParameters {
+    /// Keys in the first stage.
+    pub initial_capacity: u64,
+    /// The target compound false-positive rate, in (0, 1).
+    pub fpr: f64,
+    /// How much larger each stage is than the previous one; at least 1, default 2.
+    pub growth_factor: f64,
+    /// How much lower each stage's false-positive rate is than the previous one's, in (0, 1);
+    /// default 0.85. Lower values spend more memory on later stages and less on the first.
+    pub tightening_ratio: f64,
+}
+
+impl ScalableParameters {
+    /// The default growth factor.
+    pub const DEFAULT_GROWTH_FACTOR: f64 = 2.0;
+    /// The default tightening ratio (Almeida et al. recommend 0.8 to 0.9).
+    pub const DEFAULT_TIGHTENING_RATIO: f64 = 0.85;
+
+    /// Parameters with the default growth factor and tightening ratio.
+    ///
+    /// ```
+    /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
+    /// assert_eq!(parameters.tightening_ratio, 0.85);
+    /// ```
+    pub fn new(initial_capacity: u64, fpr: f64) -> Self {
+        ScalableParameters {
+            initial_capacity,
+            fpr,
+            growth_factor: Self::DEFAULT_GROWTH_FACTOR,
+            tightening_ratio: Self::DEFAULT_TIGHTENING_RATIO,
+        }
+    }
+
+    /// Errors unless every parameter is in its range.
+    ///
+    /// ```
+    /// let mut parameters = splitbloom::ScalableParameters::new(1000, 0.01);
+    /// assert!(parameters.check().is_ok());
+    /// parameters.tightening_ratio = 1.0;
+    /// assert!(parameters.check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<(), Error> {
+        if self.initial_capacity == 0 {
+            return Err(Error::ZeroItems);
+        }
+        math::check_fpr(self.fpr)?;
+        if !(self.growth_factor.is_finite() && self.growth_factor >= 1.0) {
+            return Err(Error::InvalidGrowthFactor(self.growth_factor));
+        }
+        if !(self.tightening_ratio > 0.0 && self.tightening_ratio < 1.0) {
+            return Err(Error::InvalidTighteningRatio(self.tightening_ratio));
+        }
+        Ok(())
+    }
+
+    /// The number of keys stage `stage` is sized for (saturating at `u64::MAX`).
+    ///
+    /// ```
+    /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
+    /// assert_eq!(parameters.stage_capacity(0), 1000);
+    /// assert_eq!(parameters.stage_capacity(3), 8000);
+    /// ```
+    pub fn stage_capacity(&self, stage: usize) -> u64 {
+        let stage = i32::try_from(stage).unwrap_or(i32::MAX);
+        // `as` saturates: a capacity beyond u64 is reported as u64::MAX (and cannot be built).
+        libm::ceil(self.initial_capacity as f64 * libm::pow(self.growth_factor, f64::from(stage)))
+            as u64
+    }
+
+    /// The false-positive rate stage `stage` is sized for; their sum over all stages is below
+    /// [`fpr`](Self::fpr).
+    ///
+    /// ```
+    /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
+    /// let total: f64 = (0..200).map(|stage| parameters.stage_fpr(stage)).sum();
+    /// assert!(total < 0.01);
+    /// assert!((parameters.stage_fpr(0) - 0.0015).abs() < 1e-12);
+    /// ```
+    pub fn stage_fpr(&self, stage: usize) -> f64 {
+        let stage = i32::try_from(stage).unwrap_or(i32::MAX);
+        let ratio = self.tightening_ratio;
+        self.fpr * (1.0 - ratio) * libm::pow(ratio, f64::from(stage))
+    }
+
+    /// The number of blocks of stage `stage`.
+    fn stage_blocks(&self, stage: usize) -> Result<usize, Error> {
+        math::num_blocks_for_fpr(self.stage_capacity(stage), self.stage_fpr(stage))
+    }
+}
+
+/// A split-block Bloom filter that adds stages as keys arrive, keeping the false-positive rate
+/// below its target however many there are (Almeida et al., "Scalable Bloom Filters", 2007).
+///
+/// Stage `i` is a plain [`Filter`] sized for `n₀ · sⁱ` keys at a rate of `P · (1 − r) · rⁱ`
+/// ([`ScalableParameters`]: initial capacity `n₀`, target `P`, growth factor `s`, default 2,
+/// tightening ratio `r`, default 0.85). Keys go into the newest stage until it holds its planned
+/// number; a lookup hashes the key once and checks the stages newest first. The compound rate is
+/// at most the sum of the stages' rates, below `P`.
+///
+/// Inserting can fail when a new stage cannot be made (it would exceed
+/// [`math::MAX_BLOCKS`] or the allocator refuses it), so [`insert`](Self::insert) returns a
+/// `Result`; the filter is unchanged by a failed insert.
+///
+/// ```
+/// use splitbloom::ScalableFilter;
+///
+/// let mut seen = ScalableFilter::with_fpr(1000, 0.01)?; // start small
+/// for url in 0..50_000u64 {
+///     seen.insert(&url)?;
+/// }
+/// assert!(seen.contains(&123u64));
+/// assert!(seen.stages().len() > 1);
+/// assert!(seen.estimated_fpr() < 0.01);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct ScalableFilter<S = DefaultHasher> {
+    /// Oldest first; never empty.
+    stages: Vec<Filter<S>>,
+    parameters: ScalableParameters,
+    hasher: S,
+    /// Keys added to the newest stage.
+    items_in_last_stage: u64,
+    /// The newest stage's capacity (cached: computing it takes a `pow`).
+    last_stage_capacity: u64,
+}
+
+impl ScalableFilter {
+    /// A filter whose first stage holds `initial_capacity` keys, with a compound false-positive
+    /// rate below `fpr` and the default growth factor (2) and tightening ratio (0.85).
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.stages().len(), 1);
+    /// assert!(splitbloom::ScalableFilter::with_fpr(1000, 0.0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr(initial_capacity: u64, fpr: f64) -> Result<Self, Error> {
+        Self::with_parameters(
+            ScalableParameters::new(initial_capacity, fpr),
+            DefaultHasher::default(),
+        )
+    }
+}
+
+impl<S: Clone> ScalableFilter<S> {
+    /// A filter with the given parameters and hasher.
+    ///
+    /// ```
+    /// use splitbloom::{ScalableFilter, ScalableParameters, Xxh3Hash};
+    /// let mut parameters = ScalableParameters::new(1000, 0.01);
+    /// parameters.growth_factor = 4.0;
+    /// let filter = ScalableFilter::with_parameters(parameters, Xxh3Hash::default())?;
+    /// assert_eq!(filter.parameters().growth_factor, 4.0);
+    /// parameters.growth_factor = 0.5;
+    /// assert!(ScalableFilter::with_parameters(parameters, Xxh3Hash::default()).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_parameters(parameters: ScalableParameters, hasher: S) -> Result<Self, Error> {
+        parameters.check()?;
+        let first =
+            Filter::with_num_blocks_and_hasher(parameters.stage_blocks(0)?, hasher.clone())?;
+        Ok(ScalableFilter {
+            stages: alloc::vec![first],
+            parameters,
+            hasher,
+            items_in_last_stage: 0,
+            last_stage_capacity: parameters.stage_capacity(0),
+        })
+    }
+
+    /// Adds a pre-hashed key; returns `true` when it was probably present already (then nothing
+    /// is added). Errors, leaving the filter unchanged, when the newest stage is full and the
+    /// next cannot be made.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
+    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef)?);
+    /// assert_eq!(filter.len(), 1);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
+        if self.contains_hash(hash) {
+            return Ok(true);
+        }
+        if self.items_in_last_stage >= self.last_stage_capacity {
+            let next = self.stages.len();
+            let blocks = self.parameters.stage_blocks(next)?;
+            let stage = Filter::with_num_blocks_and_hasher(blocks, self.hasher.clone())?;
+            self.stages
+                .try_reserve(1)
+                .map_err(|_| Error::AllocationFailed {
+                    bytes: size_of::<Filter<S>>(),
+                })?;
+            self.stages.push(stage);
+            self.items_in_last_stage = 0;
+            self.last_stage_capacity = self.parameters.stage_capacity(next);
+        }
+        self.newest_mut().insert_hash(hash);
+        self.items_in_last_stage += 1;
+        Ok(false)
+    }
+
+    /// Adds every hash of `hashes`; stops at the first error (the hashes before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// filter.insert_hash_batch(&hashes)?;
+    /// assert!(hashes.iter().all(|&hash| filter.contains_hash(hash)));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
+        for &hash in hashes {
+            self.insert_hash(hash)?;
+        }
+        Ok(())
+    }
+
+    /// The newest stage.
+    fn newest_mut(&mut self) -> &mut Filter<S> {
+        let newest = self.stages.len() - 1;
+        &mut self.stages[newest]
+    }
+}
+
+impl<S: Clone + PartialEq> ScalableFilter<S> {
+    /// Reassembles a filter from its parameters, its stages (oldest first, as
+    /// [`stages`](Self::stages) gives them) and the number of keys in the newest stage (as
+    /// [`items_in_last_stage`](Self::items_in_last_stage) gives it); what a deserializer calls.
+    ///
+    /// Errors when the parameters are invalid, there are no stages, a stage does not have the
+    /// size the parameters give it, the stages have different hashers, or the newest stage is
+    /// said to hold more than its capacity.
+    ///
+    /// ```
+    /// use splitbloom::ScalableFilter;
+    /// let mut filter = ScalableFilter::with_fpr(100, 0.01)?;
+    /// for key in 0..1000u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// let copy = ScalableFilter::from_stages(
+    ///     *filter.parameters(),
+    ///     filter.stages().to_vec(),
+    ///     filter.items_in_last_stage(),
+    /// )?;
+    /// assert_eq!(copy.len(), filter.len());
+    /// assert!(copy.contains(&999u64));
+    /// let no_stages: Vec<splitbloom::Filter> = Vec::new();
+    /// assert!(ScalableFilter::from_stages(*filter.parameters(), no_stages, 0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_stages(
+        parameters: ScalableParameters,
+        stages: Vec<Filter<S>>,
+        items_in_last_stage: u64,
+    ) -> Result<Self, Error> {
+        parameters.check()?;
+        let hasher = stages.first().ok_or(Error::NoStages)?.hasher().clone();
+        for (index, stage) in stages.iter().enumerate() {
+            let expected_blocks = parameters.stage_blocks(index)?;
+            if stage.num_blocks() != expected_blocks {
+                return Err(Error::StageMismatch {
+                    stage: index,
+                    expected_blocks,
+                    found_blocks: stage.num_blocks(),
+                });
+            }
+            if *stage.hasher() != hasher {
+                return Err(Error::HasherMismatch);
+            }
+        }
+        let capacity = parameters.stage_capacity(stages.len() - 1);
+        if items_in_last_stage > capacity {
+            return Err(Error::StageOverfilled {
+                items: items_in_last_stage,
+                capacity,
+            });
+        }
+        Ok(ScalableFilter {
+            stages,
+            parameters,
+            hasher,
+            items_in_last_stage,
+            last_stage_capacity: capacity,
+        })
+    }
+}
+
+impl<S> ScalableFilter<S> {
+    /// Whether a pre-hashed key may be present in any stage (newest first): `false` means
+    /// certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_hash(42 << 40 | 7)?;
+    /// assert!(filter.contains_hash(42 << 40 | 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        // Newest first: it is the largest stage and holds most of the keys.
+        self.stages
+            .iter()
+            .rev()
+            .any(|stage| stage.contains_hash(hash))
+    }
+
+    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage, with each stage's
+    /// batch lookup running inside its kernel.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != hashes.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// for key in 0..100u64 {
+    ///     filter.insert_hash(key << 40)?;
+    /// }
+    /// let mut out = [false; 2];
+    /// filter.contains_hash_batch(&[5 << 40, 99 << 40], &mut out);
+    /// assert_eq!(out, [true, true]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        assert_eq!(
+            hashes.len(),
+            out.len(),
+            "contains_hash_batch: `out` must have one slot per hash"
+        );
+        // The newest stage answers into `out`; older stages answer a chunk at a time into a
+        // buffer on the stack that is ORed in, so there is no allocation.
+        const CHUNK: usize = 256;
+        let mut stages = self.stages.iter().rev();
+        if let Some(newest) = stages.next() {
+            newest.contains_hash_batch(hashes, out);
+        }
+        let mut older = [false; CHUNK];
+        for stage in stages {
+            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+                let older = &mut older[..hashes.len()];
+                stage.contains_hash_batch(hashes, older);
+                for (answer, &found) in out.iter_mut().zip(older.iter()) {
+                    *answer |= found;
+                }
+            }
+        }
+    }
+
+    /// The stages, oldest first; every one a plain [`Filter`].
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.stages()[0].num_blocks(), filter.size_in_bytes() / 32);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn stages(&self) -> &[Filter<S>] {
+        &self.stages
+    }
+
+    /// The parameters that size the stages.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.parameters().initial_capacity, 1000);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn parameters(&self) -> &ScalableParameters {
+        &self.parameters
+    }
+
+    /// The hasher keys go through.
+    ///
+    /// ```
+    /// use splitbloom::{DefaultHasher, ScalableFilter};
+    /// assert_eq!(*ScalableFilter::with_fpr(10, 0.01)?.hasher(), DefaultHasher::default());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Keys added to the newest stage (every older stage holds exactly its capacity).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// for key in 0..15u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// assert_eq!(filter.stages().len(), 2);
+    /// assert_eq!(filter.items_in_last_stage() + 10, filter.len());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn items_in_last_stage(&self) -> u64 {
+        self.items_in_last_stage
+    }
+
+    /// The number of keys added: inserts that found the key absent. Keys inserted twice count
+    /// once; a new key that was a false positive is not counted (nor added).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// filter.insert("a")?;
+    /// filter.insert("a")?;
+    /// assert_eq!(filter.len(), 1);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn len(&self) -> u64 {
+        let full: u64 = (0..self.stages.len() - 1)
+            .map(|stage| self.parameters.stage_capacity(stage))
+            .sum();
+        full + self.items_in_last_stage
+    }
+
+    /// Whether no key was added.
+    ///
+    /// ```
+    /// assert!(splitbloom::ScalableFilter::with_fpr(10, 0.01)?.is_empty());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The size of all stages' bitsets in bytes.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.size_in_bytes(), filter.stages()[0].size_in_bytes());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn size_in_bytes(&self) -> usize {
+        self.stages.iter().map(Filter::size_in_bytes).sum()
+    }
+
+    /// The false-positive rate as it is now: one minus the chance that no stage gives a false
+    /// positive, from each stage's [`Filter::estimated_fpr`] (treated as independent).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// assert!(filter.estimated_fpr() > 0.0 && filter.estimated_fpr() < 0.01);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        let none = self
+            .stages
+            .iter()
+            .map(|stage| 1.0 - stage.estimated_fpr())
+            .product::<f64>();
+        1.0 - none
+    }
+}
+
+impl<S: BuildHasher + Clone> ScalableFilter<S> {
+    /// Adds `key` (hashed once for all stages); returns `true` when it was probably present.
+    /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert(&42u64)?);
+    /// assert!(filter.insert(&42u64)?);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
+        self.insert_hash(self.hasher.hash_one(key))
+    }
+}
+
+impl<S: BuildHasher> ScalableFilter<S> {
+    /// Whether `key` may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("present")?;
+    /// assert!(filter.contains("present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+}
