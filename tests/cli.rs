@@ -546,3 +546,114 @@ fn bench_runs_per_key_and_batched_with_json() {
     );
     fails(run(&["bench", "--items", "0"], b""), "at least 1");
 }
+
+/// A Parquet file written by arrow-rs with bloom filters on both columns.
+#[cfg(feature = "parquet")]
+fn parquet_file(path: &Path) {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+
+    let schema = "message test { REQUIRED INT64 id; REQUIRED BYTE_ARRAY name (UTF8); }";
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
+    let properties = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.001)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, Arc::new(properties)).unwrap();
+    for group in 0..2i64 {
+        let ids: Vec<i64> = (group * 1000..group * 1000 + 1000).collect();
+        let names: Vec<ByteArray> = ids
+            .iter()
+            .map(|id| ByteArray::from(format!("name-{id}").as_str()))
+            .collect();
+        let mut row_group = writer.next_row_group().unwrap();
+        let mut column = row_group.next_column().unwrap().unwrap();
+        column
+            .typed::<Int64Type>()
+            .write_batch(&ids, None, None)
+            .unwrap();
+        column.close().unwrap();
+        let mut column = row_group.next_column().unwrap().unwrap();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&names, None, None)
+            .unwrap();
+        column.close().unwrap();
+        row_group.close().unwrap();
+    }
+    writer.close().unwrap();
+}
+
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_info_lists_filters_and_tests_values() {
+    let dir = scratch("parquet");
+    let file = path(&dir, "data.parquet");
+    parquet_file(Path::new(&file));
+    let listing = String::from_utf8(ok(run(&["parquet-info", &file], b""))).unwrap();
+    assert_eq!(listing.lines().count(), 4, "{listing}");
+    assert!(
+        listing.contains("row group 1  column name  BYTE_ARRAY"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("row group 0  column id  INT64"),
+        "{listing}"
+    );
+
+    let test = |column: &str, value: &str| {
+        run(
+            &["parquet-info", &file, "--column", column, "--value", value],
+            b"",
+        )
+    };
+    assert_eq!(
+        ok(test("id", "1500")),
+        b"row group 0: absent\nrow group 1: may be present\n"
+    );
+    assert_eq!(
+        ok(test("name", "name-7")),
+        b"row group 0: may be present\nrow group 1: absent\n"
+    );
+    // Absent from every row group (at 0.1%, these few strangers are all absent): exit 1.
+    for value in ["5000", "2001", "123456789"] {
+        let output = test("id", value);
+        assert_eq!(output.status.code(), Some(1), "{value}");
+        assert_eq!(output.stdout, b"row group 0: absent\nrow group 1: absent\n");
+    }
+    fails(test("id", "twelve"), "cannot read \"twelve\" as INT64");
+    fails(test("missing", "1"), "no bloom filter for column missing");
+    fails(
+        run(&["parquet-info", &path(&dir, "nope")], b""),
+        "cannot open",
+    );
+    let not_parquet = path(&dir, "text");
+    std::fs::write(&not_parquet, b"hello").unwrap();
+    fails(
+        run(&["parquet-info", &not_parquet], b""),
+        "not a readable Parquet file",
+    );
+    // A corrupt bloom filter header is reported, not a panic: field 1 (numBytes) gets the
+    // Thrift type i64 instead of i32.
+    let reader = std::fs::File::open(&file).unwrap();
+    let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&reader)
+        .unwrap();
+    let offset = metadata
+        .row_group(0)
+        .column(0)
+        .bloom_filter_offset()
+        .unwrap() as usize;
+    let mut bytes = std::fs::read(&file).unwrap();
+    assert_eq!(bytes[offset], 0x15, "field 1, i32");
+    bytes[offset] = 0x16;
+    let corrupt = path(&dir, "corrupt.parquet");
+    std::fs::write(&corrupt, &bytes).unwrap();
+    fails(
+        run(&["parquet-info", &corrupt], b""),
+        "row group 0, column id: invalid Parquet bloom filter header",
+    );
+}

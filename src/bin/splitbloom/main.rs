@@ -10,6 +10,8 @@ mod filters;
 mod info;
 mod keys;
 mod merge;
+#[cfg(feature = "parquet")]
+mod parquet_info;
 mod query;
 
 use std::process::ExitCode;
@@ -54,6 +56,12 @@ enum Command {
     Info(info::Options),
     /// Write the union of filters of the same size and hasher.
     Merge(merge::Options),
+    /// List a Parquet file's bloom filters, or test a value against one column's filters.
+    ///
+    /// With --column and --value: exit 0 when some row group may hold the value, 1 when none
+    /// does. Built with the `parquet` feature.
+    #[cfg(feature = "parquet")]
+    ParquetInfo(parquet_info::Options),
     /// Measure insert and lookup speed and the false-positive rate of every kernel.
     Bench(bench::Options),
 }
@@ -74,6 +82,8 @@ fn main() -> ExitCode {
         Command::Dedup(options) => dedup::run(&options),
         Command::Info(options) => info::run(&options),
         Command::Merge(options) => merge::run(&options),
+        #[cfg(feature = "parquet")]
+        Command::ParquetInfo(options) => parquet_info::run(&options),
         Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
     };
     match result {
