@@ -53,6 +53,8 @@
 //!   Without it the crate is `no_std` + `alloc`, and kernels are chosen from the target
 //!   features the crate is compiled with.
 //! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
+//! * `parquet`: `cli` plus `splitbloom parquet-info` (Parquet footers read by the `parquet`
+//!   crate).
 //! * `serde`: `Serialize`/`Deserialize` for [`Filter`] and [`FilterRef`], as the bytes of
 //!   [`format`](mod@format).
 //!

@@ -38,7 +38,7 @@ fn stream<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<S
     let dropped = lines - kept;
     let wrongly_dropped = expected_false_drops(kept, filter.num_blocks());
     eprintln!(
-        "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen before; about {wrongly_dropped:.1} of the dropped lines may have been new (false positives)"
+        "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen before; about {wrongly_dropped:.3} of the dropped lines may have been new (false positives)"
     );
     if kept > options.filter.items {
         eprintln!(

@@ -34,6 +34,16 @@ pub struct NewFilterOptions {
     pub hasher: HasherChoice,
 }
 
+impl NewFilterOptions {
+    /// The one-line message for a filter these options cannot size.
+    fn sizing_error(&self, error: splitbloom::Error) -> String {
+        format!(
+            "cannot size a filter for --items {} --fpr {}: {error}",
+            self.items, self.fpr
+        )
+    }
+}
+
 /// Calls `$body` with `$S` bound to the hasher type of `$kind`. A kind this build cannot compute
 /// (gxhash without AES) falls to the default hasher, whose reader then reports a clear error.
 macro_rules! with_hasher {
@@ -82,14 +92,14 @@ pub(crate) use with_new_filter;
 /// An empty filter with hasher `S` (default seed) sized for `options`.
 pub fn sized<S: FilterHasher + Default>(options: &NewFilterOptions) -> Result<Filter<S>, String> {
     Filter::with_fpr_and_hasher(options.items, options.fpr, S::default())
-        .map_err(|error| error.to_string())
+        .map_err(|error| options.sizing_error(error))
 }
 
 /// An empty Parquet-hashed filter with Parquet's sizing.
 pub fn parquet_filter(options: &NewFilterOptions) -> Result<Filter<ParquetHash>, String> {
     Sizing::for_items(options.items, options.fpr)
         .and_then(|sizing| sizing.filter())
-        .map_err(|error| error.to_string())
+        .map_err(|error| options.sizing_error(error))
 }
 
 /// The name `info` prints for a hasher.
