@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
@@ -94,17 +94,24 @@ impl Progress {
         }
     }
 
-    /// `keys` keys done so far.
+    /// `keys` keys done so far. The rate is computed here, over the whole run: indicatif's own
+    /// estimate counts the keys done before the bar appeared as done in no time.
     pub fn update(&mut self, keys: u64) {
-        if let Some(bar) = &self.bar {
-            bar.set_position(keys);
-        } else if self.enabled && self.start.elapsed() > Duration::from_secs(1) {
+        let elapsed = self.start.elapsed();
+        if self.bar.is_none() && self.enabled && elapsed > Duration::from_secs(1) {
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template("{spinner} {human_pos} keys, {per_sec}")
+            let style = ProgressStyle::with_template("{spinner} {msg}")
                 .unwrap_or_else(|_| ProgressStyle::default_spinner());
             bar.set_style(style);
-            bar.set_position(keys);
             self.bar = Some(bar);
+        }
+        if let Some(bar) = &self.bar {
+            let rate = keys as f64 / elapsed.as_secs_f64();
+            bar.set_message(format!(
+                "{} keys, {} keys/s",
+                HumanCount(keys),
+                HumanCount(rate as u64)
+            ));
         }
     }
 
