@@ -374,3 +374,89 @@ fn roundtrip_with<S: FilterHasher + std::fmt::Debug>(blocks: usize, hasher: S, i
         );
     }
 }
+
+/// One step of the counting target. Keys come from a small domain so that counters collide
+/// and saturate.
+#[derive(Arbitrary, Debug)]
+enum CountingOp {
+    /// Insert key `k`.
+    Insert(u8),
+    /// Insert key `k` this many times.
+    InsertMany(u8, u8),
+    /// Remove key `k`, if the model says it is present (removing a key that was never inserted
+    /// is the caller's error and may remove others' bits, so the model never does it).
+    Remove(u8),
+    /// Check the projection to a plain filter.
+    Project,
+}
+
+/// The inputs of the counting target.
+#[derive(Arbitrary, Debug)]
+struct CountingScript {
+    blocks: u8,
+    kernel: u8,
+    ops: Vec<CountingOp>,
+}
+
+/// Insert/remove sequences on `CountingFilter` against an exact multiset: every key whose
+/// insert count exceeds its remove count stays present, the count estimate is never below the
+/// true count (capped at the counters' maximum, 15), and the projection answers alike.
+pub fn counting(data: &[u8]) {
+    let Ok(script) = CountingScript::arbitrary_take_rest(Unstructured::new(data)) else {
+        return;
+    };
+    let kernels: Vec<Kernel> = Kernel::available().collect();
+    let kernel = kernels[usize::from(script.kernel) % kernels.len()];
+    let blocks = usize::from(script.blocks % 8) + 1;
+    let mut filter = splitbloom::CountingFilter::with_num_blocks(blocks)
+        .expect("1..=8 blocks")
+        .with_kernel(kernel)
+        .expect("available");
+    let mut model: std::collections::HashMap<u8, u32> = std::collections::HashMap::new();
+    for op in script.ops.iter().take(256) {
+        match *op {
+            CountingOp::Insert(key) => {
+                filter.insert(&key);
+                *model.entry(key).or_default() += 1;
+            }
+            CountingOp::InsertMany(key, times) => {
+                for _ in 0..times % 20 {
+                    filter.insert(&key);
+                    *model.entry(key).or_default() += 1;
+                }
+            }
+            CountingOp::Remove(key) => {
+                if let Some(count) = model.get_mut(&key).filter(|count| **count > 0) {
+                    assert!(
+                        filter.remove(&key),
+                        "{kernel}: removing a present key {key} reported absent"
+                    );
+                    *count -= 1;
+                }
+            }
+            CountingOp::Project => {
+                let projection = filter.to_filter();
+                for key in 0..=u8::MAX {
+                    assert_eq!(
+                        projection.contains(&key),
+                        filter.contains(&key),
+                        "{kernel}: projection of {key}"
+                    );
+                }
+            }
+        }
+        for (&key, &count) in &model {
+            if count > 0 {
+                assert!(
+                    filter.contains(&key),
+                    "{kernel}: false negative for {key} (count {count})"
+                );
+                let estimate = filter.count_estimate(&key);
+                assert!(
+                    u32::from(estimate) >= count.min(15),
+                    "{kernel}: estimate {estimate} < count {count} of {key}"
+                );
+            }
+        }
+    }
+}
