@@ -98,6 +98,16 @@ impl CountingFilter {
 
 impl<S> CountingFilter<S> {
     /// The largest value of a counter; a counter that reaches it stays there.
+    ///
+    /// ```
+    /// use splitbloom::CountingFilter;
+    /// let mut filter = CountingFilter::with_num_blocks(1)?;
+    /// for _ in 0..100 {
+    ///     filter.insert("hot");
+    /// }
+    /// assert_eq!(filter.count_estimate("hot"), CountingFilter::<splitbloom::DefaultHasher>::COUNTER_MAX);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
     pub const COUNTER_MAX: u8 = 15;
 
     /// [`CountingFilter::with_fpr`] with a given hasher.

@@ -28,6 +28,18 @@
 //! stage count) followed by its stages, each a complete filter in this layout; the byte table
 //! is on [`ScalableFilter::to_bytes`]'s `impl` block below.
 //!
+//! ```
+//! use splitbloom::{Filter, FilterRef, format::Header};
+//! let mut filter = Filter::with_fpr(1000, 0.01)?;
+//! filter.insert("key");
+//! let bytes = filter.to_bytes();
+//! assert_eq!(&bytes[..4], b"SBLM");
+//! assert_eq!(Header::parse(&bytes)?.num_blocks, filter.num_blocks());
+//! let view: FilterRef = FilterRef::from_bytes(&bytes)?; // zero-copy
+//! assert!(view.contains("key"));
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
+//!
 //! # Why it is shaped this way
 //!
 //! * The header is 32 bytes, one block, so the bitset starts 32-byte aligned whenever the
