@@ -179,6 +179,10 @@ fn unavailable_kernels_are_refused_not_crashed() {
     }
     #[cfg(target_arch = "x86_64")]
     assert!(!Kernel::Neon.is_available());
+    // NEON is part of the aarch64 baseline: if it were not detected, the differential tests
+    // above would silently skip the NEON kernel.
+    #[cfg(target_arch = "aarch64")]
+    assert!(Kernel::Neon.is_available());
 }
 
 /// Distances the batch loops are tested with: none, shorter than, equal to and longer than
