@@ -686,33 +686,6 @@ impl<S: fmt::Debug> fmt::Debug for FilterRef<'_, S> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The big-endian paths (word-by-word encode, copying decode) give the same bytes and
-    /// words as the in-place little-endian paths, so they are checked on every host.
-    #[test]
-    fn byte_order_independent_paths_agree() {
-        let blocks: Vec<[u32; LANES]> = (0u32..50)
-            .map(|b| {
-                core::array::from_fn(|i| {
-                    b.wrapping_mul(0x9e37_79b9) ^ (i as u32) << 24 ^ 0x0102_0304
-                })
-            })
-            .collect();
-        let mut portable = Vec::new();
-        for_each_block_as_le_bytes(&blocks, |chunk| portable.extend_from_slice(chunk));
-        let mut fast = Vec::new();
-        for_each_payload_chunk(&blocks, |chunk| fast.extend_from_slice(chunk));
-        assert_eq!(portable, fast);
-        assert_eq!(&portable[..4], &blocks[0][0].to_le_bytes());
-        let mut decoded = vec![[0u32; LANES]; blocks.len()];
-        decode_into(&portable, &mut decoded);
-        assert_eq!(decoded, blocks);
-    }
-}
-
 /// `serde` support: a filter serializes as the bytes of [`Filter::to_bytes`] (a byte string in
 /// formats that have one, a sequence of numbers in others), and deserializes with every check
 /// of [`Filter::from_bytes`].
@@ -1003,5 +976,32 @@ impl<S: FilterHasher> ScalableFilter<S> {
             });
         }
         ScalableFilter::from_stages(parameters, stages, items_in_last_stage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The big-endian paths (word-by-word encode, copying decode) give the same bytes and
+    /// words as the in-place little-endian paths, so they are checked on every host.
+    #[test]
+    fn byte_order_independent_paths_agree() {
+        let blocks: Vec<[u32; LANES]> = (0u32..50)
+            .map(|b| {
+                core::array::from_fn(|i| {
+                    b.wrapping_mul(0x9e37_79b9) ^ (i as u32) << 24 ^ 0x0102_0304
+                })
+            })
+            .collect();
+        let mut portable = Vec::new();
+        for_each_block_as_le_bytes(&blocks, |chunk| portable.extend_from_slice(chunk));
+        let mut fast = Vec::new();
+        for_each_payload_chunk(&blocks, |chunk| fast.extend_from_slice(chunk));
+        assert_eq!(portable, fast);
+        assert_eq!(&portable[..4], &blocks[0][0].to_le_bytes());
+        let mut decoded = vec![[0u32; LANES]; blocks.len()];
+        decode_into(&portable, &mut decoded);
+        assert_eq!(decoded, blocks);
     }
 }

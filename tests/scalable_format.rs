@@ -4,7 +4,8 @@ mod common;
 
 use rand::RngExt;
 use splitbloom::format::SCALABLE_HEADER_BYTES;
-use splitbloom::{DefaultHasher, Error, ScalableFilter, ScalableParameters, Xxh3Hash};
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{DefaultHasher, Error, ScalableFilter, ScalableParameters};
 
 type Scalable = ScalableFilter<DefaultHasher>;
 
@@ -135,9 +136,9 @@ fn every_bad_input_is_a_clear_error() {
         read(&with_field(&bytes, 48, 1)),
         Error::LengthMismatch { .. }
     ));
-    // Read with another hasher type.
+    // Read with another hasher type (Parquet's is never the default).
     assert!(matches!(
-        ScalableFilter::<Xxh3Hash>::from_bytes(&bytes)
+        ScalableFilter::<ParquetHash>::from_bytes(&bytes)
             .map(|_| ())
             .unwrap_err(),
         Error::HasherKindMismatch { .. }
