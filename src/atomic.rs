@@ -7,13 +7,12 @@
 //!
 //! The memory-ordering argument is in the docs of [`AtomicFilter`].
 
-use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::Kernel;
 use crate::arch::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
-use crate::arch::{BlockKernel, Dispatch};
+use crate::arch::{BlockKernel, Blocks, Dispatch};
 use crate::block::{BLOCK_BYTES, Block, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
@@ -83,7 +82,7 @@ use crate::hash::DefaultHasher;
 ///
 /// [`snapshot`]: AtomicFilter::snapshot
 pub struct AtomicFilter<S = DefaultHasher> {
-    blocks: Vec<AtomicBlock>,
+    blocks: Blocks<AtomicBlock>,
     kernel: Dispatch,
     hasher: S,
 }
@@ -183,11 +182,10 @@ impl<S> AtomicFilter<S> {
     where
         S: Clone,
     {
-        let blocks = self
-            .blocks
-            .iter()
-            .map(|block| Block(block.load()))
-            .collect();
+        let mut blocks: Blocks = Blocks::zeroed_or_abort(self.blocks.len());
+        for (copy, block) in blocks.iter_mut().zip(self.blocks.iter()) {
+            *copy = Block(block.load());
+        }
         Filter::from_parts(blocks, self.kernel, self.hasher.clone())
     }
 

@@ -7,9 +7,18 @@
 //! which Impala, Kudu, Arrow, Spark and DuckDB share.
 
 /// Number of 32-bit lanes in a block.
+///
+/// ```
+/// assert_eq!(splitbloom::mask(7).len(), splitbloom::LANES);
+/// ```
 pub const LANES: usize = 8;
 
 /// Size of one block in bytes (256 bits).
+///
+/// ```
+/// assert_eq!(splitbloom::Filter::with_num_blocks(2)?.size_in_bytes(), 2 * splitbloom::BLOCK_BYTES);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
 pub const BLOCK_BYTES: usize = 32;
 
 /// The eight odd multipliers of the Parquet SBBF specification; lane `i` of a block gets bit

@@ -19,7 +19,7 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{BlockKernel, Dispatch};
+use crate::arch::{BlockKernel, Blocks, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
@@ -98,6 +98,16 @@ impl CountingFilter {
 
 impl<S> CountingFilter<S> {
     /// The largest value of a counter; a counter that reaches it stays there.
+    ///
+    /// ```
+    /// use splitbloom::CountingFilter;
+    /// let mut filter = CountingFilter::with_num_blocks(1)?;
+    /// for _ in 0..100 {
+    ///     filter.insert("hot");
+    /// }
+    /// assert_eq!(filter.count_estimate("hot"), CountingFilter::<splitbloom::DefaultHasher>::COUNTER_MAX);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
     pub const COUNTER_MAX: u8 = 15;
 
     /// [`CountingFilter::with_fpr`] with a given hasher.
@@ -295,11 +305,10 @@ impl<S> CountingFilter<S> {
     where
         S: Clone,
     {
-        let blocks = self
-            .blocks
-            .iter()
-            .map(|block| Block(block.0.map(nonzero_counters)))
-            .collect();
+        let mut blocks: Blocks = Blocks::zeroed_or_abort(self.blocks.len());
+        for (projection, block) in blocks.iter_mut().zip(&self.blocks) {
+            *projection = Block(block.0.map(nonzero_counters));
+        }
         Filter::from_parts(blocks, self.kernel, self.hasher.clone())
     }
 

@@ -1,14 +1,13 @@
 //! [`Filter`]: the owned, mutable split-block Bloom filter.
 
-use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{BlockKernel, Dispatch};
+use crate::arch::{BlockKernel, Blocks, Dispatch};
 use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
 use crate::error::Error;
 use crate::hash::DefaultHasher;
-use crate::{Kernel, lookup, math};
+use crate::{Kernel, arch, lookup, math};
 
 /// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
 ///
@@ -27,7 +26,7 @@ use crate::{Kernel, lookup, math};
 /// ```
 #[derive(Clone)]
 pub struct Filter<S = DefaultHasher> {
-    blocks: Vec<Block>,
+    blocks: Blocks,
     kernel: Dispatch,
     hasher: S,
 }
@@ -122,13 +121,9 @@ impl<S> Filter<S> {
                 blocks: num_blocks as f64,
             });
         }
-        let mut blocks = Vec::new();
-        blocks
-            .try_reserve_exact(num_blocks)
-            .map_err(|_| Error::AllocationFailed {
-                bytes: num_blocks * BLOCK_BYTES,
-            })?;
-        blocks.resize(num_blocks, Block::default());
+        let blocks = Blocks::zeroed(num_blocks).ok_or(Error::AllocationFailed {
+            bytes: num_blocks * BLOCK_BYTES,
+        })?;
         Ok(Filter {
             blocks,
             kernel: Dispatch::best(),
@@ -203,7 +198,9 @@ impl<S> Filter<S> {
         lookup::contains_hash(self.kernel, self.words(), hash)
     }
 
-    /// Adds every hash of `hashes`, with the loop inside the kernel.
+    /// Adds every hash of `hashes`, with the loop inside the kernel. On filters larger than the
+    /// L2 cache the loop prefetches each hash's block a few hashes ahead, so the cache misses
+    /// of a batch overlap instead of following one another.
     ///
     /// ```
     /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
@@ -212,10 +209,13 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        self.kernel.insert_hashes(self.words_mut(), hashes);
+        let distance = arch::prefetch_distance(self.blocks.len());
+        self.kernel
+            .insert_hashes(self.words_mut(), hashes, distance);
     }
 
-    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel.
+    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel
+    /// (prefetching as in [`insert_hash_batch`](Filter::insert_hash_batch)).
     ///
     /// # Panics
     ///
@@ -231,6 +231,31 @@ impl<S> Filter<S> {
     /// ```
     pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
         lookup::contains_hash_batch(self.kernel, self.words(), hashes, out);
+    }
+
+    /// How many of `hashes` may be present (the number of `true` answers
+    /// [`contains_hash_batch`](Filter::contains_hash_batch) would give), without an output
+    /// slice.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
+    /// assert!(filter.count_contained_hashes(&[1 << 40, 2 << 40, 3 << 40]) >= 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn count_contained_hashes(&self, hashes: &[u64]) -> usize {
+        let mut answers = [false; BATCH_CHUNK];
+        hashes
+            .chunks(BATCH_CHUNK)
+            .map(|chunk| {
+                let answers = &mut answers[..chunk.len()];
+                self.contains_hash_batch(chunk, answers);
+                answers
+                    .iter()
+                    .map(|&answer| usize::from(answer))
+                    .sum::<usize>()
+            })
+            .sum()
     }
 
     /// Clears every bit: the filter is empty again, with the same size.
@@ -289,19 +314,26 @@ impl<S> Filter<S> {
         bytemuck::cast_slice_mut(&mut self.blocks)
     }
 
-    /// Keeps the first `num_blocks` blocks (at least one), for folding.
-    pub(crate) fn truncate_blocks(&mut self, num_blocks: usize) {
-        self.blocks.truncate(num_blocks.max(1));
+    /// Keeps the first `num_blocks` blocks (at least one), for folding, in a new allocation of
+    /// that size so that the memory of the rest is returned.
+    pub(crate) fn truncate_blocks(&mut self, num_blocks: usize) -> Result<(), Error> {
+        let num_blocks = num_blocks.clamp(1, self.blocks.len());
+        let mut kept = Blocks::zeroed(num_blocks).ok_or(Error::AllocationFailed {
+            bytes: num_blocks * BLOCK_BYTES,
+        })?;
+        kept.copy_from_slice(&self.blocks[..num_blocks]);
+        self.blocks = kept;
+        Ok(())
     }
 
     /// Takes the filter apart without copying, for the filter types built on the same blocks.
     #[cfg(target_has_atomic = "32")]
-    pub(crate) fn into_parts(self) -> (Vec<Block>, Dispatch, S) {
+    pub(crate) fn into_parts(self) -> (Blocks, Dispatch, S) {
         (self.blocks, self.kernel, self.hasher)
     }
 
     /// Puts a filter together from its parts without copying; `blocks` must not be empty.
-    pub(crate) fn from_parts(blocks: Vec<Block>, kernel: Dispatch, hasher: S) -> Self {
+    pub(crate) fn from_parts(blocks: Blocks, kernel: Dispatch, hasher: S) -> Self {
         debug_assert!(!blocks.is_empty(), "a filter has at least one block");
         Filter {
             blocks,
@@ -383,6 +415,91 @@ impl<S: BuildHasher> Filter<S> {
     pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
     }
+}
+
+impl<S: BuildHasher> Filter<S> {
+    /// Adds every key of `keys`: hashes them a chunk at a time into a buffer on the stack, then
+    /// inserts the chunk with [`insert_hash_batch`](Filter::insert_hash_batch). Same result as
+    /// calling [`insert`](Filter::insert) on each key; faster on large filters.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear", "plum"]);
+    /// assert!(filter.contains("pear"));
+    /// filter.insert_batch(&[1u64, 2, 3]);
+    /// assert!(filter.contains(&2u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
+        let mut hashes = [0; BATCH_CHUNK];
+        for chunk in keys.chunks(BATCH_CHUNK) {
+            let hashes = hash_into(&self.hasher, chunk, &mut hashes);
+            self.insert_hash_batch(hashes);
+        }
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` may be present: the answers of
+    /// [`contains`](Filter::contains), computed a chunk at a time through
+    /// [`contains_hash_batch`](Filter::contains_hash_batch).
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear"]);
+    /// let mut out = [false; 3];
+    /// filter.contains_batch(&["apple", "kiwi", "pear"], &mut out);
+    /// assert!(out[0] && out[2]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_batch<K: Hash>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_batch: `out` must have one slot per key"
+        );
+        let mut hashes = [0; BATCH_CHUNK];
+        for (chunk, out) in keys.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
+            self.contains_hash_batch(hash_into(&self.hasher, chunk, &mut hashes), out);
+        }
+    }
+
+    /// How many of `keys` may be present (the number of `true` answers
+    /// [`contains_batch`](Filter::contains_batch) would give), without an output slice: for
+    /// example the selectivity of a join's probe side.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&[10u64, 20, 30]);
+    /// assert!(filter.count_contained(&[10u64, 20, 30, 40]) >= 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn count_contained<K: Hash>(&self, keys: &[K]) -> usize {
+        let mut hashes = [0; BATCH_CHUNK];
+        keys.chunks(BATCH_CHUNK)
+            .map(|chunk| self.count_contained_hashes(hash_into(&self.hasher, chunk, &mut hashes)))
+            .sum()
+    }
+}
+
+/// Keys are hashed this many at a time into a stack buffer (4 KiB of hashes) by the key batch
+/// operations: long enough for the prefetch pipeline to fill, short enough to stay in L1.
+const BATCH_CHUNK: usize = 512;
+
+/// Hashes `keys` (at most [`BATCH_CHUNK`]) into the front of `buffer` and returns that part.
+#[inline]
+fn hash_into<'a, S: BuildHasher, K: Hash>(
+    hasher: &S,
+    keys: &[K],
+    buffer: &'a mut [u64; BATCH_CHUNK],
+) -> &'a [u64] {
+    let hashes = &mut buffer[..keys.len()];
+    for (hash, key) in hashes.iter_mut().zip(keys) {
+        *hash = hasher.hash_one(key);
+    }
+    hashes
 }
 
 impl<S: PartialEq> Filter<S> {

@@ -39,8 +39,7 @@ impl<S> Filter<S> {
         for j in 0..num_blocks / 2 {
             blocks[j] = or(&blocks[2 * j], &blocks[2 * j + 1]);
         }
-        self.truncate_blocks(num_blocks / 2);
-        Ok(())
+        self.truncate_blocks(num_blocks / 2)
     }
 
     /// Folds (see [`fold`](Filter::fold)) as long as the number of blocks is even and the

@@ -24,6 +24,22 @@
 //! [`SALT`](crate::SALT), [`block_index`](crate::block_index)). How a key becomes `h` is given
 //! by the hasher id and seed (see [`hash`](crate::hash) and [`parquet`](crate::parquet)).
 //!
+//! A [`ScalableFilter`] is a 64-byte header ([`SCALABLE_MAGIC`] `SBLS`, its parameters and
+//! stage count) followed by its stages, each a complete filter in this layout; the byte table
+//! is on [`ScalableFilter::to_bytes`]'s `impl` block below.
+//!
+//! ```
+//! use splitbloom::{Filter, FilterRef, format::Header};
+//! let mut filter = Filter::with_fpr(1000, 0.01)?;
+//! filter.insert("key");
+//! let bytes = filter.to_bytes();
+//! assert_eq!(&bytes[..4], b"SBLM");
+//! assert_eq!(Header::parse(&bytes)?.num_blocks, filter.num_blocks());
+//! let view: FilterRef = FilterRef::from_bytes(&bytes)?; // zero-copy
+//! assert!(view.contains("key"));
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
+//!
 //! # Why it is shaped this way
 //!
 //! * The header is 32 bytes, one block, so the bitset starts 32-byte aligned whenever the
@@ -49,7 +65,7 @@ use crate::block::{BLOCK_BYTES, LANES};
 use crate::error::Error;
 use crate::hash::{DefaultHasher, FilterHasher, HasherKind};
 use crate::math::MAX_BLOCKS;
-use crate::{Filter, Kernel, lookup};
+use crate::{Filter, Kernel, ScalableFilter, ScalableParameters, lookup};
 
 /// The first four bytes of every serialized filter.
 ///
@@ -670,33 +686,6 @@ impl<S: fmt::Debug> fmt::Debug for FilterRef<'_, S> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The big-endian paths (word-by-word encode, copying decode) give the same bytes and
-    /// words as the in-place little-endian paths, so they are checked on every host.
-    #[test]
-    fn byte_order_independent_paths_agree() {
-        let blocks: Vec<[u32; LANES]> = (0u32..50)
-            .map(|b| {
-                core::array::from_fn(|i| {
-                    b.wrapping_mul(0x9e37_79b9) ^ (i as u32) << 24 ^ 0x0102_0304
-                })
-            })
-            .collect();
-        let mut portable = Vec::new();
-        for_each_block_as_le_bytes(&blocks, |chunk| portable.extend_from_slice(chunk));
-        let mut fast = Vec::new();
-        for_each_payload_chunk(&blocks, |chunk| fast.extend_from_slice(chunk));
-        assert_eq!(portable, fast);
-        assert_eq!(&portable[..4], &blocks[0][0].to_le_bytes());
-        let mut decoded = vec![[0u32; LANES]; blocks.len()];
-        decode_into(&portable, &mut decoded);
-        assert_eq!(decoded, blocks);
-    }
-}
-
 /// `serde` support: a filter serializes as the bytes of [`Filter::to_bytes`] (a byte string in
 /// formats that have one, a sequence of numbers in others), and deserializes with every check
 /// of [`Filter::from_bytes`].
@@ -799,3 +788,220 @@ const _: fn() = || {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<FilterRef<'static>>();
 };
+
+/// The first four bytes of a serialized [`ScalableFilter`].
+///
+/// ```
+/// let bytes = splitbloom::ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
+/// assert_eq!(bytes[..4], splitbloom::format::SCALABLE_MAGIC);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const SCALABLE_MAGIC: [u8; 4] = *b"SBLS";
+
+/// The size of a serialized [`ScalableFilter`]'s header: two blocks, so every stage after it
+/// keeps the buffer's 32-byte alignment.
+///
+/// ```
+/// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+/// let stage = filter.stages()[0].serialized_len();
+/// assert_eq!(filter.to_bytes().len(), splitbloom::format::SCALABLE_HEADER_BYTES + stage);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const SCALABLE_HEADER_BYTES: usize = 64;
+
+/// Bytes of the scalable header covered by its checksum (all but the checksum itself).
+const SCALABLE_CHECKED_BYTES: usize = 56;
+
+/// The scalable header (checksum included) of `filter`.
+fn scalable_header<S>(filter: &ScalableFilter<S>) -> [u8; SCALABLE_HEADER_BYTES] {
+    let parameters = filter.parameters();
+    let mut header = [0; SCALABLE_HEADER_BYTES];
+    header[..4].copy_from_slice(&SCALABLE_MAGIC);
+    header[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    // Bytes 6..8 are reserved (zero).
+    header[8..16].copy_from_slice(&parameters.initial_capacity.to_le_bytes());
+    header[16..24].copy_from_slice(&parameters.fpr.to_bits().to_le_bytes());
+    header[24..32].copy_from_slice(&parameters.growth_factor.to_bits().to_le_bytes());
+    header[32..40].copy_from_slice(&parameters.tightening_ratio.to_bits().to_le_bytes());
+    header[40..48].copy_from_slice(&filter.items_in_last_stage().to_le_bytes());
+    header[48..56].copy_from_slice(&(filter.stages().len() as u64).to_le_bytes());
+    let checksum = xxhash_rust::xxh3::xxh3_64(&header[..SCALABLE_CHECKED_BYTES]);
+    header[SCALABLE_CHECKED_BYTES..].copy_from_slice(&checksum.to_le_bytes());
+    header
+}
+
+/// Serialization of [`ScalableFilter`]: a 64-byte header followed by every stage, oldest first,
+/// each a complete filter in the format above (its own header, checksum and bitset).
+///
+/// | offset | size | field |
+/// |---:|---:|---|
+/// | 0 | 4 | magic `SBLS` ([`SCALABLE_MAGIC`]) |
+/// | 4 | 2 | version `1` |
+/// | 6 | 2 | reserved, `0` |
+/// | 8 | 8 | initial capacity (keys in stage 0) |
+/// | 16 | 8 | target false-positive rate (IEEE 754 `f64` bits) |
+/// | 24 | 8 | growth factor (`f64` bits) |
+/// | 32 | 8 | tightening ratio (`f64` bits) |
+/// | 40 | 8 | keys in the newest stage |
+/// | 48 | 8 | number of stages (at least 1) |
+/// | 56 | 8 | XXH3-64 (seed 0) of bytes 0..56 |
+/// | 64 | … | the stages, back to back |
+///
+/// A reader recomputes each stage's size from the parameters and refuses stages that differ,
+/// so a file cannot smuggle in a stage sized for other parameters.
+impl<S: FilterHasher> ScalableFilter<S> {
+    /// The filter in splitbloom's format: the scalable header, then each stage.
+    ///
+    /// ```
+    /// use splitbloom::ScalableFilter;
+    /// let mut filter = ScalableFilter::with_fpr(100, 0.01)?;
+    /// for key in 0..1000u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// let bytes = filter.to_bytes();
+    /// let copy: ScalableFilter = ScalableFilter::from_bytes(&bytes)?;
+    /// assert_eq!(copy.len(), filter.len());
+    /// assert!(copy.contains(&999u64));
+    /// assert_eq!(copy.to_bytes(), bytes);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let stages: usize = self.stages().iter().map(Filter::serialized_len).sum();
+        let mut bytes = Vec::with_capacity(SCALABLE_HEADER_BYTES + stages);
+        bytes.extend_from_slice(&scalable_header(self));
+        for stage in self.stages() {
+            bytes.extend_from_slice(&stage.to_bytes());
+        }
+        bytes
+    }
+
+    /// Writes [`to_bytes`](ScalableFilter::to_bytes) to `writer`, a stage at a time.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, mut writer: impl std::io::Write) -> std::io::Result<()> {
+        writer.write_all(&scalable_header(self))?;
+        for stage in self.stages() {
+            stage.write_to(&mut writer)?;
+        }
+        Ok(())
+    }
+
+    /// Reads a filter written by [`to_bytes`](ScalableFilter::to_bytes). Every problem is an
+    /// [`Error`], as for [`Filter::from_bytes`], plus invalid parameters, no stages, or stages
+    /// whose sizes do not follow the parameters.
+    ///
+    /// ```
+    /// use splitbloom::{Error, ScalableFilter};
+    /// let bytes = ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
+    /// assert!(ScalableFilter::<splitbloom::DefaultHasher>::from_bytes(&bytes).is_ok());
+    /// assert!(matches!(
+    ///     ScalableFilter::<splitbloom::DefaultHasher>::from_bytes(&bytes[..70]),
+    ///     Err(Error::Truncated { .. })
+    /// ));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let header: &[u8; SCALABLE_HEADER_BYTES] = bytes
+            .get(..SCALABLE_HEADER_BYTES)
+            .and_then(|header| header.try_into().ok())
+            .ok_or(Error::Truncated {
+                needed: SCALABLE_HEADER_BYTES as u64,
+                available: bytes.len(),
+            })?;
+        let u64_at = |at: usize| {
+            let mut word = [0; 8];
+            word.copy_from_slice(&header[at..at + 8]);
+            u64::from_le_bytes(word)
+        };
+        let magic = [header[0], header[1], header[2], header[3]];
+        if magic != SCALABLE_MAGIC {
+            return Err(Error::WrongMagic { found: magic });
+        }
+        let version = u16::from_le_bytes([header[4], header[5]]);
+        if version == 0 || version > VERSION {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        if header[6] != 0 || header[7] != 0 {
+            return Err(Error::UnsupportedFlags(header[6] | header[7]));
+        }
+        let computed = xxhash_rust::xxh3::xxh3_64(&header[..SCALABLE_CHECKED_BYTES]);
+        if computed != u64_at(SCALABLE_CHECKED_BYTES) {
+            return Err(Error::ChecksumMismatch {
+                stored: u64_at(SCALABLE_CHECKED_BYTES),
+                computed,
+            });
+        }
+        let mut parameters = ScalableParameters::new(u64_at(8), f64::from_bits(u64_at(16)));
+        parameters.growth_factor = f64::from_bits(u64_at(24));
+        parameters.tightening_ratio = f64::from_bits(u64_at(32));
+        let items_in_last_stage = u64_at(40);
+        let num_stages = u64_at(48);
+        // Every stage takes at least 64 bytes, which bounds the allocation by the input size.
+        let mut rest = &bytes[SCALABLE_HEADER_BYTES..];
+        let mut stages = Vec::new();
+        stages
+            .try_reserve(
+                usize::try_from(num_stages)
+                    .unwrap_or(usize::MAX)
+                    .min(rest.len() / 64),
+            )
+            .map_err(|_| Error::AllocationFailed { bytes: rest.len() })?;
+        for _ in 0..num_stages {
+            let length = Header::parse(rest)?.serialized_len();
+            let available = rest.len();
+            let stage_bytes = usize::try_from(length)
+                .ok()
+                .and_then(|length| rest.get(..length))
+                .ok_or(Error::Truncated {
+                    needed: length,
+                    available,
+                })?;
+            stages.push(Filter::<S>::from_bytes(stage_bytes)?);
+            rest = &rest[stage_bytes.len()..];
+        }
+        if !rest.is_empty() {
+            return Err(Error::LengthMismatch {
+                expected: (bytes.len() - rest.len()) as u64,
+                found: bytes.len(),
+            });
+        }
+        ScalableFilter::from_stages(parameters, stages, items_in_last_stage)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The big-endian paths (word-by-word encode, copying decode) give the same bytes and
+    /// words as the in-place little-endian paths, so they are checked on every host.
+    #[test]
+    fn byte_order_independent_paths_agree() {
+        let blocks: Vec<[u32; LANES]> = (0u32..50)
+            .map(|b| {
+                core::array::from_fn(|i| {
+                    b.wrapping_mul(0x9e37_79b9) ^ (i as u32) << 24 ^ 0x0102_0304
+                })
+            })
+            .collect();
+        let mut portable = Vec::new();
+        for_each_block_as_le_bytes(&blocks, |chunk| portable.extend_from_slice(chunk));
+        let mut fast = Vec::new();
+        for_each_payload_chunk(&blocks, |chunk| fast.extend_from_slice(chunk));
+        assert_eq!(portable, fast);
+        assert_eq!(&portable[..4], &blocks[0][0].to_le_bytes());
+        let mut decoded = vec![[0u32; LANES]; blocks.len()];
+        decode_into(&portable, &mut decoded);
+        assert_eq!(decoded, blocks);
+    }
+}

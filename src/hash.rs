@@ -20,6 +20,13 @@
 //!
 //! Both hashers are deterministic: the default seed is [`DEFAULT_SEED`], and any other seed can
 //! be given with [`FilterHasher::with_seed`].
+//!
+//! ```
+//! use core::hash::BuildHasher;
+//! use splitbloom::{FilterHasher, Xxh3Hash};
+//! // The same key, seed and algorithm give the same hash in every process.
+//! assert_eq!(Xxh3Hash::with_seed(5).hash_one("key"), Xxh3Hash::with_seed(5).hash_one("key"));
+//! ```
 
 use core::hash::{BuildHasher, Hasher};
 use core::marker::PhantomData;
@@ -68,6 +75,10 @@ pub enum HasherKind {
 
 impl HasherKind {
     /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64).
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::HasherKind::Xxh3.id(), 2);
+    /// ```
     pub const fn id(self) -> u8 {
         match self {
             HasherKind::GxHash => 1,
@@ -77,6 +88,12 @@ impl HasherKind {
     }
 
     /// The kind with numeric id `id`, if any.
+    ///
+    /// ```
+    /// use splitbloom::HasherKind;
+    /// assert_eq!(HasherKind::from_id(3), Some(HasherKind::ParquetXxh64));
+    /// assert_eq!(HasherKind::from_id(0), None);
+    /// ```
     pub const fn from_id(id: u8) -> Option<HasherKind> {
         match id {
             1 => Some(HasherKind::GxHash),
@@ -118,6 +135,11 @@ pub trait FilterHasher: BuildHasher + Clone + PartialEq {
 }
 
 /// A byte-string hash that [`KeyHasher`] builds on.
+///
+/// ```
+/// use splitbloom::hash::{BytesHash, Xxh3Bytes};
+/// assert_eq!(Xxh3Bytes::hash_bytes(b"abc", 1), xxhash_rust::xxh3::xxh3_64_with_seed(b"abc", 1));
+/// ```
 pub trait BytesHash {
     /// The 64-bit hash of `bytes` with `seed`; must read nothing outside `bytes`.
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64;
@@ -230,6 +252,11 @@ macro_rules! seeded_build_hasher {
 }
 
 /// XXH3-64 over byte strings.
+///
+/// ```
+/// use splitbloom::hash::{BytesHash, Xxh3Bytes};
+/// assert_ne!(Xxh3Bytes::hash_bytes(b"a", 0), Xxh3Bytes::hash_bytes(b"b", 0));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Xxh3Bytes;
 
@@ -256,6 +283,12 @@ seeded_build_hasher!(
 );
 
 /// gxhash 3.x over byte strings, never reading past the input.
+///
+/// ```
+/// use splitbloom::hash::{BytesHash, GxBytes};
+/// // Short inputs are padded, with the length folded in: "a" and "a\0" stay apart.
+/// assert_ne!(GxBytes::hash_bytes(b"a", 0), GxBytes::hash_bytes(b"a\0", 0));
+/// ```
 #[cfg(splitbloom_gxhash)]
 #[derive(Clone, Copy, Debug)]
 pub struct GxBytes;
@@ -300,10 +333,22 @@ seeded_build_hasher!(
 );
 
 /// The default hasher of this build: [`GxHash`] where the target has AES, else [`Xxh3Hash`].
+///
+/// ```
+/// use splitbloom::{DefaultHasher, FilterHasher, HasherKind};
+/// let expected = if HasherKind::GxHash.is_available() { HasherKind::GxHash } else { HasherKind::Xxh3 };
+/// assert_eq!(DefaultHasher::KIND, expected);
+/// ```
 #[cfg(splitbloom_gxhash)]
 pub type DefaultHasher = GxHash;
 
 /// The default hasher of this build: [`GxHash`] where the target has AES, else [`Xxh3Hash`].
+///
+/// ```
+/// use splitbloom::{DefaultHasher, FilterHasher, HasherKind};
+/// let expected = if HasherKind::GxHash.is_available() { HasherKind::GxHash } else { HasherKind::Xxh3 };
+/// assert_eq!(DefaultHasher::KIND, expected);
+/// ```
 #[cfg(not(splitbloom_gxhash))]
 pub type DefaultHasher = Xxh3Hash;
 

@@ -32,7 +32,8 @@ pub(crate) fn contains_hash_batch(
         out.len(),
         "contains_hash_batch: `out` must have one slot per hash"
     );
-    kernel.contains_hashes(blocks, hashes, out);
+    let distance = crate::arch::prefetch_distance(blocks.len());
+    kernel.contains_hashes(blocks, hashes, out, distance);
 }
 
 /// The fraction of bits of `blocks` that are set, from 0 to 1.

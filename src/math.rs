@@ -17,6 +17,14 @@
 //! at 1% the latter picks 9.68 bits/key, whose real rate is about 1.46%.
 //!
 //! Floating-point functions come from `libm`, so results are identical with and without `std`.
+//!
+//! ```
+//! use splitbloom::math;
+//! let bits = math::bits_per_key_for_fpr(0.01)?; // 10.53 bits per key for 1%
+//! assert!(math::false_positive_rate(bits) <= 0.01);
+//! assert!(math::classic_false_positive_rate(bits) < 0.01); // the classic formula is optimistic
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
 
 use crate::block::BLOCK_BYTES;
 use crate::error::Error;
@@ -27,6 +35,11 @@ const BLOCK_BITS: f64 = (BLOCK_BYTES * 8) as f64;
 /// The largest number of blocks a filter may have: the block index is computed from the high 32
 /// bits of the hash, so more than 2^32 blocks could not all be reached (and 2^32 blocks are
 /// already 128 GiB).
+///
+/// ```
+/// use splitbloom::{Filter, math::MAX_BLOCKS};
+/// assert!(Filter::with_num_blocks(MAX_BLOCKS + 1).is_err());
+/// ```
 pub const MAX_BLOCKS: usize = if usize::BITS > 32 {
     1 << 32
 } else {

@@ -45,12 +45,25 @@ use crate::hash::{FilterHasher, HasherKind};
 use crate::{Filter, math};
 
 /// The seed Parquet uses for XXH64.
+///
+/// ```
+/// use splitbloom::{FilterHasher, parquet::{ParquetHash, SEED}};
+/// assert_eq!(ParquetHash::default().seed(), SEED);
+/// ```
 pub const SEED: u64 = 0;
 
 /// The smallest bitset Parquet readers accept, in bytes (one block).
+///
+/// ```
+/// assert_eq!(splitbloom::parquet::MIN_BITSET_BYTES, splitbloom::BLOCK_BYTES);
+/// ```
 pub const MIN_BITSET_BYTES: usize = 32;
 
 /// The largest bitset Parquet readers accept, in bytes (128 MiB).
+///
+/// ```
+/// assert_eq!(splitbloom::parquet::MAX_BITSET_BYTES, 1 << 27);
+/// ```
 pub const MAX_BITSET_BYTES: usize = 128 * 1024 * 1024;
 
 /// A value of a Parquet physical type, hashed the way Parquet hashes it: XXH64 with seed 0 over

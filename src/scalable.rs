@@ -53,8 +53,19 @@ pub struct ScalableParameters {
 
 impl ScalableParameters {
     /// The default growth factor.
+    ///
+    /// ```
+    /// use splitbloom::ScalableParameters;
+    /// assert_eq!(ScalableParameters::new(10, 0.01).growth_factor, ScalableParameters::DEFAULT_GROWTH_FACTOR);
+    /// ```
     pub const DEFAULT_GROWTH_FACTOR: f64 = 2.0;
     /// The default tightening ratio (Almeida et al. recommend 0.8 to 0.9).
+    ///
+    /// ```
+    /// use splitbloom::ScalableParameters;
+    /// let parameters = ScalableParameters::new(10, 0.01);
+    /// assert_eq!(parameters.tightening_ratio, ScalableParameters::DEFAULT_TIGHTENING_RATIO);
+    /// ```
     pub const DEFAULT_TIGHTENING_RATIO: f64 = 0.85;
 
     /// Parameters with the default growth factor and tightening ratio.

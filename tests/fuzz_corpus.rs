@@ -57,3 +57,8 @@ fn from_bytes_corpus() {
 fn roundtrip_corpus() {
     replay("roundtrip", fuzz_checks::roundtrip);
 }
+
+#[test]
+fn counting_corpus() {
+    replay("counting", fuzz_checks::counting);
+}

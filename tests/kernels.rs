@@ -179,4 +179,133 @@ fn unavailable_kernels_are_refused_not_crashed() {
     }
     #[cfg(target_arch = "x86_64")]
     assert!(!Kernel::Neon.is_available());
+    // NEON is part of the aarch64 baseline: if it were not detected, the differential tests
+    // above would silently skip the NEON kernel.
+    #[cfg(target_arch = "aarch64")]
+    assert!(Kernel::Neon.is_available());
+}
+
+/// Distances the batch loops are tested with: none, shorter than, equal to and longer than
+/// some batches below, and the tuned default.
+const DISTANCES: [usize; 6] = [0, 1, 3, 16, 64, 1000];
+
+/// The raw batch loops of every kernel, with and without prefetching, on batches shorter and
+/// longer than the prefetch distance, against single-key scalar answers and bits.
+#[test]
+fn batch_loops_match_scalar_at_every_prefetch_distance() {
+    let (members, strangers) = common::members_and_strangers(5, 3_000, 3_000);
+    let probes: Vec<u64> = members.iter().chain(&strangers).copied().collect();
+    let mut oracle = vec![[0u32; 8]; 311];
+    for &hash in &members {
+        let index = splitbloom::block_index(hash, oracle.len());
+        kernel::insert(Kernel::Scalar, &mut oracle[index], hash as u32);
+    }
+    let expected: Vec<bool> = probes
+        .iter()
+        .map(|&hash| {
+            let block = &oracle[splitbloom::block_index(hash, oracle.len())];
+            kernel::contains(Kernel::Scalar, block, hash as u32).unwrap()
+        })
+        .collect();
+    for kernel in kernels() {
+        for distance in DISTANCES {
+            for len in [0, 1, 2, 15, 16, 17, members.len()] {
+                let mut blocks = vec![[0u32; 8]; oracle.len()];
+                kernel::insert_hashes(kernel, &mut blocks, &members[..len], distance).unwrap();
+                kernel::insert_hashes(kernel, &mut blocks, &members[len..], distance).unwrap();
+                assert_eq!(
+                    blocks, oracle,
+                    "{kernel} distance {distance} split at {len}"
+                );
+                let mut answers = vec![false; len];
+                kernel::contains_hashes(kernel, &blocks, &probes[..len], &mut answers, distance)
+                    .unwrap();
+                assert_eq!(
+                    answers,
+                    expected[..len],
+                    "{kernel} distance {distance} len {len}"
+                );
+            }
+            let mut answers = vec![false; probes.len()];
+            kernel::contains_hashes(kernel, &oracle, &probes, &mut answers, distance).unwrap();
+            assert_eq!(answers, expected, "{kernel} distance {distance}");
+        }
+    }
+}
+
+/// The key batch operations give the single-key answers and bits for every kernel, on a filter
+/// below the prefetch threshold and one above it (so both paths of `Filter` run), with key
+/// counts that are not multiples of the internal chunk.
+#[test]
+fn key_batches_match_single_keys_with_and_without_prefetching() {
+    let (_, min_prefetch_blocks) = kernel::PREFETCH;
+    let (members, strangers) = common::members_and_strangers(6, 50_001, 20_003);
+    let probes: Vec<u64> = strangers.iter().chain(&members).copied().collect();
+    for kernel in kernels() {
+        for num_blocks in [97, min_prefetch_blocks + 5] {
+            let mut single = Filter::with_num_blocks(num_blocks)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            let mut batch = single.clone();
+            for key in &members {
+                single.insert(key);
+            }
+            batch.insert_batch(&members);
+            assert_eq!(single, batch, "{kernel} {num_blocks} blocks: bits differ");
+            let mut answers = vec![false; probes.len()];
+            batch.contains_batch(&probes, &mut answers);
+            let expected: Vec<bool> = probes.iter().map(|key| single.contains(key)).collect();
+            assert_eq!(answers, expected, "{kernel} {num_blocks} blocks");
+            assert!(answers[strangers.len()..].iter().all(|&answer| answer));
+            let positives = expected.iter().filter(|&&answer| answer).count();
+            assert_eq!(batch.count_contained(&probes), positives, "{kernel}");
+            let hashes: Vec<u64> = probes
+                .iter()
+                .map(|key| std::hash::BuildHasher::hash_one(batch.hasher(), key))
+                .collect();
+            assert_eq!(batch.count_contained_hashes(&hashes), positives, "{kernel}");
+            assert_eq!(batch.count_contained::<u64>(&[]), 0);
+        }
+    }
+}
+
+#[test]
+#[should_panic(expected = "one slot per key")]
+fn contains_batch_panics_on_a_short_output() {
+    let filter = Filter::with_num_blocks(8).unwrap();
+    filter.contains_batch(&[1u64, 2, 3], &mut [false; 2]);
+}
+
+#[test]
+#[should_panic(expected = "one slot per hash")]
+fn contains_hash_batch_panics_on_a_long_output() {
+    let filter = Filter::with_num_blocks(8).unwrap();
+    filter.contains_hash_batch(&[1, 2], &mut [false; 3]);
+}
+
+/// A filter above the huge-page threshold takes the 2 MiB-aligned, `madvise`d allocation path
+/// and behaves like any other; whether the kernel granted huge pages is not asserted (it is a
+/// system setting), only printed.
+#[test]
+fn filters_above_the_huge_page_threshold_work() {
+    let num_blocks = kernel::HUGE_PAGE_THRESHOLD / splitbloom::BLOCK_BYTES + 3;
+    let (members, _) = common::members_and_strangers(7, 100_000, 0);
+    let mut filter = Filter::with_num_blocks(num_blocks).unwrap();
+    assert_eq!(filter.fill_ratio(), 0.0);
+    #[cfg(target_os = "linux")]
+    assert_eq!(filter.as_words().as_ptr() as usize % (2 << 20), 0);
+    filter.insert_batch(&members);
+    assert_eq!(filter.count_contained(&members), members.len());
+    let copy = filter.clone();
+    assert_eq!(copy, filter);
+    filter.clear();
+    assert_eq!(filter.fill_ratio(), 0.0);
+    assert_eq!(copy.count_contained(&members), members.len());
+    if let Ok(meminfo) = std::fs::read_to_string("/proc/meminfo") {
+        let line = meminfo
+            .lines()
+            .find(|line| line.starts_with("AnonHugePages"));
+        println!("{}", line.unwrap_or("AnonHugePages: not reported"));
+    }
 }

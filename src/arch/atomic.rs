@@ -8,10 +8,10 @@
 //! possibly huge bitset, and no moment with two of them in memory. The only `unsafe` is the
 //! reinterpretation of the allocation, kept here with the rest of the crate's `unsafe` code.
 
-use alloc::vec::Vec;
-use core::mem::{ManuallyDrop, align_of, size_of};
+use core::mem::{align_of, size_of};
 use core::sync::atomic::Ordering::Relaxed;
 
+use super::memory::Blocks;
 use crate::block::{Block, LANES};
 
 // The atomic word: 64 bits where the target has 64-bit atomics, so an insert needs at most four
@@ -70,37 +70,15 @@ const _: () = assert!(align_of::<Word>() == size_of::<Plain>());
 const _: () = assert!(size_of::<AtomicBlock>() == size_of::<Block>());
 const _: () = assert!(align_of::<AtomicBlock>() == align_of::<Block>());
 
-/// Reinterprets a `Vec` of `From` as a `Vec` of `To`, keeping the allocation.
-///
-/// # Safety
-///
-/// * `From` and `To` must have the same size and alignment (so the allocation's layout is the
-///   one `Vec<To>` expects when it frees it).
-/// * Every bit pattern that is a valid `From` must be a valid `To`.
-unsafe fn reinterpret_vec<From, To>(vec: Vec<From>) -> Vec<To> {
-    let mut vec = ManuallyDrop::new(vec);
-    let (pointer, length, capacity) = (vec.as_mut_ptr(), vec.len(), vec.capacity());
-    // SAFETY: the pointer, length and capacity come from a live `Vec<From>` that will never be
-    // used or dropped again (`ManuallyDrop`); the caller guarantees `To` has the layout of
-    // `From`, so the allocation fits `capacity` values of `To` with the alignment it was made
-    // with, and that the first `length` values are valid `To`s.
-    unsafe { Vec::from_raw_parts(pointer.cast::<To>(), length, capacity) }
+/// Plain blocks to atomic blocks, in place (the layouts match: see `BlockStorage`).
+pub(crate) fn into_atomic_blocks(blocks: Blocks) -> Blocks<AtomicBlock> {
+    blocks.cast()
 }
 
-/// Plain blocks to atomic blocks, in place.
-pub(crate) fn into_atomic_blocks(blocks: Vec<Block>) -> Vec<AtomicBlock> {
-    // SAFETY: the layouts match (asserted above) and an atomic integer has the bit validity of
-    // its integer, for which every bit pattern is valid, so every `Block` is a valid
-    // `AtomicBlock`.
-    unsafe { reinterpret_vec(blocks) }
-}
-
-/// Atomic blocks back to plain blocks, in place. Taking the `Vec` by value proves no other
+/// Atomic blocks back to plain blocks, in place. Taking the storage by value proves no other
 /// thread can still be writing to it.
-pub(crate) fn into_plain_blocks(blocks: Vec<AtomicBlock>) -> Vec<Block> {
-    // SAFETY: the layouts match (asserted above), every bit pattern is a valid `Block`, and owning
-    // the `Vec` means no shared reference (hence no concurrent access) outlives this call.
-    unsafe { reinterpret_vec(blocks) }
+pub(crate) fn into_plain_blocks(blocks: Blocks<AtomicBlock>) -> Blocks {
+    blocks.cast()
 }
 
 #[cfg(test)]
@@ -109,15 +87,14 @@ mod tests {
 
     #[test]
     fn round_trip_keeps_every_bit() {
-        let blocks: Vec<Block> = (0..100u32)
-            .map(|i| {
-                Block(core::array::from_fn(|lane| {
-                    i.wrapping_mul(0x9e37_79b9) ^ lane as u32
-                }))
-            })
-            .collect();
+        let mut blocks: Blocks = Blocks::zeroed_or_abort(100);
+        for (i, block) in (0u32..).zip(blocks.iter_mut()) {
+            *block = Block(core::array::from_fn(|lane| {
+                i.wrapping_mul(0x9e37_79b9) ^ lane as u32
+            }));
+        }
         let atomic = into_atomic_blocks(blocks.clone());
-        for (plain, atomic) in blocks.iter().zip(&atomic) {
+        for (plain, atomic) in blocks.iter().zip(atomic.iter()) {
             assert_eq!(plain.0, atomic.load());
         }
         let mut mask = [0; LANES];
@@ -128,12 +105,12 @@ mod tests {
         assert_eq!(back[7].0[3], blocks[7].0[3] | 1 << 31);
         assert_eq!(back[7].0[2], blocks[7].0[2]);
         assert_eq!(back[8].0, blocks[8].0);
-        assert!(into_plain_blocks(into_atomic_blocks(Vec::new())).is_empty());
+        assert!(into_plain_blocks(into_atomic_blocks(Blocks::zeroed_or_abort(0))).is_empty());
     }
 
     #[test]
     fn insert_matches_the_scalar_block_insert() {
-        let atomic = into_atomic_blocks(alloc::vec![Block::default()]);
+        let atomic = into_atomic_blocks(Blocks::zeroed_or_abort(1));
         let mut plain = Block::default();
         for x in (0..5_000u32).map(|i| i.wrapping_mul(0x2545_f491)) {
             let expected = crate::block::insert(&mut plain.0, x);

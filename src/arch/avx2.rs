@@ -94,14 +94,20 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
 
 /// The batch insert loop compiled for AVX2. Requires AVX2.
 #[target_feature(enable = "avx2")]
-fn insert_hashes(token: Avx2, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
-    insert_hashes_with(token, blocks, hashes);
+fn insert_hashes(token: Avx2, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
+    insert_hashes_with(token, blocks, hashes, distance);
 }
 
 /// The batch lookup loop compiled for AVX2. Requires AVX2.
 #[target_feature(enable = "avx2")]
-fn contains_hashes(token: Avx2, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
-    contains_hashes_with(token, blocks, hashes, out);
+fn contains_hashes(
+    token: Avx2,
+    blocks: &[[u32; LANES]],
+    hashes: &[u64],
+    out: &mut [bool],
+    distance: usize,
+) {
+    contains_hashes_with(token, blocks, hashes, out, distance);
 }
 
 impl BlockKernel for Avx2 {
@@ -124,14 +130,20 @@ impl BlockKernel for Avx2 {
     }
 
     #[inline(always)]
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
         // SAFETY: `self` proves AVX2 is available.
-        unsafe { insert_hashes(self, blocks, hashes) }
+        unsafe { insert_hashes(self, blocks, hashes, distance) }
     }
 
     #[inline(always)]
-    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
+    fn contains_hashes(
+        self,
+        blocks: &[[u32; LANES]],
+        hashes: &[u64],
+        out: &mut [bool],
+        distance: usize,
+    ) {
         // SAFETY: `self` proves AVX2 is available.
-        unsafe { contains_hashes(self, blocks, hashes, out) }
+        unsafe { contains_hashes(self, blocks, hashes, out, distance) }
     }
 }

@@ -5,7 +5,7 @@
 //! the proof-by-token rule holds on every architecture.
 
 use core::arch::aarch64::{
-    uint32x4_t, vandq_u32, vbicq_u32, vdupq_n_u32, vld1q_u32, vmaxvq_u32, vmulq_u32, vorrq_u32,
+    uint32x4_t, vbicq_u32, vdupq_n_u32, vld1q_u32, vmaxvq_u32, vmulq_u32, vorrq_u32,
     vreinterpretq_s32_u32, vshlq_u32, vshrq_n_u32, vst1q_u32,
 };
 
@@ -103,24 +103,25 @@ fn insert(block: &mut [u32; LANES], x: u32) -> bool {
 #[target_feature(enable = "neon")]
 #[inline]
 fn contains(block: &[u32; LANES], x: u32) -> bool {
-    let words = load(block);
-    let mask = mask_vector(x);
-    covers(
-        (vandq_u32(words.0, mask.0), vandq_u32(words.1, mask.1)),
-        mask,
-    )
+    covers(load(block), mask_vector(x))
 }
 
 /// The batch insert loop compiled for NEON. Requires NEON.
 #[target_feature(enable = "neon")]
-fn insert_hashes(token: Neon, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
-    insert_hashes_with(token, blocks, hashes);
+fn insert_hashes(token: Neon, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
+    insert_hashes_with(token, blocks, hashes, distance);
 }
 
 /// The batch lookup loop compiled for NEON. Requires NEON.
 #[target_feature(enable = "neon")]
-fn contains_hashes(token: Neon, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
-    contains_hashes_with(token, blocks, hashes, out);
+fn contains_hashes(
+    token: Neon,
+    blocks: &[[u32; LANES]],
+    hashes: &[u64],
+    out: &mut [bool],
+    distance: usize,
+) {
+    contains_hashes_with(token, blocks, hashes, out, distance);
 }
 
 impl BlockKernel for Neon {
@@ -143,14 +144,20 @@ impl BlockKernel for Neon {
     }
 
     #[inline(always)]
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
         // SAFETY: `self` proves NEON is available.
-        unsafe { insert_hashes(self, blocks, hashes) }
+        unsafe { insert_hashes(self, blocks, hashes, distance) }
     }
 
     #[inline(always)]
-    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
+    fn contains_hashes(
+        self,
+        blocks: &[[u32; LANES]],
+        hashes: &[u64],
+        out: &mut [bool],
+        distance: usize,
+    ) {
         // SAFETY: `self` proves NEON is available.
-        unsafe { contains_hashes(self, blocks, hashes, out) }
+        unsafe { contains_hashes(self, blocks, hashes, out, distance) }
     }
 }

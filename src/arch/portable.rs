@@ -41,11 +41,17 @@ impl BlockKernel for Portable {
         (u32x8::from(*block) & mask).simd_eq(mask).all()
     }
 
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64]) {
-        insert_hashes_with(self, blocks, hashes);
+    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
+        insert_hashes_with(self, blocks, hashes, distance);
     }
 
-    fn contains_hashes(self, blocks: &[[u32; LANES]], hashes: &[u64], out: &mut [bool]) {
-        contains_hashes_with(self, blocks, hashes, out);
+    fn contains_hashes(
+        self,
+        blocks: &[[u32; LANES]],
+        hashes: &[u64],
+        out: &mut [bool],
+        distance: usize,
+    ) {
+        contains_hashes_with(self, blocks, hashes, out, distance);
     }
 }

@@ -53,9 +53,10 @@ fn filter_of(blocks: usize, kernel: Kernel, hashes: &[u64]) -> Filter {
     filter
 }
 
-/// Applies a script to the scalar oracle and to every other kernel available on this CPU. After
-/// every step all filters hold identical bits and give identical answers, and no hash that is
-/// still certainly in the set (the model) is ever reported absent.
+/// Applies a script to the scalar oracle, to every other kernel available on this CPU, and to
+/// an `AtomicFilter` (converted to and from plain filters along the way). After every step all
+/// filters hold identical bits and give identical answers, and no hash that is still certainly
+/// in the set (the model) is ever reported absent.
 pub fn differential(data: &[u8]) {
     let Ok(script) = Script::arbitrary_take_rest(Unstructured::new(data)) else {
         return;
@@ -68,57 +69,51 @@ pub fn differential(data: &[u8]) {
         .map(|&kernel| filter_of(blocks, kernel, &[]))
         .collect();
     let hasher = *filters[0].hasher();
+    let mut atomic = filters[0].clone().into_atomic();
     let mut model: HashSet<u64> = HashSet::new();
     for op in script.ops.iter().take(64) {
         match op {
             Op::Insert(key) => {
-                let answers: Vec<bool> = filters
+                let mut answers: Vec<bool> = filters
                     .iter_mut()
                     .map(|filter| filter.insert(key.as_slice()))
                     .collect();
-                assert!(
-                    answers.windows(2).all(|pair| pair[0] == pair[1]),
-                    "insert answers differ: {answers:?}"
-                );
+                answers.push(atomic.insert(key.as_slice()));
+                agree(&answers, "insert");
                 model.insert(hasher.hash_one(key.as_slice()));
             }
             Op::InsertInteger(key) => {
-                let answers: Vec<bool> = filters
+                let mut answers: Vec<bool> = filters
                     .iter_mut()
                     .map(|filter| filter.insert(key))
                     .collect();
-                assert!(
-                    answers.windows(2).all(|pair| pair[0] == pair[1]),
-                    "insert answers differ: {answers:?}"
-                );
+                answers.push(atomic.insert(key));
+                agree(&answers, "insert integer");
                 model.insert(hasher.hash_one(key));
             }
             Op::InsertHash(hash) => {
-                let answers: Vec<bool> = filters
+                let mut answers: Vec<bool> = filters
                     .iter_mut()
                     .map(|filter| filter.insert_hash(*hash))
                     .collect();
-                assert!(
-                    answers.windows(2).all(|pair| pair[0] == pair[1]),
-                    "insert answers differ: {answers:?}"
-                );
+                answers.push(atomic.insert_hash(*hash));
+                agree(&answers, "insert_hash");
                 model.insert(*hash);
             }
             Op::InsertHashBatch(hashes) => {
                 for filter in &mut filters {
                     filter.insert_hash_batch(hashes);
                 }
+                atomic.insert_hash_batch(hashes);
                 model.extend(hashes);
             }
             Op::Contains(key) => {
-                let answers: Vec<bool> = filters
+                let mut answers: Vec<bool> = filters
                     .iter()
                     .map(|filter| filter.contains(key.as_slice()))
                     .collect();
-                assert!(
-                    answers.windows(2).all(|pair| pair[0] == pair[1]),
-                    "contains answers differ: {answers:?}"
-                );
+                answers.push(atomic.contains(key.as_slice()));
+                agree(&answers, "contains");
             }
             Op::ContainsHashBatch(hashes) => {
                 let mut expected = vec![false; hashes.len()];
@@ -135,6 +130,9 @@ pub fn differential(data: &[u8]) {
                         );
                     }
                 }
+                let mut answers = vec![false; hashes.len()];
+                atomic.contains_hash_batch(hashes, &mut answers);
+                assert_eq!(answers, expected, "atomic batch answers");
             }
             Op::Union(hashes) => {
                 for (filter, &kernel) in filters.iter_mut().zip(&kernels) {
@@ -142,6 +140,7 @@ pub fn differential(data: &[u8]) {
                         .union(&filter_of(blocks, kernel, hashes))
                         .expect("same shape");
                 }
+                atomic = filters[0].clone().into_atomic();
                 model.extend(hashes);
             }
             Op::Intersect(hashes) => {
@@ -150,6 +149,7 @@ pub fn differential(data: &[u8]) {
                         .intersect(&filter_of(blocks, kernel, hashes))
                         .expect("same shape");
                 }
+                atomic = filters[0].clone().into_atomic();
                 // Only hashes in both sets are guaranteed to survive an intersection.
                 let other: HashSet<u64> = hashes.iter().copied().collect();
                 model.retain(|hash| other.contains(hash));
@@ -158,6 +158,12 @@ pub fn differential(data: &[u8]) {
                 for filter in &mut filters {
                     filter.clear();
                 }
+                // Round-trip the atomic filter through the in-place conversions.
+                atomic = {
+                    let mut plain = atomic.into_filter();
+                    plain.clear();
+                    plain.into_atomic()
+                };
                 model.clear();
             }
             Op::Fold => {
@@ -166,12 +172,13 @@ pub fn differential(data: &[u8]) {
                     .map(|filter| filter.fold().is_ok())
                     .collect();
                 assert!(
-                    results.iter().all(|&ok| ok == (blocks % 2 == 0)),
+                    results.iter().all(|&ok| ok == blocks.is_multiple_of(2)),
                     "fold results {results:?} at {blocks} blocks"
                 );
-                if blocks % 2 == 0 {
+                if blocks.is_multiple_of(2) {
                     blocks /= 2;
                 }
+                atomic = filters[0].clone().into_atomic();
             }
         }
         for (filter, kernel) in filters.iter().zip(&kernels).skip(1) {
@@ -181,6 +188,11 @@ pub fn differential(data: &[u8]) {
                 "{kernel} bits differ from scalar"
             );
         }
+        assert_eq!(
+            atomic.snapshot().as_words(),
+            filters[0].as_words(),
+            "atomic bits differ from scalar"
+        );
         for &hash in &model {
             for (filter, kernel) in filters.iter().zip(&kernels) {
                 assert!(
@@ -188,8 +200,20 @@ pub fn differential(data: &[u8]) {
                     "{kernel}: false negative for {hash:#x}"
                 );
             }
+            assert!(
+                atomic.contains_hash(hash),
+                "atomic: false negative for {hash:#x}"
+            );
         }
     }
+}
+
+/// Fails unless every path gave the same answer (scalar first, the atomic filter last).
+fn agree(answers: &[bool], operation: &str) {
+    assert!(
+        answers.windows(2).all(|pair| pair[0] == pair[1]),
+        "{operation} answers differ: {answers:?}"
+    );
 }
 
 /// Hashes keys of every length 0..=256 built from the input, each in an allocation of exactly
@@ -372,5 +396,91 @@ fn roundtrip_with<S: FilterHasher + std::fmt::Debug>(blocks: usize, hasher: S, i
             view.contains(key.as_slice()) && read.contains(key.as_slice()),
             "key lost in round trip"
         );
+    }
+}
+
+/// One step of the counting target. Keys come from a small domain so that counters collide
+/// and saturate.
+#[derive(Arbitrary, Debug)]
+enum CountingOp {
+    /// Insert key `k`.
+    Insert(u8),
+    /// Insert key `k` this many times.
+    InsertMany(u8, u8),
+    /// Remove key `k`, if the model says it is present (removing a key that was never inserted
+    /// is the caller's error and may remove others' bits, so the model never does it).
+    Remove(u8),
+    /// Check the projection to a plain filter.
+    Project,
+}
+
+/// The inputs of the counting target.
+#[derive(Arbitrary, Debug)]
+struct CountingScript {
+    blocks: u8,
+    kernel: u8,
+    ops: Vec<CountingOp>,
+}
+
+/// Insert/remove sequences on `CountingFilter` against an exact multiset: every key whose
+/// insert count exceeds its remove count stays present, the count estimate is never below the
+/// true count (capped at the counters' maximum, 15), and the projection answers alike.
+pub fn counting(data: &[u8]) {
+    let Ok(script) = CountingScript::arbitrary_take_rest(Unstructured::new(data)) else {
+        return;
+    };
+    let kernels: Vec<Kernel> = Kernel::available().collect();
+    let kernel = kernels[usize::from(script.kernel) % kernels.len()];
+    let blocks = usize::from(script.blocks % 8) + 1;
+    let mut filter = splitbloom::CountingFilter::with_num_blocks(blocks)
+        .expect("1..=8 blocks")
+        .with_kernel(kernel)
+        .expect("available");
+    let mut model: std::collections::HashMap<u8, u32> = std::collections::HashMap::new();
+    for op in script.ops.iter().take(256) {
+        match *op {
+            CountingOp::Insert(key) => {
+                filter.insert(&key);
+                *model.entry(key).or_default() += 1;
+            }
+            CountingOp::InsertMany(key, times) => {
+                for _ in 0..times % 20 {
+                    filter.insert(&key);
+                    *model.entry(key).or_default() += 1;
+                }
+            }
+            CountingOp::Remove(key) => {
+                if let Some(count) = model.get_mut(&key).filter(|count| **count > 0) {
+                    assert!(
+                        filter.remove(&key),
+                        "{kernel}: removing a present key {key} reported absent"
+                    );
+                    *count -= 1;
+                }
+            }
+            CountingOp::Project => {
+                let projection = filter.to_filter();
+                for key in 0..=u8::MAX {
+                    assert_eq!(
+                        projection.contains(&key),
+                        filter.contains(&key),
+                        "{kernel}: projection of {key}"
+                    );
+                }
+            }
+        }
+        for (&key, &count) in &model {
+            if count > 0 {
+                assert!(
+                    filter.contains(&key),
+                    "{kernel}: false negative for {key} (count {count})"
+                );
+                let estimate = filter.count_estimate(&key);
+                assert!(
+                    u32::from(estimate) >= count.min(15),
+                    "{kernel}: estimate {estimate} < count {count} of {key}"
+                );
+            }
+        }
     }
 }

@@ -1,0 +1,75 @@
+# Helpers shared by the scripts in this directory; sourced, not run.
+#
+# Test scripts install what they need themselves (Debian packages through apt), idempotently:
+# nothing is downloaded when everything is already installed, and transient download failures
+# are retried before giving up.
+
+# Prints a section header, so a CI log shows where time goes.
+section() {
+  printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"
+}
+
+# Runs "$@", and again up to three more times (after 5, 10, 15 s) if it fails.
+retry() {
+  local attempt
+  for attempt in 1 2 3 4; do
+    "$@" && return 0
+    if [ "$attempt" -lt 4 ]; then
+      echo "attempt $attempt of 4 failed: $*; retrying in $((attempt * 5)) s" >&2
+      sleep $((attempt * 5))
+    fi
+  done
+  echo "failed 4 times: $*" >&2
+  return 1
+}
+
+# Runs "$@" as root (through sudo when not already root).
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# apt-get, non-interactive, waiting for a lock held by another apt instead of failing, and
+# retrying each download itself too.
+apt_get() {
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -q \
+    -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 "$@"
+}
+
+# Whether Debian package $1 (e.g. "gcc" or "libfoo:arm64") is installed.
+is_installed() {
+  dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null | grep -q '^ii'
+}
+
+# Makes dpkg accept packages of foreign architecture $1 (e.g. arm64).
+add_architecture() {
+  if ! { dpkg --print-architecture; dpkg --print-foreign-architectures; } | grep -qx "$1"; then
+    echo "dpkg --add-architecture $1"
+    as_root dpkg --add-architecture "$1"
+  fi
+}
+
+# Installs the Debian packages among "$@" that are not installed yet; does nothing (no network)
+# when all are.
+apt_install() {
+  local package missing=()
+  for package in "$@"; do
+    is_installed "$package" || missing+=("$package")
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    echo "already installed: $*"
+    return 0
+  fi
+  echo "installing: ${missing[*]}"
+  retry apt_get update
+  retry apt_get install -y --no-install-recommends "${missing[@]}"
+}
+
+# The crate's minimum supported Rust version, from Cargo.toml.
+rust_version() {
+  sed -n 's/^rust-version *= *"\(.*\)"/\1/p' Cargo.toml
+}
+
+# Whether version $1 (like 1.96.0) is at least version $2 (like 1.89).
+version_at_least() {
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
+}

@@ -1,0 +1,224 @@
+//! The filter's bitset storage: a zeroed, fixed-size array of blocks, 2 MiB-aligned and marked
+//! for transparent huge pages when it is large.
+//!
+//! A filter larger than the last-level cache costs a DRAM access per key; on 4 KiB pages it
+//! also costs a TLB miss (Zen 4's 3072-entry L2 TLB covers 12 MiB). Filters of at least
+//! [`HUGE_PAGE_THRESHOLD`] bytes are therefore allocated on a 2 MiB boundary, rounded up to a
+//! whole number of 2 MiB pages, and on Linux given `madvise(MADV_HUGEPAGE)` *before* their
+//! pages are first touched, so that the kernel can back them with huge pages when it is
+//! configured to (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise` or `always`).
+//! Whether it did shows in `AnonHugePages` in `/proc/meminfo`. The hint never changes results.
+//!
+//! The memory comes from the global allocator (so `no_std` + `alloc` builds work, and a custom
+//! allocator is honoured); a failed allocation is reported as `None`, never a panic, except in
+//! `Clone`, which follows `Vec` and aborts through `handle_alloc_error`.
+
+use alloc::alloc::{Layout, alloc, alloc_zeroed, dealloc, handle_alloc_error};
+use core::marker::PhantomData;
+use core::mem::{ManuallyDrop, align_of, size_of};
+use core::ops::{Deref, DerefMut};
+use core::ptr::NonNull;
+
+use crate::arch::atomic::AtomicBlock;
+use crate::block::Block;
+
+/// The element types [`Blocks`] can hold: a block's 32 bytes, plain or atomic.
+///
+/// # Safety
+///
+/// Implementors must be 32 bytes with 32-byte alignment, valid when all-zero, and valid for
+/// every bit pattern, so that zeroed memory is a valid array of them and [`Blocks::cast`]
+/// between any two of them keeps every value valid and the allocation's layout.
+pub(crate) unsafe trait BlockStorage {}
+
+// SAFETY: `Block` is `#[repr(C, align(32))] [u32; 8]`: 32 bytes, every bit pattern valid.
+unsafe impl BlockStorage for Block {}
+// SAFETY: `AtomicBlock` is `#[repr(C, align(32))]` over atomic integers, which have the size and
+// bit validity of their integers; its layout is asserted equal to `Block`'s in `arch::atomic`.
+unsafe impl BlockStorage for AtomicBlock {}
+
+const _: () = assert!(size_of::<Block>() == 32 && align_of::<Block>() == 32);
+const _: () = assert!(size_of::<AtomicBlock>() == 32 && align_of::<AtomicBlock>() == 32);
+
+/// Size (and alignment) of an x86_64 / aarch64 transparent huge page.
+const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Filters of at least this many bytes are allocated for huge pages: above the TLB's 4 KiB
+/// reach, and large enough that rounding up to whole 2 MiB pages wastes at most a fifth.
+pub(crate) const HUGE_PAGE_THRESHOLD: usize = 8 << 20;
+
+/// An owned, zero-initialised `[T]` of fixed length (see the module docs); `T` is [`Block`]
+/// or [`AtomicBlock`], and [`Blocks::cast`] switches between them without copying.
+pub(crate) struct Blocks<T: BlockStorage = Block> {
+    /// Start of the allocation; dangling (and never freed) when `layout.size() == 0`.
+    start: NonNull<T>,
+    /// Number of blocks in use (at most the allocation's capacity).
+    len: usize,
+    /// The layout `start` was allocated with.
+    layout: Layout,
+    /// `Blocks` owns its `T`s.
+    owns: PhantomData<T>,
+}
+
+// SAFETY: `Blocks` owns its memory exclusively, like `Vec<T>`.
+unsafe impl<T: BlockStorage + Send> Send for Blocks<T> {}
+// SAFETY: shared access only hands out `&[T]`, like `Vec<T>`.
+unsafe impl<T: BlockStorage + Sync> Sync for Blocks<T> {}
+
+impl<T: BlockStorage> Blocks<T> {
+    /// `len` zeroed blocks, or `None` when the size overflows or the allocator refuses.
+    pub(crate) fn zeroed(len: usize) -> Option<Blocks<T>> {
+        let bytes = len.checked_mul(size_of::<T>())?;
+        let huge = bytes >= HUGE_PAGE_THRESHOLD;
+        let layout = if huge {
+            Layout::from_size_align(
+                bytes.checked_next_multiple_of(HUGE_PAGE_BYTES)?,
+                HUGE_PAGE_BYTES,
+            )
+        } else {
+            Layout::array::<T>(len)
+        }
+        .ok()?;
+        if layout.size() == 0 {
+            return Some(Blocks {
+                start: NonNull::dangling(),
+                len,
+                layout,
+                owns: PhantomData,
+            });
+        }
+        let start = if huge {
+            // SAFETY: `layout` has a non-zero size.
+            let start = NonNull::new(unsafe { alloc(layout) })?;
+            advise_huge_pages(start, layout.size());
+            // Zero only now, after the hint, so that the first touch of each page can already
+            // fault in a huge page.
+            // SAFETY: `start` is a fresh allocation of `layout.size()` writable bytes.
+            unsafe { start.as_ptr().write_bytes(0, layout.size()) };
+            start
+        } else {
+            // SAFETY: `layout` has a non-zero size.
+            NonNull::new(unsafe { alloc_zeroed(layout) })?
+        };
+        Some(Blocks {
+            start: start.cast(),
+            len,
+            layout,
+            owns: PhantomData,
+        })
+    }
+
+    /// [`zeroed`](Blocks::zeroed) for infallible contexts (`Clone`, copies of another filter):
+    /// like `Vec`, an allocation failure aborts through `handle_alloc_error`.
+    pub(crate) fn zeroed_or_abort(len: usize) -> Blocks<T> {
+        Blocks::zeroed(len).unwrap_or_else(|| {
+            handle_alloc_error(Layout::array::<T>(len).unwrap_or(Layout::new::<T>()))
+        })
+    }
+
+    /// The same memory as blocks of another [`BlockStorage`] type, without copying.
+    pub(crate) fn cast<U: BlockStorage>(self) -> Blocks<U> {
+        let this = ManuallyDrop::new(self);
+        // `BlockStorage` guarantees equal size and alignment, so `layout` still describes the
+        // allocation and `len` values of `U` fill exactly the bytes of `len` values of `T`.
+        Blocks {
+            start: this.start.cast(),
+            len: this.len,
+            layout: this.layout,
+            owns: PhantomData,
+        }
+    }
+
+    /// Whether this storage was allocated for huge pages (2 MiB-aligned, hinted on Linux).
+    #[cfg(test)]
+    fn is_huge(&self) -> bool {
+        self.layout.align() == HUGE_PAGE_BYTES
+    }
+}
+
+/// Asks Linux to back `bytes` bytes at `start` with transparent huge pages. Advice only: if
+/// the kernel has huge pages disabled, the call fails and is ignored.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: NonNull<u8>, bytes: usize) {
+    // SAFETY: `start..start + bytes` is one allocation of ours, 2 MiB-aligned (hence
+    // page-aligned); MADV_HUGEPAGE changes only how the kernel backs it, never its contents.
+    let _ignored = unsafe { libc::madvise(start.as_ptr().cast(), bytes, libc::MADV_HUGEPAGE) };
+}
+
+/// Elsewhere there is no portable hint; the 2 MiB alignment still lets an OS that promotes
+/// pages on its own (e.g. FreeBSD's superpages) do so.
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_start: NonNull<u8>, _bytes: usize) {}
+
+impl<T: BlockStorage> Deref for Blocks<T> {
+    type Target = [T];
+
+    #[inline(always)]
+    fn deref(&self) -> &[T] {
+        // SAFETY: `start` points to `len` initialised blocks owned by `self` (or is dangling
+        // and well aligned with `len == 0`).
+        unsafe { core::slice::from_raw_parts(self.start.as_ptr(), self.len) }
+    }
+}
+
+impl<T: BlockStorage> DerefMut for Blocks<T> {
+    #[inline(always)]
+    fn deref_mut(&mut self) -> &mut [T] {
+        // SAFETY: as in `deref`, and `&mut self` guarantees exclusive access.
+        unsafe { core::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) }
+    }
+}
+
+impl<T: BlockStorage> Drop for Blocks<T> {
+    fn drop(&mut self) {
+        if self.layout.size() != 0 {
+            // SAFETY: `start` was allocated with `layout` by the global allocator and is freed
+            // only here.
+            unsafe { dealloc(self.start.as_ptr().cast(), self.layout) }
+        }
+    }
+}
+
+impl Clone for Blocks {
+    fn clone(&self) -> Blocks {
+        let mut copy = Blocks::zeroed_or_abort(self.len);
+        copy.copy_from_slice(self);
+        copy
+    }
+}
+
+impl PartialEq for Blocks {
+    fn eq(&self, other: &Blocks) -> bool {
+        **self == **other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_storage_is_block_aligned_and_zeroed() {
+        let blocks: Blocks = Blocks::zeroed(100).unwrap();
+        assert_eq!(blocks.len(), 100);
+        assert!(!blocks.is_huge());
+        assert_eq!(blocks.as_ptr() as usize % size_of::<Block>(), 0);
+        assert!(blocks.iter().all(|block| *block == Block::default()));
+        assert_eq!(Blocks::<Block>::zeroed(0).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn large_storage_is_huge_page_aligned_zeroed_and_clonable() {
+        let len = HUGE_PAGE_THRESHOLD / size_of::<Block>() + 1;
+        let mut blocks: Blocks = Blocks::zeroed(len).unwrap();
+        assert!(blocks.is_huge());
+        assert_eq!(blocks.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
+        assert_eq!(blocks.layout.size(), HUGE_PAGE_THRESHOLD + HUGE_PAGE_BYTES);
+        assert!(blocks.iter().all(|block| *block == Block::default()));
+        blocks[len - 1].0[7] = 9;
+        let copy = blocks.clone();
+        assert!(copy == blocks);
+        assert_eq!(copy[len - 1].0[7], 9);
+        assert!(Blocks::<Block>::zeroed(usize::MAX).is_none());
+    }
+}

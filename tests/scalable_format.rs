@@ -1,0 +1,204 @@
+//! ScalableFilter in the crate's format: round trips, and a clear error for every bad input.
+
+mod common;
+
+use rand::RngExt;
+use splitbloom::format::SCALABLE_HEADER_BYTES;
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{DefaultHasher, Error, ScalableFilter, ScalableParameters};
+
+type Scalable = ScalableFilter<DefaultHasher>;
+
+/// A filter grown through several stages.
+fn grown() -> (Scalable, Vec<u64>) {
+    let (keys, _) = common::members_and_strangers(40, 5_000, 0);
+    let mut filter = ScalableFilter::with_fpr(300, 0.01).unwrap();
+    for key in &keys {
+        filter.insert(key).unwrap();
+    }
+    assert!(
+        filter.stages().len() >= 4,
+        "{} stages",
+        filter.stages().len()
+    );
+    (filter, keys)
+}
+
+/// `bytes` with header field `at..at + 8` set to `value` and the header checksum repaired.
+fn with_field(bytes: &[u8], at: usize, value: u64) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[..56]);
+    bytes[56..64].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn round_trip_is_byte_identical_and_answers_alike() {
+    let (filter, keys) = grown();
+    let bytes = filter.to_bytes();
+    let mut written = Vec::new();
+    filter.write_to(&mut written).unwrap();
+    assert_eq!(written, bytes);
+    let copy = Scalable::from_bytes(&bytes).unwrap();
+    assert_eq!(copy.to_bytes(), bytes);
+    assert_eq!(copy.len(), filter.len());
+    assert_eq!(copy.stages().len(), filter.stages().len());
+    for (a, b) in copy.stages().iter().zip(filter.stages()) {
+        assert_eq!(a, b);
+    }
+    assert!(
+        keys.iter().all(|key| copy.contains(key)),
+        "false negative after round trip"
+    );
+    let (_, strangers) = common::members_and_strangers(41, 0, 100_000);
+    for key in &strangers {
+        assert_eq!(copy.contains(key), filter.contains(key));
+    }
+    // Growth continues after reading: the copy keeps its place in the newest stage.
+    let mut copy = copy;
+    let mut original = filter;
+    for key in 0..3_000u64 {
+        copy.insert(&key).unwrap();
+        original.insert(&key).unwrap();
+    }
+    assert_eq!(copy.to_bytes(), original.to_bytes());
+}
+
+#[test]
+fn every_bad_input_is_a_clear_error() {
+    let (filter, _) = grown();
+    let bytes = filter.to_bytes();
+    let read = |bytes: &[u8]| Scalable::from_bytes(bytes).map(|_| ()).unwrap_err();
+
+    assert!(matches!(read(&bytes[..10]), Error::Truncated { .. }));
+    assert!(matches!(
+        read(&bytes[..SCALABLE_HEADER_BYTES + 40]),
+        Error::Truncated { .. }
+    ));
+    assert!(matches!(
+        read(&bytes[..bytes.len() - 1]),
+        Error::Truncated { .. }
+    ));
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(
+        read(&longer),
+        Error::LengthMismatch { .. } | Error::Truncated { .. }
+    ));
+
+    let mut bad = bytes.clone();
+    bad[0] = b'X';
+    assert!(matches!(read(&bad), Error::WrongMagic { .. }));
+    let mut bad = bytes.clone();
+    bad[4] = 7;
+    assert!(matches!(
+        read(&bad),
+        Error::UnsupportedVersion { found: 7, .. }
+    ));
+    let mut bad = bytes.clone();
+    bad[6] = 1;
+    assert!(matches!(read(&bad), Error::UnsupportedFlags(_)));
+    let mut bad = bytes.clone();
+    bad[9] ^= 1;
+    assert!(matches!(read(&bad), Error::ChecksumMismatch { .. }));
+    let mut bad = bytes.clone();
+    bad[SCALABLE_HEADER_BYTES + 40] ^= 1; // a bit of the first stage's bitset
+    assert!(matches!(read(&bad), Error::ChecksumMismatch { .. }));
+
+    assert_eq!(
+        read(&with_field(&bytes[..SCALABLE_HEADER_BYTES], 48, 0)),
+        Error::NoStages
+    );
+    // A huge stage count in a short input: refused without a huge allocation.
+    assert!(matches!(
+        read(&with_field(&bytes[..SCALABLE_HEADER_BYTES], 48, u64::MAX)),
+        Error::Truncated { .. }
+    ));
+    assert!(matches!(
+        read(&with_field(&bytes, 16, 2.0f64.to_bits())),
+        Error::InvalidFpr(_)
+    ));
+    assert!(matches!(
+        read(&with_field(&bytes, 24, f64::NAN.to_bits())),
+        Error::InvalidGrowthFactor(_)
+    ));
+    assert!(matches!(
+        read(&with_field(&bytes, 8, 301)),
+        Error::StageMismatch { .. }
+    ));
+    assert!(matches!(
+        read(&with_field(&bytes, 40, u64::MAX)),
+        Error::StageOverfilled { .. }
+    ));
+    // Fewer stages announced than present: the rest is trailing garbage.
+    assert!(matches!(
+        read(&with_field(&bytes, 48, 1)),
+        Error::LengthMismatch { .. }
+    ));
+    // Read with another hasher type (Parquet's is never the default).
+    assert!(matches!(
+        ScalableFilter::<ParquetHash>::from_bytes(&bytes)
+            .map(|_| ())
+            .unwrap_err(),
+        Error::HasherKindMismatch { .. }
+    ));
+    // A plain filter is not a scalable one, and vice versa.
+    let plain = filter.stages()[0].to_bytes();
+    assert!(matches!(
+        read(&plain),
+        Error::WrongMagic { .. } | Error::Truncated { .. }
+    ));
+}
+
+#[test]
+fn random_and_mutated_inputs_never_panic() {
+    let (filter, _) = grown();
+    let bytes = filter.to_bytes();
+    let mut rng = common::rng(42);
+    for round in 0..20_000 {
+        let mut input = if round % 2 == 0 {
+            bytes.clone()
+        } else {
+            let len = rng.random_range(0..200);
+            (0..len).map(|_| rng.random()).collect()
+        };
+        for _ in 0..rng.random_range(1..4) {
+            if input.is_empty() {
+                break;
+            }
+            let at = rng.random_range(0..input.len());
+            input[at] = rng.random();
+        }
+        if rng.random_range(0..4) == 0 {
+            let len = rng.random_range(0..=input.len());
+            input.truncate(len);
+        }
+        // Half the mutated headers get a valid checksum, so the later checks are reached too.
+        if input.len() >= SCALABLE_HEADER_BYTES && rng.random_range(0..2) == 0 {
+            let checksum = xxhash_rust::xxh3::xxh3_64(&input[..56]);
+            input[56..64].copy_from_slice(&checksum.to_le_bytes());
+        }
+        if let Ok(read) = Scalable::from_bytes(&input) {
+            assert_eq!(
+                read.to_bytes(),
+                input,
+                "accepted bytes must re-serialize identically"
+            );
+        }
+    }
+}
+
+#[test]
+fn parameters_survive_the_round_trip() {
+    let mut parameters = ScalableParameters::new(50, 0.001);
+    parameters.growth_factor = 3.0;
+    parameters.tightening_ratio = 0.5;
+    let mut filter = ScalableFilter::with_parameters(parameters, DefaultHasher::default()).unwrap();
+    for key in 0..1_000u64 {
+        filter.insert(&key).unwrap();
+    }
+    let copy = Scalable::from_bytes(&filter.to_bytes()).unwrap();
+    assert_eq!(copy.parameters(), &parameters);
+    assert_eq!(copy.items_in_last_stage(), filter.items_in_last_stage());
+}
