@@ -1,9 +1,7 @@
-//! Filter files: mapping them, choosing the hasher type from their header, creating new ones.
+//! Filter files: reading them, choosing the hasher type from their header, creating new ones.
 
-use std::fs::File;
 use std::path::Path;
 
-use memmap2::Mmap;
 use splitbloom::format::{self, Header};
 use splitbloom::parquet::{ParquetHash, Sizing};
 use splitbloom::{Filter, FilterHasher, HasherKind, math};
@@ -112,10 +110,13 @@ pub fn hasher_name(kind: HasherKind) -> &'static str {
     }
 }
 
-/// A filter file mapped into memory, with its header checked.
+/// A filter file read into memory, with its header checked. Lookups run on a `FilterRef` over
+/// these bytes (no second copy). The file is read rather than memory-mapped: a map is `unsafe`
+/// (the file could change underneath it), the crate keeps `unsafe` to its kernel modules, and
+/// the checksum check reads every byte anyway, so a map would save no I/O.
 pub struct FilterFile {
-    /// The mapped bytes.
-    pub bytes: Mmap,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
     /// The decoded header.
     pub header: Header,
 }
@@ -124,25 +125,10 @@ impl FilterFile {
     /// Maps `path` and parses its header; errors name the file.
     pub fn open(path: &Path) -> Result<FilterFile, String> {
         let name = path.display();
-        let file = File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?;
-        let bytes = map(&file).map_err(|error| format!("cannot read {name}: {error}"))?;
+        let bytes = std::fs::read(path).map_err(|error| format!("cannot open {name}: {error}"))?;
         let header = Header::parse(&bytes).map_err(|error| format!("{name}: {error}"))?;
         Ok(FilterFile { bytes, header })
     }
-}
-
-/// Maps `file` read-only: the only `unsafe` of the CLI.
-///
-/// Why a map and not a read: a filter can be gigabytes, and several queries against one file
-/// then share the page cache instead of each holding a private heap copy.
-fn map(file: &File) -> std::io::Result<Mmap> {
-    // SAFETY: the map must not change while it is alive: if another process modified or
-    // truncated the file during a run, reads through the map would see torn data or fault
-    // (SIGBUS). splitbloom itself never writes a file in place: `build` and `merge` write a
-    // temporary file and rename it over the target, which leaves a mapped old file intact.
-    // Filters must not be rewritten in place by other programs while they are queried; the
-    // checksum is verified right after mapping, so a file changed before that is refused.
-    unsafe { Mmap::map(file) }
 }
 
 /// Everything `info` and the build summary report about a filter.
