@@ -3,8 +3,8 @@
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{BlockKernel, Blocks, Dispatch};
-use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
+use crate::arch::{Blocks, Dispatch, EntryPoints};
+use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::hash::DefaultHasher;
 use crate::{Kernel, arch, lookup, math};
@@ -181,8 +181,8 @@ impl<S> Filter<S> {
     /// ```
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let index = block_index(hash, self.blocks.len());
-        self.kernel.insert(&mut self.blocks[index].0, hash as u32)
+        let kernel = self.kernel;
+        kernel.insert_hash(self.words_mut(), hash)
     }
 
     /// Whether a pre-hashed key may be present: `false` means certainly absent.

@@ -6,13 +6,13 @@
 //! kernels take `&[u32; 8]` and use unaligned loads, so a bitset viewed in place needs only the
 //! alignment of `u32`.
 
-use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{BLOCK_BYTES, LANES, block_index};
+use crate::arch::{Dispatch, EntryPoints};
+use crate::block::{BLOCK_BYTES, LANES};
 
 /// Whether a pre-hashed key may be present in `blocks`.
 #[inline(always)]
 pub(crate) fn contains_hash(kernel: Dispatch, blocks: &[[u32; LANES]], hash: u64) -> bool {
-    kernel.contains(&blocks[block_index(hash, blocks.len())], hash as u32)
+    kernel.contains_hash(blocks, hash)
 }
 
 /// Writes into `out[i]` whether `hashes[i]` may be present in `blocks`.

@@ -10,7 +10,7 @@ use core::arch::x86_64::{
     _mm256_testc_si256,
 };
 
-use super::{BlockKernel, contains_hashes_with, insert_hashes_with};
+use super::{BlockKernel, entry_points};
 use crate::block::{LANES, SALT};
 
 /// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2.
@@ -92,24 +92,6 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 
-/// The batch insert loop compiled for AVX2. Requires AVX2.
-#[target_feature(enable = "avx2")]
-fn insert_hashes(token: Avx2, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-    insert_hashes_with(token, blocks, hashes, distance);
-}
-
-/// The batch lookup loop compiled for AVX2. Requires AVX2.
-#[target_feature(enable = "avx2")]
-fn contains_hashes(
-    token: Avx2,
-    blocks: &[[u32; LANES]],
-    hashes: &[u64],
-    out: &mut [bool],
-    distance: usize,
-) {
-    contains_hashes_with(token, blocks, hashes, out, distance);
-}
-
 impl BlockKernel for Avx2 {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
@@ -128,22 +110,8 @@ impl BlockKernel for Avx2 {
         // SAFETY: `self` proves AVX2 is available.
         unsafe { contains(block, x) }
     }
-
-    #[inline(always)]
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-        // SAFETY: `self` proves AVX2 is available.
-        unsafe { insert_hashes(self, blocks, hashes, distance) }
-    }
-
-    #[inline(always)]
-    fn contains_hashes(
-        self,
-        blocks: &[[u32; LANES]],
-        hashes: &[u64],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        // SAFETY: `self` proves AVX2 is available.
-        unsafe { contains_hashes(self, blocks, hashes, out, distance) }
-    }
 }
+
+// The entry points make the token without detection: each is an `unsafe fn` that requires
+// AVX2 and is compiled with it (see `entry_points!`).
+entry_points!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2")]);

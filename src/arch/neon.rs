@@ -9,7 +9,7 @@ use core::arch::aarch64::{
     vreinterpretq_s32_u32, vshlq_u32, vshrq_n_u32, vst1q_u32,
 };
 
-use super::{BlockKernel, contains_hashes_with, insert_hashes_with};
+use super::{BlockKernel, entry_points};
 use crate::block::{LANES, SALT};
 
 /// Token of the NEON kernel: a value of this type proves the CPU supports NEON.
@@ -106,24 +106,6 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     covers(load(block), mask_vector(x))
 }
 
-/// The batch insert loop compiled for NEON. Requires NEON.
-#[target_feature(enable = "neon")]
-fn insert_hashes(token: Neon, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-    insert_hashes_with(token, blocks, hashes, distance);
-}
-
-/// The batch lookup loop compiled for NEON. Requires NEON.
-#[target_feature(enable = "neon")]
-fn contains_hashes(
-    token: Neon,
-    blocks: &[[u32; LANES]],
-    hashes: &[u64],
-    out: &mut [bool],
-    distance: usize,
-) {
-    contains_hashes_with(token, blocks, hashes, out, distance);
-}
-
 impl BlockKernel for Neon {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
@@ -142,22 +124,8 @@ impl BlockKernel for Neon {
         // SAFETY: `self` proves NEON is available.
         unsafe { contains(block, x) }
     }
-
-    #[inline(always)]
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-        // SAFETY: `self` proves NEON is available.
-        unsafe { insert_hashes(self, blocks, hashes, distance) }
-    }
-
-    #[inline(always)]
-    fn contains_hashes(
-        self,
-        blocks: &[[u32; LANES]],
-        hashes: &[u64],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        // SAFETY: `self` proves NEON is available.
-        unsafe { contains_hashes(self, blocks, hashes, out, distance) }
-    }
 }
+
+// The entry points make the token without detection: each is an `unsafe fn` that requires
+// NEON and is compiled with it (see `entry_points!`).
+entry_points!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);

@@ -7,7 +7,7 @@
 
 use wide::u32x8;
 
-use super::{BlockKernel, contains_hashes_with, insert_hashes_with};
+use super::{BlockKernel, entry_points};
 use crate::block::{LANES, SALT};
 
 /// Token of the portable kernel; always constructible.
@@ -40,18 +40,6 @@ impl BlockKernel for Portable {
         let mask = mask_vector(x);
         (u32x8::from(*block) & mask).simd_eq(mask).all()
     }
-
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-        insert_hashes_with(self, blocks, hashes, distance);
-    }
-
-    fn contains_hashes(
-        self,
-        blocks: &[[u32; LANES]],
-        hashes: &[u64],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        contains_hashes_with(self, blocks, hashes, out, distance);
-    }
 }
+
+entry_points!(Portable, Portable, #[inline(never)]);

@@ -1,7 +1,7 @@
 //! The scalar kernel: the reference implementation of [`crate::block`] behind the same token
 //! interface as the SIMD kernels. No `unsafe`, runs everywhere.
 
-use super::{BlockKernel, contains_hashes_with, insert_hashes_with};
+use super::{BlockKernel, entry_points};
 use crate::block::{self, LANES};
 
 /// Token of the scalar kernel; always constructible.
@@ -23,18 +23,6 @@ impl BlockKernel for Scalar {
     fn contains(self, block: &[u32; LANES], x: u32) -> bool {
         block::contains(block, x)
     }
-
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-        insert_hashes_with(self, blocks, hashes, distance);
-    }
-
-    fn contains_hashes(
-        self,
-        blocks: &[[u32; LANES]],
-        hashes: &[u64],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        contains_hashes_with(self, blocks, hashes, out, distance);
-    }
 }
+
+entry_points!(Scalar, Scalar, #[inline(never)]);
