@@ -144,9 +144,11 @@ impl fmt::Display for Error {
                 write!(f, "bits per key {bits} is not a positive finite number")
             }
             Error::ZeroBlocks => f.write_str("a filter needs at least one block"),
+            // The byte size depends on the filter type (a counting block is four times larger)
+            // and MAX_BLOCKS on the pointer width, so the message states blocks only.
             Error::TooLarge { blocks } => write!(
                 f,
-                "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks (128 GiB)",
+                "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks",
                 crate::math::MAX_BLOCKS
             ),
             Error::AllocationFailed { bytes } => {

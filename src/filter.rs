@@ -113,14 +113,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
-        if num_blocks == 0 {
-            return Err(Error::ZeroBlocks);
-        }
-        if num_blocks > math::MAX_BLOCKS {
-            return Err(Error::TooLarge {
-                blocks: num_blocks as f64,
-            });
-        }
+        math::check_num_blocks(num_blocks)?;
         let blocks = Blocks::zeroed(num_blocks).ok_or(Error::AllocationFailed {
             bytes: num_blocks * BLOCK_BYTES,
         })?;
@@ -141,8 +134,14 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
-        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        self.set_kernel(kernel)?;
         Ok(self)
+    }
+
+    /// [`with_kernel`](Filter::with_kernel) in place, for filters held in collections.
+    pub(crate) fn set_kernel(&mut self, kernel: Kernel) -> Result<(), Error> {
+        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        Ok(())
     }
 
     /// The kernel this filter runs on.

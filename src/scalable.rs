@@ -23,7 +23,7 @@ use core::hash::{BuildHasher, Hash};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::DefaultHasher;
-use crate::math;
+use crate::{Kernel, math};
 
 /// How a [`ScalableFilter`] sizes its stages: stage `i` holds
 /// `ceil(initial_capacity · growth_factorⁱ)` keys at a false-positive rate of
@@ -239,7 +239,8 @@ impl<S: Clone> ScalableFilter<S> {
         if self.items_in_last_stage >= self.last_stage_capacity {
             let next = self.stages.len();
             let blocks = self.parameters.stage_blocks(next)?;
-            let stage = Filter::with_num_blocks_and_hasher(blocks, self.hasher.clone())?;
+            let stage = Filter::with_num_blocks_and_hasher(blocks, self.hasher.clone())?
+                .with_kernel(self.kernel())?;
             self.stages
                 .try_reserve(1)
                 .map_err(|_| Error::AllocationFailed {
@@ -341,6 +342,46 @@ impl<S: Clone + PartialEq> ScalableFilter<S> {
 }
 
 impl<S> ScalableFilter<S> {
+    /// The same filter with every stage, and every stage added later, running on `kernel`;
+    /// errors when this CPU cannot run it. Results never depend on the kernel, only speed does.
+    ///
+    /// ```
+    /// use splitbloom::{Kernel, ScalableFilter};
+    /// let mut filter = ScalableFilter::with_fpr(10, 0.01)?.with_kernel(Kernel::Scalar)?;
+    /// for key in 0..100u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// assert!(filter.stages().len() > 1);
+    /// assert!(filter.stages().iter().all(|stage| stage.kernel() == Kernel::Scalar));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        if !kernel.is_available() {
+            return Err(Error::KernelUnavailable(kernel));
+        }
+        for stage in &mut self.stages {
+            stage.set_kernel(kernel)?;
+        }
+        Ok(self)
+    }
+
+    /// The kernel of the newest stage, which new stages use too (the stages of a filter built
+    /// here all share one; [`from_stages`](ScalableFilter::from_stages) keeps theirs).
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// assert_eq!(filter.kernel(), splitbloom::Kernel::best());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.newest().kernel()
+    }
+
+    /// The newest stage (there is always one).
+    fn newest(&self) -> &Filter<S> {
+        &self.stages[self.stages.len() - 1]
+    }
+
     /// Whether a pre-hashed key may be present in any stage (newest first): `false` means
     /// certainly absent.
     ///

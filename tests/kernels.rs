@@ -176,6 +176,16 @@ fn unavailable_kernels_are_refused_not_crashed() {
         if let Err(error) = result {
             assert_eq!(error, splitbloom::Error::KernelUnavailable(kernel));
         }
+        let scalable = splitbloom::ScalableFilter::with_fpr(10, 0.01)
+            .unwrap()
+            .with_kernel(kernel);
+        match scalable {
+            Ok(filter) => assert_eq!(filter.kernel(), kernel),
+            Err(error) => {
+                assert!(!kernel.is_available(), "{kernel}");
+                assert_eq!(error, splitbloom::Error::KernelUnavailable(kernel));
+            }
+        }
     }
     #[cfg(target_arch = "x86_64")]
     assert!(!Kernel::Neon.is_available());

@@ -264,3 +264,31 @@ fn scalable_errors_say_what_to_change() {
     .to_string();
     assert!(overfilled.contains("capacity is 8"), "{overfilled}");
 }
+
+#[test]
+fn every_kernel_grows_the_same_stages() {
+    let keys: Vec<u64> = (0..5_000u64)
+        .map(|i| i.wrapping_mul(0x2545_f491_4f6c_dd1d))
+        .collect();
+    let build = |kernel: splitbloom::Kernel| {
+        let mut filter = ScalableFilter::with_fpr(100, 0.01)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        for key in &keys {
+            filter.insert(key).unwrap();
+        }
+        filter
+    };
+    let reference = build(splitbloom::Kernel::Scalar);
+    assert!(reference.stages().len() > 3);
+    for kernel in splitbloom::Kernel::available() {
+        let filter = build(kernel);
+        // Stages added while growing inherit the kernel.
+        assert!(filter.stages().iter().all(|stage| stage.kernel() == kernel));
+        assert_eq!(filter.len(), reference.len(), "{kernel}");
+        for (stage, expected) in filter.stages().iter().zip(reference.stages()) {
+            assert_eq!(stage.as_words(), expected.as_words(), "{kernel}");
+        }
+    }
+}
