@@ -3,7 +3,7 @@
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{Blocks, Dispatch, EntryPoints};
+use crate::arch::{Blocks, Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::hash::DefaultHasher;
@@ -209,8 +209,8 @@ impl<S> Filter<S> {
     /// ```
     pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
         let distance = arch::prefetch_distance(self.blocks.len());
-        self.kernel
-            .insert_hashes(self.words_mut(), hashes, distance);
+        let kernel = self.kernel;
+        kernel.insert_keys(self.words_mut(), &PreHashed, hashes, distance);
     }
 
     /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel
@@ -249,10 +249,7 @@ impl<S> Filter<S> {
             .map(|chunk| {
                 let answers = &mut answers[..chunk.len()];
                 self.contains_hash_batch(chunk, answers);
-                answers
-                    .iter()
-                    .map(|&answer| usize::from(answer))
-                    .sum::<usize>()
+                count_true(answers)
             })
             .sum()
     }
@@ -417,9 +414,10 @@ impl<S: BuildHasher> Filter<S> {
 }
 
 impl<S: BuildHasher> Filter<S> {
-    /// Adds every key of `keys`: hashes them a chunk at a time into a buffer on the stack, then
-    /// inserts the chunk with [`insert_hash_batch`](Filter::insert_hash_batch). Same result as
-    /// calling [`insert`](Filter::insert) on each key; faster on large filters.
+    /// Adds every key of `keys`. Same result as calling [`insert`](Filter::insert) on each key,
+    /// with one call into the kernel for the whole batch; on filters larger than the L2 cache
+    /// each key is hashed and its block prefetched a few keys before it is inserted, so the
+    /// cache misses of a batch overlap.
     ///
     /// ```
     /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
@@ -430,16 +428,19 @@ impl<S: BuildHasher> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
-        let mut hashes = [0; BATCH_CHUNK];
-        for chunk in keys.chunks(BATCH_CHUNK) {
-            let hashes = hash_into(&self.hasher, chunk, &mut hashes);
-            self.insert_hash_batch(hashes);
-        }
+        let distance = arch::prefetch_distance(self.blocks.len());
+        let kernel = self.kernel;
+        kernel.insert_keys(
+            bytemuck::cast_slice_mut(&mut self.blocks),
+            &self.hasher,
+            keys,
+            distance,
+        );
     }
 
     /// Writes into `out[i]` whether `keys[i]` may be present: the answers of
-    /// [`contains`](Filter::contains), computed a chunk at a time through
-    /// [`contains_hash_batch`](Filter::contains_hash_batch).
+    /// [`contains`](Filter::contains), hashed and probed inside the kernel as
+    /// [`insert_batch`](Filter::insert_batch) does.
     ///
     /// # Panics
     ///
@@ -459,10 +460,9 @@ impl<S: BuildHasher> Filter<S> {
             out.len(),
             "contains_batch: `out` must have one slot per key"
         );
-        let mut hashes = [0; BATCH_CHUNK];
-        for (chunk, out) in keys.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
-            self.contains_hash_batch(hash_into(&self.hasher, chunk, &mut hashes), out);
-        }
+        let distance = arch::prefetch_distance(self.blocks.len());
+        self.kernel
+            .contains_keys(self.words(), &self.hasher, keys, out, distance);
     }
 
     /// How many of `keys` may be present (the number of `true` answers
@@ -476,29 +476,24 @@ impl<S: BuildHasher> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn count_contained<K: Hash>(&self, keys: &[K]) -> usize {
-        let mut hashes = [0; BATCH_CHUNK];
+        let mut answers = [false; BATCH_CHUNK];
         keys.chunks(BATCH_CHUNK)
-            .map(|chunk| self.count_contained_hashes(hash_into(&self.hasher, chunk, &mut hashes)))
+            .map(|chunk| {
+                let answers = &mut answers[..chunk.len()];
+                self.contains_batch(chunk, answers);
+                count_true(answers)
+            })
             .sum()
     }
 }
 
-/// Keys are hashed this many at a time into a stack buffer (4 KiB of hashes) by the key batch
-/// operations: long enough for the prefetch pipeline to fill, short enough to stay in L1.
+/// The count operations answer this many keys at a time into a buffer on the stack: long
+/// enough for the prefetch pipeline to fill, short enough to stay in L1.
 const BATCH_CHUNK: usize = 512;
 
-/// Hashes `keys` (at most [`BATCH_CHUNK`]) into the front of `buffer` and returns that part.
-#[inline]
-fn hash_into<'a, S: BuildHasher, K: Hash>(
-    hasher: &S,
-    keys: &[K],
-    buffer: &'a mut [u64; BATCH_CHUNK],
-) -> &'a [u64] {
-    let hashes = &mut buffer[..keys.len()];
-    for (hash, key) in hashes.iter_mut().zip(keys) {
-        *hash = hasher.hash_one(key);
-    }
-    hashes
+/// The number of `true` answers.
+fn count_true(answers: &[bool]) -> usize {
+    answers.iter().map(|&answer| usize::from(answer)).sum()
 }
 
 impl<S: PartialEq> Filter<S> {

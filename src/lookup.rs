@@ -6,7 +6,7 @@
 //! kernels take `&[u32; 8]` and use unaligned loads, so a bitset viewed in place needs only the
 //! alignment of `u32`.
 
-use crate::arch::{Dispatch, EntryPoints};
+use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, LANES};
 
 /// Whether a pre-hashed key may be present in `blocks`.
@@ -33,7 +33,7 @@ pub(crate) fn contains_hash_batch(
         "contains_hash_batch: `out` must have one slot per hash"
     );
     let distance = crate::arch::prefetch_distance(blocks.len());
-    kernel.contains_hashes(blocks, hashes, out, distance);
+    kernel.contains_keys(blocks, &PreHashed, hashes, out, distance);
 }
 
 /// The fraction of bits of `blocks` that are set, from 0 to 1.

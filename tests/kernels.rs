@@ -196,7 +196,8 @@ fn unavailable_kernels_are_refused_not_crashed() {
 }
 
 /// Distances the batch loops are tested with: none, shorter than, equal to and longer than
-/// some batches below, and the tuned default.
+/// some batches below, the tuned default, and ones that are not powers of two or exceed the ring
+/// (they are rounded up and capped).
 const DISTANCES: [usize; 6] = [0, 1, 3, 16, 64, 1000];
 
 /// The raw batch loops of every kernel, with and without prefetching, on batches shorter and
@@ -219,7 +220,24 @@ fn batch_loops_match_scalar_at_every_prefetch_distance() {
         .collect();
     for kernel in kernels() {
         for distance in DISTANCES {
-            for len in [0, 1, 2, 15, 16, 17, members.len()] {
+            for len in [
+                0,
+                1,
+                2,
+                3,
+                4,
+                5,
+                15,
+                16,
+                17,
+                63,
+                64,
+                65,
+                255,
+                256,
+                257,
+                members.len(),
+            ] {
                 let mut blocks = vec![[0u32; 8]; oracle.len()];
                 kernel::insert_hashes(kernel, &mut blocks, &members[..len], distance).unwrap();
                 kernel::insert_hashes(kernel, &mut blocks, &members[len..], distance).unwrap();
@@ -276,6 +294,46 @@ fn key_batches_match_single_keys_with_and_without_prefetching() {
                 .collect();
             assert_eq!(batch.count_contained_hashes(&hashes), positives, "{kernel}");
             assert_eq!(batch.count_contained::<u64>(&[]), 0);
+        }
+    }
+}
+
+/// Key batches shorter than, equal to and just longer than the prefetch ring (the keys hashed
+/// ahead), where the ring's first fill and its drain meet, on both paths of every kernel.
+#[test]
+fn short_key_batches_match_single_keys() {
+    let (distance, min_prefetch_blocks) = kernel::PREFETCH;
+    let (members, strangers) = common::members_and_strangers(8, 3 * distance, 3 * distance);
+    let probes: Vec<u64> = members
+        .iter()
+        .zip(&strangers)
+        .flat_map(|(a, b)| [*a, *b])
+        .collect();
+    for kernel in kernels() {
+        for num_blocks in [3, min_prefetch_blocks] {
+            let empty = Filter::with_num_blocks(num_blocks)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            for len in 0..=probes.len() {
+                let mut single = empty.clone();
+                let mut batch = empty.clone();
+                for key in &members[..len.min(members.len())] {
+                    single.insert(key);
+                }
+                batch.insert_batch(&members[..len.min(members.len())]);
+                assert_eq!(single, batch, "{kernel} {num_blocks} blocks, {len} keys");
+                let mut answers = vec![false; len];
+                batch.contains_batch(&probes[..len], &mut answers);
+                let expected: Vec<bool> = probes[..len]
+                    .iter()
+                    .map(|key| single.contains(key))
+                    .collect();
+                assert_eq!(
+                    answers, expected,
+                    "{kernel} {num_blocks} blocks, {len} keys"
+                );
+            }
         }
     }
 }

@@ -26,6 +26,7 @@
 //! `unsafe` code in this crate lives only under `src/arch/`.
 
 use core::fmt;
+use core::hash::{BuildHasher, Hash};
 use core::str::FromStr;
 use core::sync::atomic::{AtomicU8, Ordering};
 
@@ -86,36 +87,91 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
     }
 }
 
-/// Calls `visit(i, hashes[i])` for every hash in order, after prefetching the block of
-/// `hashes[i + distance]` (no prefetching when `distance` is 0). `blocks` only locates the
+/// Calls `visit(i, hasher.hash_one(&keys[i]))` for every key in order, after prefetching the
+/// block of the key `distance` places later: each key is hashed `distance` keys before its
+/// visit and its block prefetched then, so the hashing of later keys overlaps the memory latency
+/// of earlier ones; the hashes in flight wait in a ring on the stack. `blocks` only locates the
 /// blocks to prefetch and is never dereferenced.
+///
+/// `distance` 0 means no prefetching (each key is hashed just before its visit). Other values
+/// are rounded up to a power of two (so the ring index is a mask) and capped at
+/// [`PREFETCH_DISTANCE`], the ring's size. Pre-hashed batches use [`PreHashed`] as the hasher.
 #[inline(always)]
-fn visit_prefetching(
+fn visit_prefetching<S: BuildHasher, K: Hash>(
     blocks: *const [u32; LANES],
     num_blocks: usize,
-    hashes: &[u64],
+    hasher: &S,
+    keys: &[K],
     distance: usize,
     mut visit: impl FnMut(usize, u64),
 ) {
-    let prefetch_block =
-        |hash: u64| prefetch::prefetch(blocks.wrapping_add(block_index(hash, num_blocks)));
-    // With no prefetching the whole batch is the tail; otherwise the first `distance` keys are
-    // requested up front and each step requests the block `distance` keys ahead.
-    let ahead = if distance == 0 {
-        &[][..]
-    } else {
-        hashes.get(distance..).unwrap_or(&[])
+    const RING: usize = PREFETCH_DISTANCE;
+    const { assert!(RING.is_power_of_two()) };
+    if distance == 0 {
+        for (index, key) in keys.iter().enumerate() {
+            visit(index, hasher.hash_one(key));
+        }
+        return;
+    }
+    let distance = distance.min(RING).next_power_of_two();
+    // `& (RING - 1)` is implied by the mask (distance <= RING); it lets the compiler see that
+    // every ring index is in bounds.
+    let mask = (distance - 1) & (RING - 1);
+    let hash_ahead = |key: &K| {
+        let hash = hasher.hash_one(key);
+        prefetch::prefetch(blocks.wrapping_add(block_index(hash, num_blocks)));
+        hash
     };
-    hashes
-        .iter()
-        .take(distance)
-        .for_each(|&hash| prefetch_block(hash));
-    for (index, (&hash, &later)) in hashes.iter().zip(ahead).enumerate() {
-        prefetch_block(later);
+    // Key `i`'s hash waits in slot `i & mask` from its hashing until its visit.
+    let mut ring = [0u64; RING];
+    let (first, later) = keys.split_at(distance.min(keys.len()));
+    for (slot, key) in ring.iter_mut().zip(first) {
+        *slot = hash_ahead(key);
+    }
+    for (index, key) in later.iter().enumerate() {
+        let hash = core::mem::replace(&mut ring[index & mask], hash_ahead(key));
         visit(index, hash);
     }
-    for (index, &hash) in hashes.iter().enumerate().skip(ahead.len()) {
-        visit(index, hash);
+    for index in later.len()..keys.len() {
+        visit(index, ring[index & mask]);
+    }
+}
+
+/// The [`BuildHasher`] of pre-hashed batches: a `u64` key hashes to itself, so the batch loops
+/// below serve both keys and hashes.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PreHashed;
+
+/// The [`Hasher`](core::hash::Hasher) of [`PreHashed`].
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PreHashedHasher(u64);
+
+impl core::hash::Hasher for PreHashedHasher {
+    #[inline(always)]
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+
+    /// Only `u64`s are hashed with [`PreHashed`]; other input is folded in so the result is
+    /// still deterministic.
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+impl BuildHasher for PreHashed {
+    type Hasher = PreHashedHasher;
+
+    #[inline(always)]
+    fn build_hasher(&self) -> PreHashedHasher {
+        PreHashedHasher::default()
     }
 }
 
@@ -141,37 +197,41 @@ pub(crate) fn contains_hash_with<K: BlockKernel>(
     kernel.contains(&blocks[block_index(hash, blocks.len())], hash as u32)
 }
 
-/// The batch insert loop, written once; each kernel runs it inside its own entry point, so that
-/// `kernel.insert` inlines with the right instructions.
+/// The batch insert loop, written once: the keys are hashed, prefetched and inserted inside
+/// the kernel's entry point, so that `kernel.insert` inlines with the right instructions (see
+/// [`visit_prefetching`]).
 #[inline(always)]
-pub(crate) fn insert_hashes_with<K: BlockKernel>(
-    kernel: K,
+pub(crate) fn insert_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
+    kernel: Kn,
     blocks: &mut [[u32; LANES]],
-    hashes: &[u64],
+    hasher: &S,
+    keys: &[K],
     distance: usize,
 ) {
     let num_blocks = blocks.len();
     let base = blocks.as_ptr();
-    visit_prefetching(base, num_blocks, hashes, distance, |_, hash| {
+    visit_prefetching(base, num_blocks, hasher, keys, distance, |_, hash| {
         kernel.insert(&mut blocks[block_index(hash, num_blocks)], hash as u32);
     });
 }
 
-/// The batch lookup loop, written once (see [`insert_hashes_with`]).
+/// The batch lookup loop, written once (see [`insert_keys_with`]).
 #[inline(always)]
-pub(crate) fn contains_hashes_with<K: BlockKernel>(
-    kernel: K,
+pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
+    kernel: Kn,
     blocks: &[[u32; LANES]],
-    hashes: &[u64],
+    hasher: &S,
+    keys: &[K],
     out: &mut [bool],
     distance: usize,
 ) {
-    assert_eq!(hashes.len(), out.len(), "one answer slot per hash");
+    assert_eq!(keys.len(), out.len(), "one answer slot per key");
     let num_blocks = blocks.len();
     visit_prefetching(
         blocks.as_ptr(),
         num_blocks,
-        hashes,
+        hasher,
+        keys,
         distance,
         |index, hash| {
             out[index] = kernel.contains(&blocks[block_index(hash, num_blocks)], hash as u32);
@@ -191,15 +251,22 @@ pub(crate) trait EntryPoints: Copy {
     fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool;
     /// Whether a pre-hashed key may be present in `blocks`. Panics when `blocks` is empty.
     fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool;
-    /// Inserts every hash of `hashes` into `blocks`, prefetching `distance` keys ahead (0: no
-    /// prefetching).
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize);
-    /// Writes into `out[i]` whether `hashes[i]` may be present, prefetching `distance` keys
-    /// ahead. Panics unless `out.len() == hashes.len()`.
-    fn contains_hashes(
+    /// Hashes every key of `keys` with `hasher` and inserts it into `blocks`, prefetching
+    /// `distance` keys ahead (0: no prefetching; see [`visit_prefetching`]).
+    fn insert_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &mut [[u32; LANES]],
+        hasher: &S,
+        keys: &[K],
+        distance: usize,
+    );
+    /// Writes into `out[i]` whether `keys[i]` may be present, hashing and prefetching as
+    /// [`insert_keys`](EntryPoints::insert_keys) does. Panics unless `out.len() == keys.len()`.
+    fn contains_keys<S: BuildHasher, K: Hash>(
         self,
         blocks: &[[u32; LANES]],
-        hashes: &[u64],
+        hasher: &S,
+        keys: &[K],
         out: &mut [bool],
         distance: usize,
     );
@@ -219,6 +286,8 @@ macro_rules! entry_points {
         /// This kernel's entry points (see `crate::arch::EntryPoints`).
         mod entry {
             use super::*;
+            use core::hash::{BuildHasher, Hash};
+
             use crate::arch;
             use crate::block::LANES;
 
@@ -242,25 +311,27 @@ macro_rules! entry_points {
             ///
             /// The CPU must have the kernel's target features.
             $(#[$attr])*
-            pub(super) unsafe fn insert_hashes(
+            pub(super) unsafe fn insert_keys<S: BuildHasher, K: Hash>(
                 blocks: &mut [[u32; LANES]],
-                hashes: &[u64],
+                hasher: &S,
+                keys: &[K],
                 distance: usize,
             ) {
-                arch::insert_hashes_with($token, blocks, hashes, distance);
+                arch::insert_keys_with($token, blocks, hasher, keys, distance);
             }
 
             /// # Safety
             ///
             /// The CPU must have the kernel's target features.
             $(#[$attr])*
-            pub(super) unsafe fn contains_hashes(
+            pub(super) unsafe fn contains_keys<S: BuildHasher, K: Hash>(
                 blocks: &[[u32; LANES]],
-                hashes: &[u64],
+                hasher: &S,
+                keys: &[K],
                 out: &mut [bool],
                 distance: usize,
             ) {
-                arch::contains_hashes_with($token, blocks, hashes, out, distance);
+                arch::contains_keys_with($token, blocks, hasher, keys, out, distance);
             }
         }
 
@@ -278,21 +349,28 @@ macro_rules! entry_points {
             }
 
             #[inline(always)]
-            fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
+            fn insert_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(
+                self,
+                blocks: &mut [[u32; LANES]],
+                hasher: &S,
+                keys: &[K],
+                distance: usize,
+            ) {
                 // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { entry::insert_hashes(blocks, hashes, distance) }
+                unsafe { entry::insert_keys(blocks, hasher, keys, distance) }
             }
 
             #[inline(always)]
-            fn contains_hashes(
+            fn contains_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(
                 self,
                 blocks: &[[u32; LANES]],
-                hashes: &[u64],
+                hasher: &S,
+                keys: &[K],
                 out: &mut [bool],
                 distance: usize,
             ) {
                 // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { entry::contains_hashes(blocks, hashes, out, distance) }
+                unsafe { entry::contains_keys(blocks, hasher, keys, out, distance) }
             }
         }
     };
@@ -546,19 +624,26 @@ impl EntryPoints for Dispatch {
     }
 
     #[inline]
-    fn insert_hashes(self, blocks: &mut [[u32; LANES]], hashes: &[u64], distance: usize) {
-        dispatch!(self, k => k.insert_hashes(blocks, hashes, distance))
+    fn insert_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &mut [[u32; LANES]],
+        hasher: &S,
+        keys: &[K],
+        distance: usize,
+    ) {
+        dispatch!(self, k => k.insert_keys(blocks, hasher, keys, distance))
     }
 
     #[inline]
-    fn contains_hashes(
+    fn contains_keys<S: BuildHasher, K: Hash>(
         self,
         blocks: &[[u32; LANES]],
-        hashes: &[u64],
+        hasher: &S,
+        keys: &[K],
         out: &mut [bool],
         distance: usize,
     ) {
-        dispatch!(self, k => k.contains_hashes(blocks, hashes, out, distance))
+        dispatch!(self, k => k.contains_keys(blocks, hasher, keys, out, distance))
     }
 }
 
@@ -566,7 +651,7 @@ impl EntryPoints for Dispatch {
 /// benchmarks that check every kernel against the scalar oracle. Not part of the stable API.
 #[doc(hidden)]
 pub mod testing {
-    use super::{BlockKernel, Dispatch, EntryPoints, Kernel};
+    use super::{BlockKernel, Dispatch, EntryPoints, Kernel, PreHashed};
     use crate::block::LANES;
 
     /// The mask of `x` computed by `kernel`, or `None` when it cannot run here.
@@ -591,7 +676,8 @@ pub mod testing {
     /// transparent-huge-page hint.
     pub const HUGE_PAGE_THRESHOLD: usize = super::memory::HUGE_PAGE_THRESHOLD;
 
-    /// `kernel`'s batch insert into `blocks`, prefetching `distance` keys ahead (0: none),
+    /// `kernel`'s batch insert into `blocks`, prefetching `distance` keys ahead (0: none; other
+    /// values are rounded up to a power of two and capped at the tuned distance),
     /// whatever the filter size; `None` when the kernel cannot run here.
     pub fn insert_hashes(
         kernel: Kernel,
@@ -599,11 +685,12 @@ pub mod testing {
         hashes: &[u64],
         distance: usize,
     ) -> Option<()> {
-        Dispatch::new(kernel)?.insert_hashes(blocks, hashes, distance);
+        Dispatch::new(kernel)?.insert_keys(blocks, &PreHashed, hashes, distance);
         Some(())
     }
 
-    /// `kernel`'s batch lookup in `blocks`, prefetching `distance` keys ahead (0: none),
+    /// `kernel`'s batch lookup in `blocks`, prefetching `distance` keys ahead (0: none; other
+    /// values are rounded up to a power of two and capped at the tuned distance),
     /// whatever the filter size; `None` when the kernel cannot run here.
     pub fn contains_hashes(
         kernel: Kernel,
@@ -612,7 +699,7 @@ pub mod testing {
         out: &mut [bool],
         distance: usize,
     ) -> Option<()> {
-        Dispatch::new(kernel)?.contains_hashes(blocks, hashes, out, distance);
+        Dispatch::new(kernel)?.contains_keys(blocks, &PreHashed, hashes, out, distance);
         Some(())
     }
 }
