@@ -403,11 +403,13 @@ fn median_ns(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
 }
 
 /// The prefetch-distance sweep: the raw batch loops of the best kernel over pre-hashed keys, at
-/// each size, for several distances (0 = no prefetching). The distances are interleaved over
-/// five rounds so that a noisy neighbour hits them all alike; the median of the rounds is shown.
+/// each size, for several distances (0 = no prefetching; the loops cap the distance at the
+/// tuned one, the size of their ring), on memory allocated as filters allocate it (huge pages
+/// where granted). The distances are interleaved over five rounds so that a noisy neighbour
+/// hits them all alike; the median of the rounds is shown.
 fn run_prefetch_sweep(sizes: &[usize]) {
     use splitbloom::__kernel_testing as raw;
-    const DISTANCES: [usize; 6] = [0, 4, 8, 16, 32, 64];
+    const DISTANCES: [usize; 6] = [0, 8, 16, 32, 64, 128];
     const ROUNDS: usize = 5;
     let kernel = Kernel::best();
     println!(
@@ -422,7 +424,8 @@ fn run_prefetch_sweep(sizes: &[usize]) {
             .iter()
             .map(|key| hasher.hash_one(key))
             .collect();
-        let mut blocks = vec![[0u32; 8]; (n * BITS_PER_KEY).div_ceil(256)];
+        let mut blocks =
+            raw::FilterMemory::zeroed((n * BITS_PER_KEY).div_ceil(256)).expect("memory");
         let mut answers = [false; 512];
         let mut times = vec![(Vec::new(), Vec::new()); DISTANCES.len()];
         for _ in 0..ROUNDS {

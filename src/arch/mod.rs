@@ -61,14 +61,26 @@ pub(crate) trait BlockKernel: Copy {
     fn contains(self, block: &[u32; LANES], x: u32) -> bool;
 }
 
-/// How many keys ahead the batch loops prefetch, on filters of at least
-/// [`PREFETCH_MIN_BLOCKS`] blocks.
+/// How many keys ahead the batch loops hash and prefetch, on filters of at least
+/// [`PREFETCH_MIN_BLOCKS`] blocks; also the size of their ring of hashes in flight (1 KiB of
+/// stack). A power of two.
 ///
-/// Tuned on AMD Zen 4 (AVX2 kernel, pre-hashed batches of 512, no huge pages) with
-/// `SPLITBLOOM_BENCH=prefetch cargo bench --bench filters` (benches/README.md has the table):
-/// 8 and 16 are best at 10^8 keys (lookup 20.4 ns vs 26.8 without prefetching) and 16 at 10^7
-/// (8.6 vs 15.5 ns); 32 and 64 lose ground again.
-pub(crate) const PREFETCH_DISTANCE: usize = 16;
+/// Tuned on AMD Zen 4 (AVX2 kernel, criterion `insert_batch` / `contains_batch` of 1024 keys,
+/// hashing included, huge pages granted) together with the prefetch hint (see
+/// [`prefetch`](prefetch::prefetch)): into L2, ns per key at 10^7 / 10^8 keys,
+///
+/// | distance | batch insert | batched lookup |
+/// |---:|---|---|
+/// | 16 | – / 8.8 | – / 9.2 |
+/// | 24 | – / 7.4 | – / 7.8 |
+/// | 32 | 4.5 / 6.1 | 4.9 / 6.3 |
+/// | 64 | 3.4-3.5 / 4.6-4.9 | 3.6-3.7 / 4.8-5.4 |
+/// | 128 | 3.1-3.4 / 4.3-4.5 | 3.3-3.5 / 4.5-4.8 |
+/// | 256 | 3.3 / 4.5 | 3.4 / 6.6 |
+///
+/// whereas prefetching into L1 was best at 16 (10.6 / 11.1 ns at 10^8) and got worse beyond.
+/// At 10^6 keys (in L3) every combination measured 2.4-3.0 ns, within the noise.
+pub(crate) const PREFETCH_DISTANCE: usize = 128;
 
 /// Filters smaller than this many blocks (1 MiB, one Zen 4 L2 cache) are probed without
 /// prefetching: their blocks are in cache and the extra instructions only cost (measured: a
@@ -675,6 +687,32 @@ pub mod testing {
     /// Filters of at least this many bytes get 2 MiB-aligned storage and, on Linux, a
     /// transparent-huge-page hint.
     pub const HUGE_PAGE_THRESHOLD: usize = super::memory::HUGE_PAGE_THRESHOLD;
+
+    /// Zeroed blocks allocated as filters allocate them (2 MiB-aligned, with the huge-page
+    /// hint from [`HUGE_PAGE_THRESHOLD`] bytes up), so that benchmarks of the raw batch loops
+    /// measure the memory filters get; `None` when the allocation fails.
+    pub struct FilterMemory(super::Blocks);
+
+    impl FilterMemory {
+        /// `num_blocks` zeroed blocks.
+        pub fn zeroed(num_blocks: usize) -> Option<FilterMemory> {
+            super::Blocks::zeroed(num_blocks).map(FilterMemory)
+        }
+    }
+
+    impl core::ops::Deref for FilterMemory {
+        type Target = [[u32; LANES]];
+
+        fn deref(&self) -> &[[u32; LANES]] {
+            bytemuck::cast_slice(&self.0)
+        }
+    }
+
+    impl core::ops::DerefMut for FilterMemory {
+        fn deref_mut(&mut self) -> &mut [[u32; LANES]] {
+            bytemuck::cast_slice_mut(&mut self.0)
+        }
+    }
 
     /// `kernel`'s batch insert into `blocks`, prefetching `distance` keys ahead (0: none; other
     /// values are rounded up to a power of two and capped at the tuned distance),
