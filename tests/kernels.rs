@@ -51,6 +51,16 @@ fn every_kernel_matches_scalar_on_every_density() {
                     kernel::contains(Kernel::Scalar, &block, x),
                     "{kernel} contains {x:#x} in {block:x?}"
                 );
+                // The single-key path (the one `Filter::contains` takes), with the block in the
+                // middle of full neighbours so that reading the wrong block would show.
+                let full = [u32::MAX; 8];
+                let hash = 0x6000_0000_u64 << 32 | u64::from(x);
+                assert_eq!(splitbloom::block_index(hash, 3), 1);
+                assert_eq!(
+                    kernel::contains_hash(kernel, &[full, block, full], hash),
+                    kernel::contains(Kernel::Scalar, &block, x),
+                    "{kernel} single-key contains {x:#x} in {block:x?}"
+                );
                 let (mut ours, mut oracle) = (block, block);
                 assert_eq!(
                     kernel::insert(kernel, &mut ours, x),
@@ -65,6 +75,11 @@ fn every_kernel_matches_scalar_on_every_density() {
                     kernel::contains(kernel, &ours, x),
                     Some(true),
                     "{kernel} lost {x:#x}"
+                );
+                assert_eq!(
+                    kernel::contains_hash(kernel, &[[0; 8], ours, [0; 8]], hash),
+                    Some(true),
+                    "{kernel} single-key lost {x:#x}"
                 );
             }
         }

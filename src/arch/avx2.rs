@@ -92,6 +92,53 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 
+/// The constants of [`contains_inline`], next to each other so that one pointer reaches both.
+#[repr(C, align(32))]
+struct InlineConstants {
+    salt: [u32; LANES],
+    one: u32,
+}
+
+static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
+
+/// [`contains`] as inline assembly, for the single-key lookup: a `#[target_feature]` function
+/// cannot inline into a caller compiled without AVX2, so the lookup would cost a call, and on
+/// Zen 4 the call and return cost as much as the probe itself. Assembly inlines anywhere; the
+/// token proves the CPU can run it. Same instructions as [`contains`], then `vzeroupper`, so that
+/// the caller's SSE code pays no transition penalty.
+#[inline(always)]
+pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> bool {
+    let found: u8;
+    // SAFETY: `_token` proves the CPU has AVX2, which every instruction here needs. The asm
+    // reads 32 bytes at `block` (a valid reference) and 36 bytes at `INLINE_CONSTANTS` (a
+    // static); VEX loads need no alignment. It writes only the declared registers (and the
+    // upper halves of every ymm register, which `vzeroupper` clears and code compiled without
+    // AVX never uses) and the flags, and touches no stack.
+    unsafe {
+        core::arch::asm!(
+            "vmovd {mask:x}, {x:e}",
+            "vpbroadcastd {mask:y}, {mask:x}",
+            "vpmulld {mask:y}, {mask:y}, ymmword ptr [{constants}]",
+            "vpsrld {mask:y}, {mask:y}, 27",
+            "vpbroadcastd {words:y}, dword ptr [{constants} + 32]",
+            "vpsllvd {mask:y}, {words:y}, {mask:y}",
+            "vmovdqu {words:y}, ymmword ptr [{block}]",
+            // CF = 1 when every bit of `mask` is set in `words`.
+            "vptest {words:y}, {mask:y}",
+            "setb {found}",
+            "vzeroupper",
+            x = in(reg) x,
+            block = in(reg) block.as_ptr(),
+            constants = in(reg) &raw const INLINE_CONSTANTS,
+            mask = out(xmm_reg) _,
+            words = out(xmm_reg) _,
+            found = out(reg_byte) found,
+            options(pure, readonly, nostack),
+        );
+    }
+    found != 0
+}
+
 impl BlockKernel for Avx2 {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
