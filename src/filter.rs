@@ -416,8 +416,8 @@ impl<S: BuildHasher> Filter<S> {
 impl<S: BuildHasher> Filter<S> {
     /// Adds every key of `keys`. Same result as calling [`insert`](Filter::insert) on each key,
     /// with one call into the kernel for the whole batch; on filters larger than the L2 cache
-    /// each key is hashed and its block prefetched a few keys before it is inserted, so the
-    /// cache misses of a batch overlap.
+    /// each key is hashed and its block prefetched 128 keys before it is inserted, so the cache
+    /// misses of a batch overlap.
     ///
     /// ```
     /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
