@@ -105,34 +105,57 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// cannot inline into a caller compiled without AVX2, so the lookup would cost a call, and on
 /// Zen 4 the call and return cost as much as the probe itself. Assembly inlines anywhere; the
 /// token proves the CPU can run it. Same instructions as [`contains`], then `vzeroupper`, so that
-/// the caller's SSE code pays no transition penalty.
+/// a caller compiled without AVX pays no SSE/AVX transition penalty.
+///
+/// `vzeroupper` zeroes bits 128 and up of every register `ymm0`-`ymm15` (and `zmm0`-`zmm15`),
+/// so the block declares all sixteen clobbered: a caller compiled with AVX (`-C
+/// target-cpu=native`, `x86-64-v3`, or code inside a `#[target_feature(enable = "avx2")]`
+/// function) may keep 256- or 512-bit values in them across this lookup, and the compiler must
+/// save those or keep them elsewhere (`zmm16`-`zmm31`, which `vzeroupper` leaves alone). A clobber
+/// of `xmmN` covers the whole register (LLVM tracks `xmmN`, `ymmN` and `zmmN` as one register).
+/// The mask and the block therefore live in fixed registers, `ymm0` and `ymm1`.
+/// `tests/caller_registers.rs` keeps ymm and zmm values live across every entry point.
 #[inline(always)]
 pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> bool {
     let found: u8;
     // SAFETY: `_token` proves the CPU has AVX2, which every instruction here needs. The asm
     // reads 32 bytes at `block` (a valid reference) and 36 bytes at `INLINE_CONSTANTS` (a
-    // static); VEX loads need no alignment. It writes only the declared registers (and the
-    // upper halves of every ymm register, which `vzeroupper` clears and code compiled without
-    // AVX never uses) and the flags, and touches no stack.
+    // static); VEX loads need no alignment. It writes `ymm0`, `ymm1` and the upper halves of
+    // `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below, `found` and the flags (not
+    // preserved: no `preserves_flags`), and touches no stack.
     unsafe {
         core::arch::asm!(
-            "vmovd {mask:x}, {x:e}",
-            "vpbroadcastd {mask:y}, {mask:x}",
-            "vpmulld {mask:y}, {mask:y}, ymmword ptr [{constants}]",
-            "vpsrld {mask:y}, {mask:y}, 27",
-            "vpbroadcastd {words:y}, dword ptr [{constants} + 32]",
-            "vpsllvd {mask:y}, {words:y}, {mask:y}",
-            "vmovdqu {words:y}, ymmword ptr [{block}]",
-            // CF = 1 when every bit of `mask` is set in `words`.
-            "vptest {words:y}, {mask:y}",
+            "vmovd xmm0, {x:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm0, ymm0, ymmword ptr [{constants}]",
+            "vpsrld ymm0, ymm0, 27",
+            "vpbroadcastd ymm1, dword ptr [{constants} + 32]",
+            "vpsllvd ymm0, ymm1, ymm0",
+            "vmovdqu ymm1, ymmword ptr [{block}]",
+            // CF = 1 when every bit of the mask (ymm0) is set in the block (ymm1).
+            "vptest ymm1, ymm0",
             "setb {found}",
             "vzeroupper",
             x = in(reg) x,
             block = in(reg) block.as_ptr(),
             constants = in(reg) &raw const INLINE_CONSTANTS,
-            mask = out(xmm_reg) _,
-            words = out(xmm_reg) _,
             found = out(reg_byte) found,
+            out("xmm0") _,
+            out("xmm1") _,
+            out("xmm2") _,
+            out("xmm3") _,
+            out("xmm4") _,
+            out("xmm5") _,
+            out("xmm6") _,
+            out("xmm7") _,
+            out("xmm8") _,
+            out("xmm9") _,
+            out("xmm10") _,
+            out("xmm11") _,
+            out("xmm12") _,
+            out("xmm13") _,
+            out("xmm14") _,
+            out("xmm15") _,
             options(pure, readonly, nostack),
         );
     }
