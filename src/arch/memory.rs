@@ -10,10 +10,18 @@
 //! Whether it did shows in `AnonHugePages` in `/proc/meminfo`. The hint never changes results.
 //!
 //! The memory comes from the global allocator (so `no_std` + `alloc` builds work, and a custom
-//! allocator is honoured); a failed allocation is reported as `None`, never a panic, except in
+//! allocator is honoured), always through `alloc_zeroed`, so that the operating system's
+//! lazily zeroed pages serve it: a new 1 GiB filter raises resident memory by nothing until
+//! its blocks are written. (Asking the allocator for 2 MiB alignment would defeat that: the
+//! standard library's `System` serves over-aligned `alloc_zeroed` with an aligned allocation
+//! and a `memset` of every byte, which touches every page at once; under overcommit a filter
+//! between free and total memory then gets the process OOM-killed instead of being usable.
+//! Large filters therefore ask for one extra huge page at the allocator's natural alignment,
+//! which glibc's `calloc` maps fresh from the kernel without touching it, and start at the first
+//! 2 MiB boundary inside.) A failed allocation is reported as `None`, never a panic, except in
 //! `Clone`, which follows `Vec` and aborts through `handle_alloc_error`.
 
-use alloc::alloc::{Layout, alloc, alloc_zeroed, dealloc, handle_alloc_error};
+use alloc::alloc::{Layout, alloc_zeroed, dealloc, handle_alloc_error};
 use core::marker::PhantomData;
 use core::mem::{ManuallyDrop, align_of, size_of};
 use core::ops::{Deref, DerefMut};
@@ -47,14 +55,23 @@ const HUGE_PAGE_BYTES: usize = 2 << 20;
 /// reach, and large enough that rounding up to whole 2 MiB pages wastes at most a fifth.
 pub(crate) const HUGE_PAGE_THRESHOLD: usize = 8 << 20;
 
+/// The alignment large filters are allocated with: small enough that every allocator serves
+/// `alloc_zeroed` with its plain zeroing path (`calloc` for the standard library's `System`,
+/// whose threshold is 16 bytes on 64-bit targets), and the blocks' own alignment comes from
+/// placing them at a 2 MiB boundary inside the allocation.
+const LARGE_ALLOCATION_ALIGN: usize = 8;
+
 /// An owned, zero-initialised `[T]` of fixed length (see the module docs); `T` is [`Block`]
 /// or [`AtomicBlock`], and [`Blocks::cast`] switches between them without copying.
 pub(crate) struct Blocks<T: BlockStorage = Block> {
-    /// Start of the allocation; dangling (and never freed) when `layout.size() == 0`.
+    /// The first block: the allocation's start for small filters, its first 2 MiB boundary for
+    /// huge ones; dangling (and never freed) when `layout.size() == 0`.
     start: NonNull<T>,
     /// Number of blocks in use (at most the allocation's capacity).
     len: usize,
-    /// The layout `start` was allocated with.
+    /// The allocation, as returned by the allocator, to free.
+    allocation: NonNull<u8>,
+    /// The layout `allocation` was allocated with.
     layout: Layout,
     /// `Blocks` owns its `T`s.
     owns: PhantomData<T>,
@@ -69,40 +86,55 @@ impl<T: BlockStorage> Blocks<T> {
     /// `len` zeroed blocks, or `None` when the size overflows or the allocator refuses.
     pub(crate) fn zeroed(len: usize) -> Option<Blocks<T>> {
         let bytes = len.checked_mul(size_of::<T>())?;
-        let huge = bytes >= HUGE_PAGE_THRESHOLD;
-        let layout = if huge {
-            Layout::from_size_align(
-                bytes.checked_next_multiple_of(HUGE_PAGE_BYTES)?,
-                HUGE_PAGE_BYTES,
-            )
-        } else {
-            Layout::array::<T>(len)
-        }
-        .ok()?;
-        if layout.size() == 0 {
+        if bytes == 0 {
             return Some(Blocks {
                 start: NonNull::dangling(),
                 len,
+                allocation: NonNull::dangling(),
+                layout: Layout::new::<()>(),
+                owns: PhantomData,
+            });
+        }
+        if bytes < HUGE_PAGE_THRESHOLD {
+            let layout = Layout::array::<T>(len).ok()?;
+            // SAFETY: `layout` has a non-zero size.
+            let start = NonNull::new(unsafe { alloc_zeroed(layout) })?;
+            return Some(Blocks {
+                start: start.cast(),
+                len,
+                allocation: start,
                 layout,
                 owns: PhantomData,
             });
         }
-        let start = if huge {
-            // SAFETY: `layout` has a non-zero size.
-            let start = NonNull::new(unsafe { alloc(layout) })?;
-            advise_huge_pages(start, layout.size());
-            // Zero only now, after the hint, so that the first touch of each page can already
-            // fault in a huge page.
-            // SAFETY: `start` is a fresh allocation of `layout.size()` writable bytes.
-            unsafe { start.as_ptr().write_bytes(0, layout.size()) };
-            start
-        } else {
-            // SAFETY: `layout` has a non-zero size.
-            NonNull::new(unsafe { alloc_zeroed(layout) })?
-        };
+        // Whole huge pages, plus one more so that a 2 MiB boundary with all of them after it
+        // lies inside the allocation whatever address the allocator returns.
+        let huge_bytes = bytes.checked_next_multiple_of(HUGE_PAGE_BYTES)?;
+        let layout = Layout::from_size_align(
+            huge_bytes.checked_add(HUGE_PAGE_BYTES)?,
+            LARGE_ALLOCATION_ALIGN,
+        )
+        .ok()?;
+        // SAFETY: `layout` has a non-zero size.
+        let allocation = NonNull::new(unsafe { alloc_zeroed(layout) })?;
+        let offset = allocation.as_ptr().align_offset(HUGE_PAGE_BYTES);
+        if offset >= HUGE_PAGE_BYTES {
+            // `align_offset` may in principle decline to compute the offset.
+            // SAFETY: `allocation` was just allocated with `layout` and is freed only here.
+            unsafe { dealloc(allocation.as_ptr(), layout) };
+            return None;
+        }
+        // SAFETY: `offset < HUGE_PAGE_BYTES`, so `offset + huge_bytes` bytes from `allocation`
+        // stay inside the `huge_bytes + HUGE_PAGE_BYTES` bytes allocated.
+        let start = unsafe { allocation.add(offset) };
+        // The hint goes before any block is written, so that the first touch of each page can
+        // already fault in a huge page; `alloc_zeroed` itself touched none of them when the
+        // allocator took fresh pages from the kernel.
+        advise_huge_pages(start, huge_bytes);
         Some(Blocks {
             start: start.cast(),
             len,
+            allocation,
             layout,
             owns: PhantomData,
         })
@@ -124,6 +156,7 @@ impl<T: BlockStorage> Blocks<T> {
         Blocks {
             start: this.start.cast(),
             len: this.len,
+            allocation: this.allocation,
             layout: this.layout,
             owns: PhantomData,
         }
@@ -132,7 +165,7 @@ impl<T: BlockStorage> Blocks<T> {
     /// Whether this storage was allocated for huge pages (2 MiB-aligned, hinted on Linux).
     #[cfg(test)]
     fn is_huge(&self) -> bool {
-        self.layout.align() == HUGE_PAGE_BYTES
+        self.len * size_of::<T>() >= HUGE_PAGE_THRESHOLD
     }
 }
 
@@ -172,9 +205,9 @@ impl<T: BlockStorage> DerefMut for Blocks<T> {
 impl<T: BlockStorage> Drop for Blocks<T> {
     fn drop(&mut self) {
         if self.layout.size() != 0 {
-            // SAFETY: `start` was allocated with `layout` by the global allocator and is freed
-            // only here.
-            unsafe { dealloc(self.start.as_ptr().cast(), self.layout) }
+            // SAFETY: `allocation` was allocated with `layout` by the global allocator and is
+            // freed only here.
+            unsafe { dealloc(self.allocation.as_ptr(), self.layout) }
         }
     }
 }
@@ -213,7 +246,12 @@ mod tests {
         let mut blocks: Blocks = Blocks::zeroed(len).unwrap();
         assert!(blocks.is_huge());
         assert_eq!(blocks.as_ptr() as usize % HUGE_PAGE_BYTES, 0);
-        assert_eq!(blocks.layout.size(), HUGE_PAGE_THRESHOLD + HUGE_PAGE_BYTES);
+        // Two whole huge pages beyond the threshold: one for the last block, one of slack for
+        // the alignment.
+        assert_eq!(
+            blocks.layout.size(),
+            HUGE_PAGE_THRESHOLD + 2 * HUGE_PAGE_BYTES
+        );
         assert!(blocks.iter().all(|block| *block == Block::default()));
         blocks[len - 1].0[7] = 9;
         let copy = blocks.clone();
