@@ -1,7 +1,7 @@
 //! Insert throughput of `AtomicFilter` with one and two threads, next to the plain `Filter`
 //! (one thread, and one private filter per thread merged with `union`).
 //!
-//! `cargo bench --bench atomic`
+//! `cargo bench -p splitbloom-bench --bench atomic`
 //!
 //! Each sample inserts the same 10^6 random `u64` keys (hashing included) into a fresh filter
 //! sized for them at 1% (1.3 MB); with two threads each inserts every other key. Building the

@@ -382,8 +382,9 @@ fn sizes(full: bool) -> Vec<usize> {
 
 /// Where criterion keeps its results (it honours `CARGO_TARGET_DIR`).
 fn criterion_dir() -> PathBuf {
+    // This package lives in benches/ of the workspace, whose target/ it shares.
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"),
         PathBuf::from,
     );
     target.join("criterion")

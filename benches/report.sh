@@ -12,9 +12,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 case "${1:-quick}" in
-  quick) cargo bench --bench filters ;;
-  full) SPLITBLOOM_BENCH=full cargo bench --bench filters ;;
+  quick) cargo bench -p splitbloom-bench --bench filters ;;
+  full) SPLITBLOOM_BENCH=full cargo bench -p splitbloom-bench --bench filters ;;
   report) ;;
   *) echo "usage: $0 [quick|full|report]" >&2; exit 2 ;;
 esac
-SPLITBLOOM_BENCH=report cargo bench --bench filters
+SPLITBLOOM_BENCH=report cargo bench -p splitbloom-bench --bench filters

@@ -277,10 +277,11 @@ pub fn write(dir: &Path) {
     let results = read_results(dir);
     assert!(
         results.contains_key("lookup_positive"),
-        "no results under {}: run `cargo bench --bench filters` first",
+        "no results under {}: run `cargo bench -p splitbloom-bench --bench filters` first",
         dir.display()
     );
-    let benches = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches");
+    // The manifest of the benchmark package is benches/Cargo.toml.
+    let benches = Path::new(env!("CARGO_MANIFEST_DIR"));
     let table = table(&results, dir);
     print!("{table}");
     fs::write(benches.join("results.md"), &table).expect("write benches/results.md");
