@@ -657,3 +657,75 @@ fn parquet_info_lists_filters_and_tests_values() {
         "row group 0, column id: invalid Parquet bloom filter header",
     );
 }
+
+/// Standard output going to a closed pipe or a full disk, for a command.
+#[cfg(unix)]
+fn run_to(args: &[&str], stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Every subcommand that prints: a closed pipe ends it quietly with status 0 (no panic, no
+/// message), a full disk is an error with exit status 2.
+#[cfg(unix)]
+#[test]
+fn closed_pipes_end_quietly_and_full_disks_are_errors() {
+    let dir = scratch("stdout");
+    let keys = path(&dir, "keys");
+    std::fs::write(&keys, b"a\nb\nc\n").unwrap();
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-i", &keys, "-o", &filter],
+        b"",
+    ));
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
+    let mut commands: Vec<Vec<&str>> = vec![
+        vec!["info", &filter],
+        vec!["info", "--json", &filter],
+        vec!["query", &filter, "-i", &keys],
+        vec!["dedup", "-n", "10", "-p", "0.1", "-i", &keys],
+        vec!["bench", "--items", "1000", "--samples", "1"],
+        vec!["bench", "--items", "1000", "--samples", "1", "--json"],
+    ];
+    #[cfg(feature = "parquet")]
+    let parquet = path(&dir, "data.parquet");
+    #[cfg(feature = "parquet")]
+    {
+        parquet_file(Path::new(&parquet));
+        commands.push(vec!["parquet-info", &parquet]);
+        commands.push(vec![
+            "parquet-info",
+            &parquet,
+            "--column",
+            "id",
+            "--value",
+            "1",
+        ]);
+    }
+    for args in &commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = run_to(args, Stdio::from(writer));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.is_empty() || !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        fails(
+            run_to(args, Stdio::from(full)),
+            "cannot write to standard output: No space left on device",
+        );
+    }
+}

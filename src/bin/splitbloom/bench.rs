@@ -14,6 +14,7 @@ use std::hash::BuildHasher;
 use splitbloom::{DefaultHasher, Filter, FilterHasher, Kernel, math};
 
 use crate::filters::hasher_name;
+use crate::out::out;
 
 /// Options of `splitbloom bench`.
 #[derive(clap::Args)]
@@ -166,17 +167,17 @@ pub fn run(options: &Options) -> Result<(), String> {
                 rows.push(json_row(&measure(kernel, items, options)?));
             }
         }
-        println!(
+        out!(
             "{{\"bits_per_key\":{},\"samples\":{},\"batch\":{},\"hasher\":\"{}\",\"rows\":[{}]}}",
             options.bits_per_key,
             options.samples,
             options.batch,
             hasher_name(DefaultHasher::KIND),
             rows.join(",")
-        );
+        )?;
         return Ok(());
     }
-    println!(
+    out!(
         "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples{}",
         options.bits_per_key,
         options.samples,
@@ -185,19 +186,33 @@ pub fn run(options: &Options) -> Result<(), String> {
         } else {
             ""
         }
-    );
-    println!(
+    )?;
+    out!(
         "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "kernel", "keys", "bytes", "insert", "hit", "miss", "fpr", "predicted"
-    );
-    println!(
+        "kernel",
+        "keys",
+        "bytes",
+        "insert",
+        "hit",
+        "miss",
+        "fpr",
+        "predicted"
+    )?;
+    out!(
         "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "", "", "", "ns/op", "ns/op", "ns/op", "%", "%"
-    );
+        "",
+        "",
+        "",
+        "ns/op",
+        "ns/op",
+        "ns/op",
+        "%",
+        "%"
+    )?;
     for &items in &options.items {
         for &kernel in &kernels {
             let row = measure(kernel, items, options)?;
-            println!(
+            out!(
                 "{:<9} {:>12} {:>12} {:>10.2} {:>10.2} {:>10.2} {:>10.3} {:>10.3}",
                 row.kernel.name(),
                 row.items,
@@ -207,7 +222,7 @@ pub fn run(options: &Options) -> Result<(), String> {
                 row.miss_ns,
                 100.0 * row.measured_fpr,
                 100.0 * row.predicted_fpr
-            );
+            )?;
         }
     }
     Ok(())

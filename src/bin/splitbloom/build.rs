@@ -10,6 +10,7 @@ use splitbloom::{Filter, FilterHasher};
 use crate::Status;
 use crate::filters::{NewFilterOptions, Stats, with_new_filter};
 use crate::keys::{InputOptions, KeyBatch, write_atomically};
+use crate::out::note;
 
 /// Options of `splitbloom build`.
 #[derive(clap::Args)]
@@ -57,7 +58,7 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
 /// The summary on standard error, with a warning when more distinct keys than `--items`
 /// certainly arrived (`new_keys`, the keys that set a new bit, is a lower bound).
 fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
-    eprintln!(
+    note!(
         "wrote {}: {keys} keys read, about {:.0} distinct; {} bytes ({} blocks), estimated false-positive rate {:.4}% (target {}%)",
         options.output.display(),
         stats.estimated_items,
@@ -67,7 +68,7 @@ fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
         100.0 * options.filter.fpr,
     );
     if new_keys > options.filter.items {
-        eprintln!(
+        note!(
             "warning: at least {new_keys} distinct keys arrived, more than --items {}: the false-positive rate is about {:.4}%, not {}%; rebuild with a larger --items",
             options.filter.items,
             100.0 * stats.estimated_fpr,

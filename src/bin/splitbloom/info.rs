@@ -6,6 +6,7 @@ use splitbloom::FilterRef;
 
 use crate::Status;
 use crate::filters::{FilterFile, Stats, hasher_name, with_hasher};
+use crate::out::out;
 
 /// Options of `splitbloom info`.
 #[derive(clap::Args)]
@@ -32,7 +33,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
     if options.json {
         // Every value is a number, null or one of the fixed hasher names: no escaping needed.
         let bits_per_key = bits_per_key.map_or("null".to_owned(), json_number);
-        println!(
+        out!(
             "{{\"version\":{},\"hasher\":\"{hasher}\",\"seed\":{},\"blocks\":{},\"bytes\":{},\"fill_ratio\":{},\"estimated_items\":{},\"bits_per_key\":{bits_per_key},\"estimated_fpr\":{}}}",
             header.version,
             header.seed,
@@ -41,19 +42,19 @@ pub fn run(options: &Options) -> Result<Status, String> {
             json_number(stats.fill_ratio),
             json_number(stats.estimated_items.round()),
             json_number(stats.estimated_fpr),
-        );
+        )?;
     } else {
-        println!("format version   {}", header.version);
-        println!("hasher           {hasher} (seed {})", header.seed);
-        println!("blocks           {}", stats.blocks);
-        println!("bytes            {}", stats.bytes);
-        println!("fill ratio       {:.4}", stats.fill_ratio);
-        println!("estimated items  {:.0}", stats.estimated_items);
+        out!("format version   {}", header.version)?;
+        out!("hasher           {hasher} (seed {})", header.seed)?;
+        out!("blocks           {}", stats.blocks)?;
+        out!("bytes            {}", stats.bytes)?;
+        out!("fill ratio       {:.4}", stats.fill_ratio)?;
+        out!("estimated items  {:.0}", stats.estimated_items)?;
         match bits_per_key {
-            Some(bits) => println!("bits per key     {bits:.2} (at the estimated item count)"),
-            None => println!("bits per key     unknown (the filter is empty)"),
+            Some(bits) => out!("bits per key     {bits:.2} (at the estimated item count)")?,
+            None => out!("bits per key     unknown (the filter is empty)")?,
         }
-        println!("estimated FPR    {:.6}%", 100.0 * stats.estimated_fpr);
+        out!("estimated FPR    {:.6}%", 100.0 * stats.estimated_fpr)?;
     }
     Ok(Status::Success)
 }

@@ -174,11 +174,10 @@ impl KeyReader {
 }
 
 /// Writes keys to standard output, each followed by the separator. A closed pipe (`| head`)
-/// ends the output quietly.
+/// ends the program quietly, a full disk is an error (see `out`).
 pub struct KeyWriter {
     out: io::BufWriter<io::StdoutLock<'static>>,
     separator: u8,
-    closed: bool,
 }
 
 impl KeyWriter {
@@ -187,39 +186,22 @@ impl KeyWriter {
         KeyWriter {
             out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
             separator,
-            closed: false,
         }
     }
 
     /// Writes one key.
     pub fn write(&mut self, key: &[u8]) -> Result<(), String> {
-        if self.closed {
-            return Ok(());
-        }
         let result = self
             .out
             .write_all(key)
             .and_then(|()| self.out.write_all(&[self.separator]));
-        self.check(result)
+        crate::out::check(result)
     }
 
     /// Flushes the output.
     pub fn finish(mut self) -> Result<(), String> {
-        if self.closed {
-            return Ok(());
-        }
         let result = self.out.flush();
-        self.check(result)
-    }
-
-    fn check(&mut self, result: io::Result<()>) -> Result<(), String> {
-        match result {
-            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            other => other.map_err(|error| format!("cannot write to standard output: {error}")),
-        }
+        crate::out::check(result)
     }
 }
 

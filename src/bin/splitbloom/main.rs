@@ -2,6 +2,8 @@
 //!
 //! Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error (one line on
 //! standard error, never a panic trace). Keys are bytes; see `keys` for how they are hashed.
+//! Standard output closed by its reader (`| head`) ends the program quietly with status 0; any
+//! other output error (`> /dev/full`) is an error (see `out`).
 
 mod bench;
 mod build;
@@ -10,6 +12,7 @@ mod filters;
 mod info;
 mod keys;
 mod merge;
+mod out;
 #[cfg(feature = "parquet")]
 mod parquet_info;
 mod query;
@@ -26,7 +29,8 @@ use clap::{Parser, Subcommand};
 /// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
 /// (not `filter.contains(key)`, which hashes a length prefix too).
 ///
-/// Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error.
+/// Exit status: 0 success (also when the reader of standard output stops early, as `| head`
+/// does), 1 nothing found (`query` printed no key), 2 error.
 #[derive(Parser)]
 #[command(name = "splitbloom", version, about, long_about)]
 struct Cli {
@@ -86,11 +90,12 @@ fn main() -> ExitCode {
         Command::ParquetInfo(options) => parquet_info::run(&options),
         Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
     };
+    let result = result.and_then(|status| out::flush().map(|()| status));
     match result {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::NothingFound) => ExitCode::from(1),
         Err(message) => {
-            eprintln!("splitbloom: {message}");
+            out::note!("splitbloom: {message}");
             ExitCode::from(2)
         }
     }

@@ -7,6 +7,7 @@ use splitbloom::{Filter, FilterHasher};
 use crate::Status;
 use crate::filters::{FilterFile, Stats, with_hasher};
 use crate::keys::write_atomically;
+use crate::out::note;
 
 /// Options of `splitbloom merge`.
 #[derive(clap::Args)]
@@ -42,7 +43,7 @@ fn union<S: FilterHasher>(options: &Options) -> Result<Status, String> {
     let merged = merged.ok_or("merge needs at least two filters")?;
     write_atomically(&options.output, |writer| merged.write_to(writer))?;
     let stats = Stats::of(&merged);
-    eprintln!(
+    note!(
         "wrote {}: {} filters merged, about {:.0} distinct keys, estimated false-positive rate {:.4}%",
         options.output.display(),
         options.filters.len(),

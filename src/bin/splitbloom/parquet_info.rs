@@ -16,6 +16,7 @@ use splitbloom::FilterRef;
 use splitbloom::parquet::{ParquetHash, read_header};
 
 use crate::Status;
+use crate::out::out;
 
 /// Options of `splitbloom parquet-info`.
 #[derive(clap::Args)]
@@ -62,19 +63,19 @@ pub fn run(options: &Options) -> Result<Status, String> {
             match &options.value {
                 Some(value) => {
                     let present = contains(&filter, chunk.column_type(), value)?;
-                    println!(
+                    out!(
                         "row group {group}: {}",
                         if present { "may be present" } else { "absent" }
-                    );
+                    )?;
                     tested += 1;
                     maybe |= present;
                 }
-                None => println!(
+                None => out!(
                     "row group {group}  column {column}  {}  bloom filter {} bytes, estimated FPR {:.4}%",
                     chunk.column_type(),
                     filter.num_blocks() * splitbloom::BLOCK_BYTES,
                     100.0 * filter.estimated_fpr()
-                ),
+                )?,
             }
         }
     }

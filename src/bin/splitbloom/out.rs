@@ -1,0 +1,67 @@
+//! Standard output and standard error, with one rule for every subcommand.
+//!
+//! * **The reader went away** (`splitbloom info f | head -1`, a closed pipe): the program stops
+//!   at once, quietly, with exit status 0, as the reader asked for no more. (Rust ignores
+//!   `SIGPIPE`, so a write fails with `EPIPE` instead of killing the process; status 0 rather
+//!   than 141 keeps `set -o pipefail` scripts that stop reading early from failing.)
+//! * **Any other write error** (`> /dev/full`: a full disk, an I/O error): an error naming
+//!   standard output, exit status 2.
+//! * **Standard error** (messages, warnings, the progress bar) is best effort: a failure to write
+//!   a message never changes the outcome and never panics.
+
+use std::fmt;
+use std::io::{self, Write};
+
+/// Prints one line to standard output (`println!` without the panic); evaluates to
+/// `Result<(), String>`.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::out::line(format_args!($($arg)*))
+    };
+}
+pub(crate) use out;
+
+/// Prints one line to standard error, ignoring failures (`eprintln!` without the panic).
+macro_rules! note {
+    ($($arg:tt)*) => {
+        $crate::out::note_line(format_args!($($arg)*))
+    };
+}
+pub(crate) use note;
+
+/// Writes `args` and a newline to standard output.
+pub fn line(args: fmt::Arguments<'_>) -> Result<(), String> {
+    let mut stdout = io::stdout().lock();
+    let result = stdout
+        .write_fmt(args)
+        .and_then(|()| stdout.write_all(b"\n"));
+    check(result)
+}
+
+/// Flushes standard output (at the end of every subcommand).
+pub fn flush() -> Result<(), String> {
+    check(io::stdout().lock().flush())
+}
+
+/// Turns the result of a write to standard output into the rule of this module: a closed pipe
+/// ends the program with status 0, any other error becomes the error message.
+pub fn check(result: io::Result<()>) -> Result<(), String> {
+    match result {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => reader_gone(),
+        Err(error) => Err(format!("cannot write to standard output: {error}")),
+    }
+}
+
+/// Ends the program quietly (status 0) because nobody reads its output any more.
+pub fn reader_gone() -> ! {
+    std::process::exit(0)
+}
+
+/// Writes `args` and a newline to standard error, ignoring failures.
+pub fn note_line(args: fmt::Arguments<'_>) {
+    let mut stderr = io::stderr().lock();
+    let _ = stderr
+        .write_fmt(args)
+        .and_then(|()| stderr.write_all(b"\n"));
+}
