@@ -62,8 +62,10 @@ enum Command {
     Merge(merge::Options),
     /// List a Parquet file's bloom filters, or test a value against one column's filters.
     ///
-    /// With --column and --value: exit 0 when some row group may hold the value, 1 when none
-    /// does. Built with the `parquet` feature.
+    /// With --column and --value: one line per row group (its filter excludes the value, may
+    /// hold it, or it has no readable filter, so it may hold it); exit 0 when some row group
+    /// may hold the value, 1 only when every row group's filter excludes it. Built with the
+    /// `parquet` feature.
     #[cfg(feature = "parquet")]
     ParquetInfo(parquet_info::Options),
     /// Measure insert and lookup speed and the false-positive rate of every kernel.
