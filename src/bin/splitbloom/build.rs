@@ -9,8 +9,9 @@ use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
 use crate::filters::{NewFilterOptions, Stats, with_new_filter};
-use crate::keys::{InputOptions, KeyBatch, write_atomically};
+use crate::keys::{InputOptions, KeyBatch};
 use crate::out::note;
+use crate::output::OutputFile;
 
 /// Options of `splitbloom build`.
 #[derive(clap::Args)]
@@ -19,7 +20,8 @@ pub struct Options {
     filter: NewFilterOptions,
     #[command(flatten)]
     keys: InputOptions,
-    /// The filter file to write (replaced atomically).
+    /// The filter file to write (replaced atomically). Must be a regular file or a new name
+    /// (checked before any key is read); a symbolic link is followed and its target replaced.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -30,6 +32,9 @@ pub fn run(options: &Options) -> Result<Status, String> {
 }
 
 fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Status, String> {
+    // The output is checked and its temporary file created before the input is read: a bad
+    // `-o` fails at once, not after hours of input.
+    let output = OutputFile::create(&options.output)?;
     let mut reader = options.keys.open()?;
     let mut progress = Progress::new();
     let (mut batch, mut hashes) = (KeyBatch::default(), Vec::new());
@@ -50,7 +55,7 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
         progress.update(keys);
     }
     progress.finish();
-    write_atomically(&options.output, |writer| filter.write_to(writer))?;
+    output.commit(|writer| filter.write_to(writer))?;
     report(&Stats::of(&filter), keys, new_keys, options);
     Ok(Status::Success)
 }

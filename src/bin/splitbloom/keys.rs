@@ -204,30 +204,3 @@ impl KeyWriter {
         crate::out::check(result)
     }
 }
-
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
-/// reader never sees a half-written filter and a file mapped by a running `query` is never
-/// modified in place.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
-) -> Result<(), String> {
-    let name = path.display();
-    let mut temporary = PathBuf::from(path);
-    let mut file_name = path.file_name().unwrap_or_default().to_os_string();
-    file_name.push(format!(".tmp{}", std::process::id()));
-    temporary.set_file_name(file_name);
-    let result = File::create(&temporary).and_then(|file| {
-        let mut writer = io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut writer)?;
-        writer
-            .into_inner()
-            .map_err(|error| error.into_error())?
-            .sync_all()?;
-        std::fs::rename(&temporary, path)
-    });
-    result.map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write {name}: {error}")
-    })
-}

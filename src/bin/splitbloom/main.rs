@@ -13,6 +13,7 @@ mod info;
 mod keys;
 mod merge;
 mod out;
+mod output;
 #[cfg(feature = "parquet")]
 mod parquet_info;
 mod query;
@@ -29,8 +30,9 @@ use clap::{Parser, Subcommand};
 /// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
 /// (not `filter.contains(key)`, which hashes a length prefix too).
 ///
-/// Exit status: 0 success (also when the reader of standard output stops early, as `| head`
-/// does), 1 nothing found (`query` printed no key), 2 error.
+/// Output files (`-o`) are replaced atomically and must be regular files or new names
+/// (symbolic links are followed). Exit status: 0 success (also when the reader of standard
+/// output stops early, as `| head` does), 1 nothing found (`query` printed no key), 2 error.
 #[derive(Parser)]
 #[command(name = "splitbloom", version, about, long_about)]
 struct Cli {

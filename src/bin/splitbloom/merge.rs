@@ -6,8 +6,8 @@ use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
 use crate::filters::{FilterFile, Stats, with_hasher};
-use crate::keys::write_atomically;
 use crate::out::note;
+use crate::output::OutputFile;
 
 /// Options of `splitbloom merge`.
 #[derive(clap::Args)]
@@ -15,7 +15,8 @@ pub struct Options {
     /// The filters to merge: same number of blocks, same hasher and seed.
     #[arg(required = true, num_args = 2..)]
     filters: Vec<PathBuf>,
-    /// The merged filter (replaced atomically; may be one of the inputs).
+    /// The merged filter (replaced atomically; may be one of the inputs). Must be a regular
+    /// file or a new name; a symbolic link is followed and its target replaced.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -23,10 +24,11 @@ pub struct Options {
 /// Runs `merge`.
 pub fn run(options: &Options) -> Result<Status, String> {
     let first = FilterFile::open(&options.filters[0])?;
-    with_hasher!(first.header.hasher, S => union::<S>(options))
+    let output = OutputFile::create(&options.output)?;
+    with_hasher!(first.header.hasher, S => union::<S>(options, output))
 }
 
-fn union<S: FilterHasher>(options: &Options) -> Result<Status, String> {
+fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Status, String> {
     let mut merged: Option<Filter<S>> = None;
     for path in &options.filters {
         let file = FilterFile::open(path)?;
@@ -41,7 +43,7 @@ fn union<S: FilterHasher>(options: &Options) -> Result<Status, String> {
         }
     }
     let merged = merged.ok_or("merge needs at least two filters")?;
-    write_atomically(&options.output, |writer| merged.write_to(writer))?;
+    output.commit(|writer| merged.write_to(writer))?;
     let stats = Stats::of(&merged);
     note!(
         "wrote {}: {} filters merged, about {:.0} distinct keys, estimated false-positive rate {:.4}%",

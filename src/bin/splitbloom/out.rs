@@ -53,8 +53,10 @@ pub fn check(result: io::Result<()>) -> Result<(), String> {
     }
 }
 
-/// Ends the program quietly (status 0) because nobody reads its output any more.
+/// Ends the program quietly (status 0) because nobody reads its output any more. A temporary
+/// output file (`build`, `merge`) is removed first.
 pub fn reader_gone() -> ! {
+    crate::output::remove_pending();
     std::process::exit(0)
 }
 
