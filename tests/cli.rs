@@ -1016,7 +1016,7 @@ fn temporaries(dir: &Path) -> Vec<String> {
 }
 
 /// A `build` stopped by SIGTERM or SIGINT while it reads its input removes its temporary file
-/// and dies of the signal.
+/// and dies of the signal; one whose input fails leaves none either.
 #[cfg(unix)]
 #[test]
 fn interrupted_build_leaves_no_temporary_file() {
@@ -1080,4 +1080,198 @@ fn interrupted_build_leaves_no_temporary_file() {
     );
     assert_eq!(temporaries(&dir), Vec::<String>::new(), "while writing");
     let _ = std::fs::remove_file(&out);
+    // An input error after the temporary file was made.
+    fails(
+        run(
+            &[
+                "build",
+                "-n",
+                "10",
+                "-p",
+                "0.1",
+                "--max-key-bytes",
+                "3",
+                "-o",
+                &path(&dir, "x.sbf"),
+            ],
+            b"abc\nabcd\n",
+        ),
+        "longer than --max-key-bytes 3",
+    );
+    assert_eq!(temporaries(&dir), Vec::<String>::new());
+}
+
+/// A filter file's header is read and checked before the rest: a huge or endless file that is
+/// not a filter costs 32 bytes, and a file whose length disagrees with its header is refused
+/// before it is read. Run under a 512 MB address-space limit, so reading whole is an error.
+#[cfg(unix)]
+#[test]
+fn filter_files_are_read_only_as_far_as_their_header_announces() {
+    let dir = scratch("bounded_reads");
+    let limited = |args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 524288; exec '{}' {args}",
+                env!("CARGO_BIN_EXE_splitbloom")
+            ))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    fails(limited("info /dev/zero"), "not a splitbloom filter");
+    fails(limited("query /dev/zero a"), "not a splitbloom filter");
+    // A valid header announcing 5 blocks, followed by 1 GiB (sparse) of zeros.
+    let good = path(&dir, "good.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.01", "-o", &good],
+        b"a\n",
+    ));
+    let huge = path(&dir, "huge.sbf");
+    std::fs::copy(&good, &huge).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let start = std::time::Instant::now();
+    fails(limited(&format!("info '{huge}'")), "wrong length");
+    fails(limited(&format!("query '{huge}' a")), "wrong length");
+    assert!(start.elapsed() < std::time::Duration::from_secs(3));
+    let sparse_text = path(&dir, "huge.txt");
+    std::fs::File::create(&sparse_text)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    fails(
+        limited(&format!("info '{sparse_text}'")),
+        "not a splitbloom filter",
+    );
+}
+
+/// One endless line (`/dev/zero`) is an error naming `--max-key-bytes`, not an abort; the
+/// limit is adjustable and also applies to `query` and `dedup`.
+#[cfg(unix)]
+#[test]
+fn keys_longer_than_the_limit_are_an_error() {
+    let dir = scratch("max_key");
+    let out = path(&dir, "f.sbf");
+    let zero = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1048576; exec '{}' build -n 10 -p 0.1 -i /dev/zero -o '{out}'",
+            env!("CARGO_BIN_EXE_splitbloom")
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    fails(zero, "key 1 is longer than --max-key-bytes 1048576 bytes");
+    assert!(temporaries(&dir).is_empty());
+    assert!(!Path::new(&out).exists());
+
+    let long_key = [b'x'; 100];
+    let mut input = b"short\n".to_vec();
+    input.extend_from_slice(&long_key);
+    input.push(b'\n');
+    fails(
+        run(
+            &[
+                "build",
+                "-n",
+                "10",
+                "-p",
+                "0.1",
+                "--max-key-bytes",
+                "99",
+                "-o",
+                &out,
+            ],
+            &input,
+        ),
+        "key 2 is longer than --max-key-bytes 99",
+    );
+    ok(run(
+        &[
+            "build",
+            "-n",
+            "10",
+            "-p",
+            "0.1",
+            "--max-key-bytes",
+            "100",
+            "-o",
+            &out,
+        ],
+        &input,
+    ));
+    assert_eq!(
+        ok(run(
+            &["query", &out, "-i", "-", "--max-key-bytes", "100"],
+            &input
+        )),
+        input
+    );
+    fails(
+        run(&["query", &out, "--max-key-bytes", "10"], &input),
+        "longer than --max-key-bytes 10",
+    );
+    fails(
+        run(
+            &["dedup", "-n", "10", "-p", "0.1", "--max-key-bytes", "10"],
+            &input,
+        ),
+        "longer than --max-key-bytes 10",
+    );
+    // NUL-terminated keys count the same way.
+    fails(
+        run(
+            &[
+                "dedup",
+                "-0",
+                "-n",
+                "10",
+                "-p",
+                "0.1",
+                "--max-key-bytes",
+                "3",
+            ],
+            b"abcd\0",
+        ),
+        "NUL-terminated",
+    );
+}
+
+/// `bench` sizes its key vectors from --items: too many is an error (exit 2), not an abort on
+/// an 8 TB allocation, and --items near u64::MAX does not overflow.
+#[test]
+fn bench_with_absurd_sizes_is_an_error() {
+    fails(
+        run(
+            &[
+                "bench",
+                "--items",
+                "1000000000000",
+                "--bits-per-key",
+                "0.000001",
+                "--samples",
+                "1",
+            ],
+            b"",
+        ),
+        "cannot allocate",
+    );
+    fails(
+        run(
+            &[
+                "bench",
+                "--items",
+                "18446744073709551615",
+                "--bits-per-key",
+                "0.000000000001",
+            ],
+            b"",
+        ),
+        "--items 18446744073709551615: cannot allocate",
+    );
 }

@@ -68,6 +68,23 @@ fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
     results[results.len() / 2]
 }
 
+/// The keys of counters `first..first + count`, in a vector allocated fallibly: `--items` is
+/// user input, and an allocation the machine cannot satisfy is an error, not an abort.
+fn keys(first: u64, count: u64) -> Result<Vec<u64>, String> {
+    let too_many = || {
+        format!(
+            "--items {count}: cannot allocate the {} bytes of benchmark keys; use a smaller --items",
+            crate::out::approx_number(count as f64 * 8.0)
+        )
+    };
+    let length = usize::try_from(count).map_err(|_| too_many())?;
+    first.checked_add(count).ok_or_else(too_many)?;
+    let mut keys = Vec::new();
+    keys.try_reserve_exact(length).map_err(|_| too_many())?;
+    keys.extend((first..first + count).map(key));
+    Ok(keys)
+}
+
 /// One row of the table.
 struct Row {
     kernel: Kernel,
@@ -85,8 +102,8 @@ fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String>
     let mut filter = Filter::with_bits_per_key(items, options.bits_per_key)
         .and_then(|filter| filter.with_kernel(kernel))
         .map_err(|error| error.to_string())?;
-    let members: Vec<u64> = (0..items).map(key).collect();
-    let strangers: Vec<u64> = (items..2 * items).map(key).collect();
+    let members = keys(0, items)?;
+    let strangers = keys(items, items)?;
     let ops = members.len();
 
     let batch = options.batch;

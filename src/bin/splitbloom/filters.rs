@@ -1,5 +1,7 @@
 //! Filter files: reading them, choosing the hasher type from their header, creating new ones.
 
+use std::fs::File;
+use std::io::{self, Read};
 use std::path::Path;
 
 use splitbloom::format::{self, Header};
@@ -114,6 +116,10 @@ pub fn hasher_name(kind: HasherKind) -> &'static str {
 /// these bytes (no second copy). The file is read rather than memory-mapped: a map is `unsafe`
 /// (the file could change underneath it), the crate keeps `unsafe` to its kernel modules, and
 /// the checksum check reads every byte anyway, so a map would save no I/O.
+///
+/// Only the 32-byte header is read first; the rest is read only if the header is valid, and
+/// then exactly the length it announces (a regular file of another length is refused unread),
+/// so a wrong file costs 32 bytes of reading, whatever its size.
 pub struct FilterFile {
     /// The file's bytes.
     pub bytes: Vec<u8>,
@@ -121,13 +127,90 @@ pub struct FilterFile {
     pub header: Header,
 }
 
+/// A plain filter file whose header has been read and checked.
+pub struct OpenFilter {
+    file: File,
+    /// The decoded header.
+    pub header: Header,
+    /// The first 32 bytes.
+    head: [u8; format::HEADER_BYTES],
+    name: String,
+}
+
+/// Reads into `buffer` until it is full or the input ends; returns the bytes read.
+pub fn read_up_to(file: &mut File, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        match file.read(&mut buffer[filled..]) {
+            Ok(0) => break,
+            Ok(read) => filled += read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(filled)
+}
+
+impl OpenFilter {
+    /// Reads the rest of the filter: exactly the length the header announces. A regular file
+    /// of another length is refused before anything more is read.
+    pub fn read(mut self) -> Result<FilterFile, String> {
+        let name = &self.name;
+        let expected = self.header.serialized_len();
+        let metadata = self
+            .file
+            .metadata()
+            .map_err(|error| format!("cannot read {name}: {error}"))?;
+        if metadata.is_file() && metadata.len() != expected {
+            let found = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
+            let error = if metadata.len() < expected {
+                splitbloom::Error::Truncated {
+                    needed: expected,
+                    available: found,
+                }
+            } else {
+                splitbloom::Error::LengthMismatch { expected, found }
+            };
+            return Err(format!("{name}: {error}"));
+        }
+        // One byte more than announced, so a longer stream (a pipe) is detected too.
+        let capacity = usize::try_from(expected)
+            .ok()
+            .and_then(|length| length.checked_add(1));
+        let mut bytes = Vec::new();
+        capacity
+            .and_then(|capacity| bytes.try_reserve_exact(capacity).ok())
+            .ok_or_else(|| {
+                format!("{name}: cannot allocate {expected} bytes to read the filter")
+            })?;
+        bytes.extend_from_slice(&self.head);
+        (&mut self.file)
+            .take(expected + 1 - format::HEADER_BYTES as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|error| format!("cannot read {name}: {error}"))?;
+        Ok(FilterFile {
+            bytes,
+            header: self.header,
+        })
+    }
+}
+
 impl FilterFile {
-    /// Maps `path` and parses its header; errors name the file.
+    /// Opens `path`, reads and checks its header, then reads the rest; errors name the file.
     pub fn open(path: &Path) -> Result<FilterFile, String> {
-        let name = path.display();
-        let bytes = std::fs::read(path).map_err(|error| format!("cannot open {name}: {error}"))?;
-        let header = Header::parse(&bytes).map_err(|error| format!("{name}: {error}"))?;
-        Ok(FilterFile { bytes, header })
+        let name = path.display().to_string();
+        let mut file = File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?;
+        let mut head = [0u8; format::HEADER_BYTES];
+        let read = read_up_to(&mut file, &mut head)
+            .map_err(|error| format!("cannot read {name}: {error}"))?;
+        let header = Header::parse(&head[..read]).map_err(|error| format!("{name}: {error}"))?;
+        OpenFilter {
+            file,
+            header,
+            head,
+            name,
+        }
+        .read()
     }
 }
 

@@ -4,6 +4,9 @@
 //! NUL-terminated record with its NUL removed). Nothing else is stripped (`\r` stays), lines
 //! need not be UTF-8, and an empty line is the empty key.
 //!
+//! A key longer than `--max-key-bytes` (default 1 MiB) is an error: input with no line ends
+//! (`-i /dev/zero`, a binary file) is never read whole into memory.
+//!
 //! # How a key is hashed (the contract with library users)
 //!
 //! The key's bytes go through one [`Hasher::write`] on a fresh hasher of the filter's
@@ -55,7 +58,17 @@ pub struct InputOptions {
     /// Keys are NUL-terminated instead of newline-terminated (input and output).
     #[arg(short = '0', long)]
     pub null: bool,
+    /// The longest key accepted, in bytes; a longer line (e.g. input with no line ends) is an
+    /// error rather than read whole into memory.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_KEY_BYTES)]
+    pub max_key_bytes: usize,
 }
+
+/// The default of `--max-key-bytes`: 1 MiB.
+pub const DEFAULT_MAX_KEY_BYTES: usize = 1 << 20;
+
+/// A batch stops growing past this many key bytes, so long keys keep memory bounded.
+const BATCH_BYTES: usize = 1 << 22;
 
 impl InputOptions {
     /// The byte that ends a key.
@@ -65,7 +78,9 @@ impl InputOptions {
 
     /// Opens the input.
     pub fn open(&self) -> Result<KeyReader, String> {
-        KeyReader::open(self.input.as_deref(), self.separator())
+        let mut reader = KeyReader::open(self.input.as_deref(), self.separator())?;
+        reader.max_key_bytes = self.max_key_bytes;
+        Ok(reader)
     }
 }
 
@@ -119,6 +134,10 @@ pub struct KeyReader {
     reader: Box<dyn BufRead>,
     separator: u8,
     name: String,
+    /// The longest key accepted.
+    max_key_bytes: usize,
+    /// Keys read so far.
+    keys: u64,
 }
 
 impl KeyReader {
@@ -136,6 +155,8 @@ impl KeyReader {
             reader: Box::new(BufReader::with_capacity(CAPACITY, source)),
             separator,
             name,
+            max_key_bytes: DEFAULT_MAX_KEY_BYTES,
+            keys: 0,
         })
     }
 
@@ -148,7 +169,7 @@ impl KeyReader {
     /// Replaces `batch` with up to [`BATCH`] keys; an empty batch means the input is done.
     pub fn next_batch(&mut self, batch: &mut KeyBatch) -> Result<(), String> {
         batch.clear();
-        while batch.len() < BATCH {
+        while batch.len() < BATCH && batch.bytes.len() < BATCH_BYTES {
             if !self.read_into(&mut batch.bytes)? {
                 break;
             }
@@ -157,18 +178,39 @@ impl KeyReader {
         Ok(())
     }
 
-    /// Appends one key to `buffer`, without its separator.
+    /// Appends one key to `buffer`, without its separator; errors on a key longer than the
+    /// limit, having read at most the limit plus one byte.
     fn read_into(&mut self, buffer: &mut Vec<u8>) -> Result<bool, String> {
-        let read = self
-            .reader
+        let start = buffer.len();
+        // The key and the separator: anything longer is certainly too long.
+        let limit = self.max_key_bytes.saturating_add(1) as u64;
+        let read = (&mut self.reader)
+            .take(limit)
             .read_until(self.separator, buffer)
             .map_err(|error| format!("cannot read keys from {}: {error}", self.name))?;
         if read == 0 {
             return Ok(false);
         }
-        if buffer.last() == Some(&self.separator) {
-            buffer.pop();
+        self.keys += 1;
+        let mut end = buffer.len();
+        if buffer[end - 1] == self.separator {
+            end -= 1;
         }
+        if end - start > self.max_key_bytes {
+            buffer.truncate(start);
+            return Err(format!(
+                "{}: key {} is longer than --max-key-bytes {} bytes; keys are {}; raise --max-key-bytes for longer keys",
+                self.name,
+                self.keys,
+                self.max_key_bytes,
+                if self.separator == 0 {
+                    "NUL-terminated (--null)"
+                } else {
+                    "lines (is the input text, or NUL-terminated: --null?)"
+                }
+            ));
+        }
+        buffer.truncate(end);
         Ok(true)
     }
 }

@@ -25,7 +25,7 @@ use clap::{Parser, Subcommand};
 /// Split-block Bloom filters from the command line.
 ///
 /// Keys are byte strings, one per line (newline removed; `--null` for NUL-terminated keys);
-/// they need not be UTF-8. A key is hashed with one `Hasher::write(key_bytes)` on the filter's
+/// they need not be UTF-8, and are at most `--max-key-bytes` long (1 MiB by default). A key is hashed with one `Hasher::write(key_bytes)` on the filter's
 /// hasher, so a Rust program asks a CLI-built filter with
 /// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
 /// (not `filter.contains(key)`, which hashes a length prefix too).

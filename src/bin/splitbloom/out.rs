@@ -67,3 +67,12 @@ pub fn note_line(args: fmt::Arguments<'_>) {
         .write_fmt(args)
         .and_then(|()| stderr.write_all(b"\n"));
 }
+
+/// A computed quantity to about four significant digits, in scientific notation when large.
+pub fn approx_number(value: f64) -> String {
+    if value.is_finite() && value.abs() < 1e9 {
+        format!("{value:.0}")
+    } else {
+        format!("{value:.3e}")
+    }
+}
