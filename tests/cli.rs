@@ -666,78 +666,6 @@ fn parquet_info_lists_filters_and_tests_values() {
     );
 }
 
-/// Standard output going to a closed pipe or a full disk, for a command.
-#[cfg(unix)]
-fn run_to(args: &[&str], stdout: Stdio) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_splitbloom"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(Stdio::piped())
-        .output()
-        .unwrap()
-}
-
-/// Every subcommand that prints: a closed pipe ends it quietly with status 0 (no panic, no
-/// message), a full disk is an error with exit status 2.
-#[cfg(unix)]
-#[test]
-fn closed_pipes_end_quietly_and_full_disks_are_errors() {
-    let dir = scratch("stdout");
-    let keys = path(&dir, "keys");
-    std::fs::write(&keys, b"a\nb\nc\n").unwrap();
-    let filter = path(&dir, "f.sbf");
-    ok(run(
-        &["build", "-n", "10", "-p", "0.1", "-i", &keys, "-o", &filter],
-        b"",
-    ));
-    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
-    let mut commands: Vec<Vec<&str>> = vec![
-        vec!["info", &filter],
-        vec!["info", "--json", &filter],
-        vec!["query", &filter, "-i", &keys],
-        vec!["dedup", "-n", "10", "-p", "0.1", "-i", &keys],
-        vec!["bench", "--items", "1000", "--samples", "1"],
-        vec!["bench", "--items", "1000", "--samples", "1", "--json"],
-    ];
-    #[cfg(feature = "parquet")]
-    let parquet = path(&dir, "data.parquet");
-    #[cfg(feature = "parquet")]
-    {
-        parquet_file(Path::new(&parquet));
-        commands.push(vec!["parquet-info", &parquet]);
-        commands.push(vec![
-            "parquet-info",
-            &parquet,
-            "--column",
-            "id",
-            "--value",
-            "1",
-        ]);
-    }
-    for args in &commands {
-        let (reader, writer) = std::io::pipe().unwrap();
-        drop(reader);
-        let output = run_to(args, Stdio::from(writer));
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
-        assert!(
-            stderr.is_empty() || !stderr.contains("panicked"),
-            "{args:?}: {stderr}"
-        );
-        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
-
-        let full = std::fs::OpenOptions::new()
-            .write(true)
-            .open("/dev/full")
-            .unwrap();
-        fails(
-            run_to(args, Stdio::from(full)),
-            "cannot write to standard output: No space left on device",
-        );
-    }
-}
-
 /// A Parquet file of one INT64 column `id` in three row groups of 1000 ids each (0.., 1000..,
 /// 2000..), where the middle row group has no bloom filter: a mix DuckDB writes by default.
 #[cfg(feature = "parquet")]
@@ -1080,6 +1008,7 @@ fn interrupted_build_leaves_no_temporary_file() {
     );
     assert_eq!(temporaries(&dir), Vec::<String>::new(), "while writing");
     let _ = std::fs::remove_file(&out);
+
     // An input error after the temporary file was made.
     fails(
         run(
@@ -1099,6 +1028,78 @@ fn interrupted_build_leaves_no_temporary_file() {
         "longer than --max-key-bytes 3",
     );
     assert_eq!(temporaries(&dir), Vec::<String>::new());
+}
+
+/// Standard output going to a closed pipe or a full disk, for a command.
+#[cfg(unix)]
+fn run_to(args: &[&str], stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Every subcommand that prints: a closed pipe ends it quietly with status 0 (no panic, no
+/// message), a full disk is an error with exit status 2.
+#[cfg(unix)]
+#[test]
+fn closed_pipes_end_quietly_and_full_disks_are_errors() {
+    let dir = scratch("stdout");
+    let keys = path(&dir, "keys");
+    std::fs::write(&keys, b"a\nb\nc\n").unwrap();
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-i", &keys, "-o", &filter],
+        b"",
+    ));
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
+    let mut commands: Vec<Vec<&str>> = vec![
+        vec!["info", &filter],
+        vec!["info", "--json", &filter],
+        vec!["query", &filter, "-i", &keys],
+        vec!["dedup", "-n", "10", "-p", "0.1", "-i", &keys],
+        vec!["bench", "--items", "1000", "--samples", "1"],
+        vec!["bench", "--items", "1000", "--samples", "1", "--json"],
+    ];
+    #[cfg(feature = "parquet")]
+    let parquet = path(&dir, "data.parquet");
+    #[cfg(feature = "parquet")]
+    {
+        parquet_file(Path::new(&parquet));
+        commands.push(vec!["parquet-info", &parquet]);
+        commands.push(vec![
+            "parquet-info",
+            &parquet,
+            "--column",
+            "id",
+            "--value",
+            "1",
+        ]);
+    }
+    for args in &commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = run_to(args, Stdio::from(writer));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.is_empty() || !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        fails(
+            run_to(args, Stdio::from(full)),
+            "cannot write to standard output: No space left on device",
+        );
+    }
 }
 
 /// A filter file's header is read and checked before the rest: a huge or endless file that is
@@ -1274,4 +1275,245 @@ fn bench_with_absurd_sizes_is_an_error() {
         ),
         "--items 18446744073709551615: cannot allocate",
     );
+    let output = run(&["bench", "--items", "100", "--bits-per-key", "1e300"], b"");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    fails(output, "exceeds the maximum");
+    assert!(stderr.len() < 200, "{stderr}");
+}
+
+/// `info` on a scalable filter shows its parameters and stages.
+#[test]
+fn info_shows_a_scalable_filters_header() {
+    let dir = scratch("info_scalable");
+    let mut scalable = splitbloom::ScalableFilter::with_fpr(100, 0.01).unwrap();
+    for key in 0..1000u64 {
+        scalable.insert(&key).unwrap();
+    }
+    let stages = scalable.stages().len();
+    assert!(stages > 1);
+    let file = path(&dir, "scalable.sbs");
+    let bytes = scalable.to_bytes();
+    std::fs::write(&file, &bytes).unwrap();
+    let text = String::from_utf8(ok(run(&["info", &file], b""))).unwrap();
+    assert!(text.contains("scalable filter"), "{text}");
+    assert!(
+        text.contains(&format!("stages           {stages}\n")),
+        "{text}"
+    );
+    assert!(text.contains("initial capacity 100\n"), "{text}");
+    assert!(text.contains("target FPR       0.01\n"), "{text}");
+    assert!(
+        text.contains(&format!("bytes            {}\n", bytes.len())),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(run(&["info", "--json", &file], b""))).unwrap();
+    assert_eq!(json["format"], "scalable");
+    assert_eq!(json["stages"].as_array().unwrap().len(), stages);
+    assert_eq!(json["bytes"], bytes.len());
+    assert_eq!(
+        json["stages"][0]["bytes"],
+        scalable.stages()[0].serialized_len()
+    );
+    // Damaged: truncated, and a flipped parameter (header checksum).
+    let truncated = path(&dir, "truncated.sbs");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 1]).unwrap();
+    fails(run(&["info", &truncated], b""), "truncated");
+    let mut flipped = bytes.clone();
+    flipped[8] ^= 1;
+    let flipped_file = path(&dir, "flipped.sbs");
+    std::fs::write(&flipped_file, &flipped).unwrap();
+    fails(run(&["info", &flipped_file], b""), "corrupt");
+    // query and merge say what the file is.
+    fails(run(&["query", &file, "a"], b""), "is a scalable filter");
+}
+
+/// `info` on a Parquet file points to `parquet-info`.
+#[cfg(feature = "parquet")]
+#[test]
+fn info_on_a_parquet_file_points_to_parquet_info() {
+    let dir = scratch("info_parquet");
+    let file = path(&dir, "data.parquet");
+    parquet_file(Path::new(&file));
+    fails(run(&["info", &file], b""), "is a Parquet file");
+    fails(run(&["info", &file], b""), "splitbloom parquet-info");
+    fails(run(&["query", &file, "x"], b""), "splitbloom parquet-info");
+}
+
+/// A filter hashed with gxhash, made from an xxh3 filter by rewriting its hasher byte and
+/// checksum, so the bytes are the same whether or not this build has AES.
+fn gxhash_filter_bytes(xxh3_filter: &[u8]) -> Vec<u8> {
+    let mut bytes = xxh3_filter.to_vec();
+    bytes[6] = splitbloom::HasherKind::GxHash.id();
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest().to_le_bytes();
+    bytes[24..32].copy_from_slice(&checksum);
+    bytes
+}
+
+/// `info` shows a gxhash filter's header and statistics in every build (it needs no hashing);
+/// `query` in a build without AES says what to do.
+#[test]
+fn info_shows_a_gxhash_filter_without_hashing() {
+    let dir = scratch("info_gxhash");
+    let source = path(&dir, "xxh3.sbf");
+    ok(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--hasher", "xxh3", "-o", &source,
+        ],
+        b"a\nb\nc\n",
+    ));
+    let reference: serde_json::Value =
+        serde_json::from_slice(&ok(run(&["info", "--json", &source], b""))).unwrap();
+    let file = path(&dir, "gxhash.sbf");
+    std::fs::write(&file, gxhash_filter_bytes(&std::fs::read(&source).unwrap())).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(run(&["info", "--json", &file], b""))).unwrap();
+    assert_eq!(json["hasher"], "gxhash");
+    for field in [
+        "blocks",
+        "bytes",
+        "fill_ratio",
+        "estimated_items",
+        "estimated_fpr",
+    ] {
+        assert_eq!(json[field], reference[field], "{field}");
+    }
+    let text = String::from_utf8(ok(run(&["info", &file], b""))).unwrap();
+    assert!(text.contains("hasher           gxhash"), "{text}");
+    if !splitbloom::HasherKind::GxHash.is_available() {
+        fails(run(&["query", &file, "a"], b""), "use a build with AES");
+    }
+}
+
+/// Merging filters of different hashers or sizes names both files and what to do.
+#[test]
+fn merge_mismatches_are_worded_for_the_command_line() {
+    let dir = scratch("merge_words");
+    let (a, b, c, out) = (
+        path(&dir, "a.sbf"),
+        path(&dir, "b.sbf"),
+        path(&dir, "c.sbf"),
+        path(&dir, "out.sbf"),
+    );
+    ok(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--hasher", "parquet", "-o", &a,
+        ],
+        b"x\n",
+    ));
+    ok(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--hasher", "xxh3", "-o", &b,
+        ],
+        b"x\n",
+    ));
+    fails(
+        run(&["merge", &a, &b, "-o", &out], b""),
+        &format!(
+            "cannot merge {a} and {b}: {a} was built with hasher parquet-xxh64 (seed 0), {b} with hasher xxh3 (seed 0)"
+        ),
+    );
+    fails(run(&["merge", &a, &b, "-o", &out], b""), "--hasher");
+    ok(run(
+        &[
+            "build", "-n", "100000", "-p", "0.01", "--hasher", "xxh3", "-o", &c,
+        ],
+        b"x\n",
+    ));
+    fails(
+        run(&["merge", &b, &c, "-o", &out], b""),
+        "--items, --fpr and --hasher",
+    );
+    assert!(!Path::new(&out).exists());
+    assert!(temporaries(&dir).is_empty());
+}
+
+/// An absurd false-positive rate is a short error, not a 300-digit block count.
+#[test]
+fn absurd_rates_give_short_errors() {
+    for fpr in ["1e-320", "1e-300", "5e-324"] {
+        for command in ["build", "dedup"] {
+            let mut args = vec![command, "-n", "10", "-p", fpr];
+            let out = "/nonexistent/never-written.sbf";
+            if command == "build" {
+                args.extend(["-o", out]);
+            }
+            let output = run(&args, b"a\n");
+            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+            fails(output, &format!("--fpr {fpr}"));
+            assert!(stderr.len() < 250, "{stderr}");
+            assert!(stderr.contains("use a larger --fpr"), "{stderr}");
+        }
+    }
+}
+
+/// Lines ending in `\r\n` give the same keys as lines ending in `\n` (unless --keep-cr), so a
+/// filter built from a Windows file answers queries from a Unix one and the other way round.
+#[test]
+fn crlf_lines_give_the_same_keys_as_lf_lines() {
+    let dir = scratch("crlf");
+    let (crlf, lf) = (path(&dir, "crlf.sbf"), path(&dir, "lf.sbf"));
+    ok(run(
+        &["build", "-n", "1000", "-p", "0.0001", "-o", &crlf],
+        b"alpha\r\nbeta\r\n",
+    ));
+    ok(run(
+        &["build", "-n", "1000", "-p", "0.0001", "-o", &lf],
+        b"alpha\nbeta\n",
+    ));
+    assert_eq!(std::fs::read(&crlf).unwrap(), std::fs::read(&lf).unwrap());
+    assert_eq!(
+        ok(run(&["query", &crlf], b"alpha\nbeta\n")),
+        b"alpha\nbeta\n"
+    );
+    assert_eq!(
+        ok(run(&["query", &lf], b"alpha\r\nbeta\r\n")),
+        b"alpha\nbeta\n"
+    );
+    assert_eq!(ok(run(&["query", &crlf, "alpha"], b"")), b"alpha\n");
+    // --keep-cr keeps it: then only keys with the \r match.
+    let kept = path(&dir, "kept.sbf");
+    ok(run(
+        &[
+            "build",
+            "-n",
+            "1000",
+            "-p",
+            "0.0001",
+            "--keep-cr",
+            "-o",
+            &kept,
+        ],
+        b"alpha\r\n",
+    ));
+    let output = run(&["query", &kept, "alpha"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        ok(run(&["query", "--keep-cr", &kept], b"alpha\r\n")),
+        b"alpha\r\n"
+    );
+    // A lone \r inside a line, or with --null, is part of the key.
+    assert_eq!(
+        ok(run(&["dedup", "-n", "10", "-p", "0.01"], b"a\rb\r\na\rb\n")),
+        b"a\rb\n"
+    );
+    assert_eq!(
+        ok(run(&["dedup", "-0", "-n", "10", "-p", "0.01"], b"a\r\0a\0")),
+        b"a\r\0a\0"
+    );
+    // The rule is in the help.
+    let help = String::from_utf8(ok(run(&["build", "--help"], b""))).unwrap();
+    assert!(help.contains("--keep-cr"), "{help}");
+    assert!(help.contains("CRLF"), "{help}");
+}
+
+/// `query --help` says how the file is read (it is not memory-mapped).
+#[test]
+fn query_help_says_the_file_is_read() {
+    let help = String::from_utf8(ok(run(&["query", "--help"], b""))).unwrap();
+    assert!(!help.contains("mapped"), "{help}");
+    assert!(help.contains("read into memory"), "{help}");
 }

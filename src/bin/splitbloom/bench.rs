@@ -101,7 +101,15 @@ fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String>
     let samples = options.samples;
     let mut filter = Filter::with_bits_per_key(items, options.bits_per_key)
         .and_then(|filter| filter.with_kernel(kernel))
-        .map_err(|error| error.to_string())?;
+        .map_err(|error| match error {
+            splitbloom::Error::TooLarge { blocks } => format!(
+                "--items {items} --bits-per-key {}: a filter of about {} blocks exceeds the maximum of {} blocks",
+                crate::out::short_number(options.bits_per_key),
+                crate::out::approx_number(blocks),
+                math::MAX_BLOCKS
+            ),
+            error => error.to_string(),
+        })?;
     let members = keys(0, items)?;
     let strangers = keys(items, items)?;
     let ops = members.len();
@@ -196,7 +204,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
     out!(
         "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples{}",
-        options.bits_per_key,
+        crate::out::short_number(options.bits_per_key),
         options.samples,
         if options.batch {
             ", batch APIs (1024 keys per call)"

@@ -10,7 +10,7 @@ use splitbloom::{Filter, FilterHasher};
 use crate::Status;
 use crate::filters::{NewFilterOptions, Stats, with_new_filter};
 use crate::keys::{InputOptions, KeyBatch};
-use crate::out::note;
+use crate::out::{note, short_number};
 use crate::output::OutputFile;
 
 /// Options of `splitbloom build`.
@@ -70,14 +70,14 @@ fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
         stats.bytes,
         stats.blocks,
         100.0 * stats.estimated_fpr,
-        100.0 * options.filter.fpr,
+        short_number(100.0 * options.filter.fpr),
     );
     if new_keys > options.filter.items {
         note!(
             "warning: at least {new_keys} distinct keys arrived, more than --items {}: the false-positive rate is about {:.4}%, not {}%; rebuild with a larger --items",
             options.filter.items,
             100.0 * stats.estimated_fpr,
-            100.0 * options.filter.fpr,
+            short_number(100.0 * options.filter.fpr),
         );
     }
 }

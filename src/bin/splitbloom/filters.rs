@@ -1,12 +1,14 @@
 //! Filter files: reading them, choosing the hasher type from their header, creating new ones.
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use splitbloom::format::{self, Header};
 use splitbloom::parquet::{ParquetHash, Sizing};
 use splitbloom::{Filter, FilterHasher, HasherKind, math};
+
+use crate::out::{approx_number, short_number};
 
 /// The `--hasher` choices of `build` and `dedup`.
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
@@ -26,7 +28,8 @@ pub struct NewFilterOptions {
     /// Expected number of distinct keys (sizes the filter).
     #[arg(short = 'n', long)]
     pub items: u64,
-    /// Target false-positive rate, strictly between 0 and 1 (e.g. 0.01).
+    /// Target false-positive rate, strictly between 0 and 1 (e.g. 0.01); too small a rate for
+    /// --items gives an error naming the largest filter this build makes.
     #[arg(short = 'p', long)]
     pub fpr: f64,
     /// How keys are hashed (stored in the filter, so `query` needs no option).
@@ -37,10 +40,16 @@ pub struct NewFilterOptions {
 impl NewFilterOptions {
     /// The one-line message for a filter these options cannot size.
     fn sizing_error(&self, error: splitbloom::Error) -> String {
-        format!(
-            "cannot size a filter for --items {} --fpr {}: {error}",
-            self.items, self.fpr
-        )
+        let (items, fpr) = (self.items, short_number(self.fpr));
+        match error {
+            splitbloom::Error::TooLarge { blocks } => format!(
+                "cannot size a filter for --items {items} --fpr {fpr}: it would need about {} blocks, more than the maximum of {} ({} bytes); use a larger --fpr or a smaller --items",
+                approx_number(blocks),
+                math::MAX_BLOCKS,
+                approx_number(math::MAX_BLOCKS as f64 * splitbloom::BLOCK_BYTES as f64),
+            ),
+            error => format!("cannot size a filter for --items {items} --fpr {fpr}: {error}"),
+        }
     }
 }
 
@@ -127,6 +136,15 @@ pub struct FilterFile {
     pub header: Header,
 }
 
+/// A file `info` can describe: a filter, or the start of a scalable filter.
+pub enum AnyFilterFile {
+    /// A plain filter (magic `SBLM`), header checked, bytes not read yet.
+    Plain(OpenFilter),
+    /// A scalable filter (magic `SBLS`): the open file and its first 64 bytes (or fewer, if
+    /// the file is shorter).
+    Scalable(File, Vec<u8>),
+}
+
 /// A plain filter file whose header has been read and checked.
 pub struct OpenFilter {
     file: File,
@@ -149,6 +167,54 @@ pub fn read_up_to(file: &mut File, buffer: &mut [u8]) -> io::Result<usize> {
         }
     }
     Ok(filled)
+}
+
+/// The first 4 bytes of every Parquet file, and its last 4.
+const PARQUET_MAGIC: &[u8; 4] = b"PAR1";
+
+/// Opens `path` and reads what identifies it: a plain filter's checked header or a scalable
+/// filter's start. Anything else is an error that says what the file is when it can tell
+/// (a Parquet file) and what the library found otherwise.
+pub fn open_any(path: &Path) -> Result<AnyFilterFile, String> {
+    let name = path.display().to_string();
+    let read_error = |error: io::Error| format!("cannot read {name}: {error}");
+    let mut file = File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?;
+    let mut head = [0u8; format::HEADER_BYTES];
+    let read = read_up_to(&mut file, &mut head).map_err(read_error)?;
+    if head[..read].starts_with(&format::SCALABLE_MAGIC) {
+        let mut start = vec![0; format::SCALABLE_HEADER_BYTES];
+        start[..read].copy_from_slice(&head[..read]);
+        let more = read_up_to(&mut file, &mut start[read..]).map_err(read_error)?;
+        start.truncate(read + more);
+        return Ok(AnyFilterFile::Scalable(file, start));
+    }
+    match Header::parse(&head[..read]) {
+        Ok(header) => Ok(AnyFilterFile::Plain(OpenFilter {
+            file,
+            header,
+            head,
+            name,
+        })),
+        Err(error) => {
+            if head[..read].starts_with(PARQUET_MAGIC) || ends_with_parquet_magic(&mut file) {
+                Err(format!(
+                    "{name} is a Parquet file, not a splitbloom filter: `splitbloom parquet-info {name}` lists its bloom filters and tests values against them"
+                ))
+            } else {
+                Err(format!("{name}: {error}"))
+            }
+        }
+    }
+}
+
+/// Whether a regular file ends with Parquet's magic.
+fn ends_with_parquet_magic(file: &mut File) -> bool {
+    let regular = file.metadata().is_ok_and(|metadata| metadata.is_file());
+    let mut tail = [0u8; 4];
+    regular
+        && file.seek(SeekFrom::End(-4)).is_ok()
+        && read_up_to(file, &mut tail).is_ok_and(|read| read == 4)
+        && &tail == PARQUET_MAGIC
 }
 
 impl OpenFilter {
@@ -196,21 +262,38 @@ impl OpenFilter {
 }
 
 impl FilterFile {
-    /// Opens `path`, reads and checks its header, then reads the rest; errors name the file.
+    /// Opens `path`, checks its header, then reads it; errors name the file. A scalable filter
+    /// is refused with a message saying what it is.
     pub fn open(path: &Path) -> Result<FilterFile, String> {
-        let name = path.display().to_string();
-        let mut file = File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?;
-        let mut head = [0u8; format::HEADER_BYTES];
-        let read = read_up_to(&mut file, &mut head)
-            .map_err(|error| format!("cannot read {name}: {error}"))?;
-        let header = Header::parse(&head[..read]).map_err(|error| format!("{name}: {error}"))?;
-        OpenFilter {
-            file,
-            header,
-            head,
-            name,
+        match open_any(path)? {
+            AnyFilterFile::Plain(filter) => filter.read(),
+            AnyFilterFile::Scalable(..) => Err(format!(
+                "{} is a scalable filter (magic SBLS); this command reads plain filters only (`splitbloom info` shows its header; a program reads it with ScalableFilter::from_bytes)",
+                path.display()
+            )),
         }
-        .read()
+    }
+
+    /// Opens `path` and checks only its header.
+    pub fn header(path: &Path) -> Result<Header, String> {
+        match open_any(path)? {
+            AnyFilterFile::Plain(filter) => Ok(filter.header),
+            AnyFilterFile::Scalable(..) => FilterFile::open(path).map(|file| file.header),
+        }
+    }
+}
+
+/// Errors unless this build can compute the hasher of the filter in `name` (gxhash needs a
+/// build with AES).
+pub fn require_hasher(name: &Path, header: &Header) -> Result<(), String> {
+    if header.hasher.is_available() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: its keys were hashed with {}, which this build of splitbloom cannot compute (gxhash needs a CPU target with AES); use a build with AES, or rebuild the filter with --hasher xxh3",
+            name.display(),
+            hasher_name(header.hasher)
+        ))
     }
 }
 

@@ -1,8 +1,10 @@
 //! Keys in, keys out: how the CLI reads keys, hashes them and prints them.
 //!
-//! A key is a byte string: one line of the input with its `\n` removed (or, with `--null`, one
-//! NUL-terminated record with its NUL removed). Nothing else is stripped (`\r` stays), lines
-//! need not be UTF-8, and an empty line is the empty key.
+//! A key is a byte string: one line of the input without its line end, `\n` or `\r\n` (with
+//! `--keep-cr`, only the `\n` is removed), or, with `--null`, one NUL-terminated record without
+//! its NUL (nothing else removed). Lines need not be UTF-8, and an empty line is the empty key.
+//! Removing a `\r` by default means a file with Windows line ends gives the same keys as the
+//! same file with Unix ones, so a filter built from one answers queries from the other.
 //!
 //! A key longer than `--max-key-bytes` (default 1 MiB) is an error: input with no line ends
 //! (`-i /dev/zero`, a binary file) is never read whole into memory.
@@ -58,6 +60,11 @@ pub struct InputOptions {
     /// Keys are NUL-terminated instead of newline-terminated (input and output).
     #[arg(short = '0', long)]
     pub null: bool,
+    /// Keep a `\r` that ends a line as the key's last byte. By default a line's `\r\n` ending
+    /// is removed like `\n`, so Windows (CRLF) and Unix (LF) files give the same keys. Not
+    /// used with --null.
+    #[arg(long)]
+    pub keep_cr: bool,
     /// The longest key accepted, in bytes; a longer line (e.g. input with no line ends) is an
     /// error rather than read whole into memory.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_KEY_BYTES)]
@@ -79,6 +86,7 @@ impl InputOptions {
     /// Opens the input.
     pub fn open(&self) -> Result<KeyReader, String> {
         let mut reader = KeyReader::open(self.input.as_deref(), self.separator())?;
+        reader.strip_cr = !self.null && !self.keep_cr;
         reader.max_key_bytes = self.max_key_bytes;
         Ok(reader)
     }
@@ -134,6 +142,8 @@ pub struct KeyReader {
     reader: Box<dyn BufRead>,
     separator: u8,
     name: String,
+    /// Remove a `\r` before the separator.
+    strip_cr: bool,
     /// The longest key accepted.
     max_key_bytes: usize,
     /// Keys read so far.
@@ -155,6 +165,7 @@ impl KeyReader {
             reader: Box::new(BufReader::with_capacity(CAPACITY, source)),
             separator,
             name,
+            strip_cr: false,
             max_key_bytes: DEFAULT_MAX_KEY_BYTES,
             keys: 0,
         })
@@ -178,12 +189,12 @@ impl KeyReader {
         Ok(())
     }
 
-    /// Appends one key to `buffer`, without its separator; errors on a key longer than the
-    /// limit, having read at most the limit plus one byte.
+    /// Appends one key to `buffer`, without its separator (and, when stripping, a `\r` before
+    /// it); errors on a key longer than the limit, having read at most the limit plus two bytes.
     fn read_into(&mut self, buffer: &mut Vec<u8>) -> Result<bool, String> {
         let start = buffer.len();
-        // The key and the separator: anything longer is certainly too long.
-        let limit = self.max_key_bytes.saturating_add(1) as u64;
+        // The key, a `\r`, the separator: anything longer is certainly too long.
+        let limit = self.max_key_bytes.saturating_add(2) as u64;
         let read = (&mut self.reader)
             .take(limit)
             .read_until(self.separator, buffer)
@@ -194,6 +205,9 @@ impl KeyReader {
         self.keys += 1;
         let mut end = buffer.len();
         if buffer[end - 1] == self.separator {
+            end -= 1;
+        }
+        if self.strip_cr && end > start && buffer[end - 1] == b'\r' {
             end -= 1;
         }
         if end - start > self.max_key_bytes {

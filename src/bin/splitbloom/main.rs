@@ -24,8 +24,9 @@ use clap::{Parser, Subcommand};
 
 /// Split-block Bloom filters from the command line.
 ///
-/// Keys are byte strings, one per line (newline removed; `--null` for NUL-terminated keys);
-/// they need not be UTF-8, and are at most `--max-key-bytes` long (1 MiB by default). A key is hashed with one `Hasher::write(key_bytes)` on the filter's
+/// Keys are byte strings, one per line (the line end, `\n` or `\r\n`, removed; `--keep-cr`
+/// keeps a `\r`; `--null` for NUL-terminated keys); they need not be UTF-8, and are at most
+/// `--max-key-bytes` long (1 MiB by default). A key is hashed with one `Hasher::write(key_bytes)` on the filter's
 /// hasher, so a Rust program asks a CLI-built filter with
 /// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
 /// (not `filter.contains(key)`, which hashes a length prefix too).
@@ -44,21 +45,25 @@ struct Cli {
 enum Command {
     /// Build a filter file from keys, one per line.
     ///
-    /// Keys are the bytes of each line without its newline (any bytes, not only UTF-8; `\r` is
-    /// kept). Each key is hashed with one `Hasher::write(key_bytes)` on the filter's hasher;
+    /// Keys are the bytes of each line without its line end, `\n` or `\r\n` (any bytes, not
+    /// only UTF-8; `--keep-cr` keeps a final `\r`, so CRLF and LF files give the same keys by
+    /// default). Each key is hashed with one `Hasher::write(key_bytes)` on the filter's hasher;
     /// a Rust program asks the filter with `let mut h = filter.hasher().build_hasher();
     /// h.write(key); filter.contains_hash(h.finish())`, or `filter.contains_value(key)` for
     /// `--hasher parquet`. Warns when more distinct keys than --items arrive.
     Build(build::Options),
     /// Print the keys that may be in a filter (exit 1 when none is printed).
     ///
-    /// Keys are hashed as by `build`. The filter file is mapped into memory and read in place;
-    /// its checksum is verified first. Exit status: 0 when at least one key was printed, 1 when
+    /// Keys are read and hashed as by `build`. The filter file's header is checked first, then
+    /// the file (exactly the size the header announces) is read into memory and its checksum
+    /// verified. Exit status: 0 when at least one key was printed, 1 when
     /// none was, 2 on error.
     Query(query::Options),
     /// Print each line the first time it is (probably) seen.
     Dedup(dedup::Options),
     /// Show a filter file's header, size, fill and estimated false-positive rate.
+    ///
+    /// For a scalable filter (magic SBLS): its parameters and the size of each stage.
     Info(info::Options),
     /// Write the union of filters of the same size and hasher.
     Merge(merge::Options),

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
-use crate::filters::{FilterFile, Stats, with_hasher};
+use crate::filters::{FilterFile, Stats, hasher_name, require_hasher, with_hasher};
 use crate::out::note;
 use crate::output::OutputFile;
 
@@ -23,9 +23,32 @@ pub struct Options {
 
 /// Runs `merge`.
 pub fn run(options: &Options) -> Result<Status, String> {
-    let first = FilterFile::open(&options.filters[0])?;
+    // Every header is checked before any bitset is read, so a mismatch is reported in the
+    // command line's terms, naming both files.
+    let first_path = &options.filters[0];
+    let first = FilterFile::header(first_path)?;
+    for path in &options.filters[1..] {
+        let header = FilterFile::header(path)?;
+        let (a, b) = (first_path.display(), path.display());
+        if (header.hasher, header.seed) != (first.hasher, first.seed) {
+            return Err(format!(
+                "cannot merge {a} and {b}: {a} was built with hasher {} (seed {}), {b} with hasher {} (seed {}); a union needs the same hasher and seed: rebuild {b} with the --hasher of {a}",
+                hasher_name(first.hasher),
+                first.seed,
+                hasher_name(header.hasher),
+                header.seed,
+            ));
+        }
+        if header.num_blocks != first.num_blocks {
+            return Err(format!(
+                "cannot merge {a} and {b}: different sizes ({} and {} blocks); a union needs filters built with the same --items, --fpr and --hasher: rebuild one to match the other",
+                first.num_blocks, header.num_blocks
+            ));
+        }
+    }
+    require_hasher(first_path, &first)?;
     let output = OutputFile::create(&options.output)?;
-    with_hasher!(first.header.hasher, S => union::<S>(options, output))
+    with_hasher!(first.hasher, S => union::<S>(options, output))
 }
 
 fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Status, String> {

@@ -68,11 +68,37 @@ pub fn note_line(args: fmt::Arguments<'_>) {
         .and_then(|()| stderr.write_all(b"\n"));
 }
 
+/// `value` in a form a person reads at a glance: plain decimals for ordinary magnitudes,
+/// scientific notation for tiny or huge ones (Rust's `Display` for `f64` never uses an
+/// exponent, so `1e-320` would print as 320 digits).
+pub fn short_number(value: f64) -> String {
+    let magnitude = value.abs();
+    if value == 0.0 || !value.is_finite() || (1e-4..1e9).contains(&magnitude) {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// A computed quantity to about four significant digits, in scientific notation when large.
 pub fn approx_number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e9 {
         format!("{value:.0}")
     } else {
         format!("{value:.3e}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_number;
+
+    #[test]
+    fn short_numbers_stay_short() {
+        assert_eq!(short_number(0.01), "0.01");
+        assert_eq!(short_number(1e-320), "1e-320");
+        assert_eq!(short_number(1e300), "1e300");
+        assert_eq!(short_number(f64::NAN), "NaN");
+        assert!(short_number(123_456_789.0).len() < 12);
     }
 }
