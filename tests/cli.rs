@@ -610,22 +610,30 @@ fn parquet_info_lists_filters_and_tests_values() {
             b"",
         )
     };
+    const ABSENT: &str = "absent (its bloom filter excludes the value)";
+    const MAY_HOLD: &str = "may be present (its bloom filter may hold the value)";
     assert_eq!(
-        ok(test("id", "1500")),
-        b"row group 0: absent\nrow group 1: may be present\n"
+        String::from_utf8(ok(test("id", "1500"))).unwrap(),
+        format!("row group 0: {ABSENT}\nrow group 1: {MAY_HOLD}\n")
     );
     assert_eq!(
-        ok(test("name", "name-7")),
-        b"row group 0: may be present\nrow group 1: absent\n"
+        String::from_utf8(ok(test("name", "name-7"))).unwrap(),
+        format!("row group 0: {MAY_HOLD}\nrow group 1: {ABSENT}\n")
     );
     // Absent from every row group (at 0.1%, these few strangers are all absent): exit 1.
     for value in ["5000", "2001", "123456789"] {
         let output = test("id", value);
         assert_eq!(output.status.code(), Some(1), "{value}");
-        assert_eq!(output.stdout, b"row group 0: absent\nrow group 1: absent\n");
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            format!("row group 0: {ABSENT}\nrow group 1: {ABSENT}\n")
+        );
     }
     fails(test("id", "twelve"), "cannot read \"twelve\" as INT64");
-    fails(test("missing", "1"), "no bloom filter for column missing");
+    fails(
+        test("missing", "1"),
+        "no column missing (columns: id, name)",
+    );
     fails(
         run(&["parquet-info", &path(&dir, "nope")], b""),
         "cannot open",
@@ -656,4 +664,856 @@ fn parquet_info_lists_filters_and_tests_values() {
         run(&["parquet-info", &corrupt], b""),
         "row group 0, column id: invalid Parquet bloom filter header",
     );
+}
+
+/// A Parquet file of one INT64 column `id` in three row groups of 1000 ids each (0.., 1000..,
+/// 2000..), where the middle row group has no bloom filter: a mix DuckDB writes by default.
+#[cfg(feature = "parquet")]
+fn parquet_file_with_a_gap(path: &Path) {
+    use parquet::column::writer::{get_column_writer, get_typed_column_writer_mut};
+    use parquet::data_type::Int64Type;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
+    use std::sync::Arc;
+
+    let schema = "message test { REQUIRED INT64 id; }";
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
+    let with_filters = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.001)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, Arc::new(with_filters)).unwrap();
+    let descriptor = writer.schema_descr().column(0);
+    for group in 0..3i64 {
+        let ids: Vec<i64> = (group * 1000..group * 1000 + 1000).collect();
+        let mut row_group = writer.next_row_group().unwrap();
+        if group == 1 {
+            // Encoded separately without a filter, then spliced in.
+            let chunk = path.with_extension("chunk");
+            let mut sink = TrackedWrite::new(std::fs::File::create(&chunk).unwrap());
+            let pages = Box::new(SerializedPageWriter::new(&mut sink));
+            let plain = Arc::new(WriterProperties::builder().build());
+            let mut column = get_column_writer(descriptor.clone(), plain, pages);
+            get_typed_column_writer_mut::<Int64Type>(&mut column)
+                .write_batch(&ids, None, None)
+                .unwrap();
+            let closed = column.close().unwrap();
+            assert!(closed.bloom_filter.is_none());
+            sink.into_inner().unwrap();
+            let reader = std::fs::File::open(&chunk).unwrap();
+            row_group.append_column(&reader, closed).unwrap();
+        } else {
+            let mut column = row_group.next_column().unwrap().unwrap();
+            column
+                .typed::<Int64Type>()
+                .write_batch(&ids, None, None)
+                .unwrap();
+            column.close().unwrap();
+        }
+        row_group.close().unwrap();
+    }
+    writer.close().unwrap();
+}
+
+/// A row group without a bloom filter may hold any value: `parquet-info` must not answer
+/// "absent" (exit 1) because the row groups that have filters exclude it.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_info_counts_row_groups_without_a_filter_as_may_hold() {
+    let dir = scratch("parquet_gap");
+    let file = path(&dir, "gap.parquet");
+    parquet_file_with_a_gap(Path::new(&file));
+    // The listing shows the two filters that exist.
+    let listing = String::from_utf8(ok(run(&["parquet-info", &file], b""))).unwrap();
+    assert_eq!(listing.lines().count(), 2, "{listing}");
+    assert!(!listing.contains("row group 1"), "{listing}");
+
+    let test = |value: &str| {
+        run(
+            &["parquet-info", &file, "--column", "id", "--value", value],
+            b"",
+        )
+    };
+    // 1500 is in row group 1, which has no filter; the others' filters exclude it.
+    assert_eq!(
+        String::from_utf8(ok(test("1500"))).unwrap(),
+        "row group 0: absent (its bloom filter excludes the value)\n\
+         row group 1: may be present (no bloom filter)\n\
+         row group 2: absent (its bloom filter excludes the value)\n"
+    );
+    // A value in no row group still may be in the unfiltered one.
+    let output = String::from_utf8(ok(test("987654321"))).unwrap();
+    assert!(output.contains("row group 1: may be present (no bloom filter)"));
+    let output = String::from_utf8(ok(test("2500"))).unwrap();
+    assert!(output.contains("row group 2: may be present (its bloom filter may hold the value)"));
+    // A column that does not exist is an error naming the columns.
+    fails(
+        test_column(&file, "nope", "1"),
+        "no column nope (columns: id)",
+    );
+    fails(test("twelve"), "cannot read \"twelve\" as INT64");
+}
+
+#[cfg(feature = "parquet")]
+fn test_column(file: &str, column: &str, value: &str) -> Output {
+    run(
+        &["parquet-info", file, "--column", column, "--value", value],
+        b"",
+    )
+}
+
+/// A filter that cannot be read may hold the value: reported per row group, not an error and
+/// never "absent".
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_info_counts_unreadable_filters_as_may_hold() {
+    let dir = scratch("parquet_unreadable");
+    let file = path(&dir, "data.parquet");
+    parquet_file(Path::new(&file));
+    let reader = std::fs::File::open(&file).unwrap();
+    let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
+        .parse_and_finish(&reader)
+        .unwrap();
+    let offset = metadata
+        .row_group(0)
+        .column(0)
+        .bloom_filter_offset()
+        .unwrap() as usize;
+    let mut bytes = std::fs::read(&file).unwrap();
+    assert_eq!(bytes[offset], 0x15, "field 1, i32");
+    bytes[offset] = 0x16;
+    let corrupt = path(&dir, "corrupt.parquet");
+    std::fs::write(&corrupt, &bytes).unwrap();
+    let output = String::from_utf8(ok(test_column(&corrupt, "id", "5000"))).unwrap();
+    assert!(
+        output.starts_with("row group 0: may be present (bloom filter unreadable: "),
+        "{output}"
+    );
+    assert!(
+        output.ends_with("row group 1: absent (its bloom filter excludes the value)\n"),
+        "{output}"
+    );
+}
+
+/// A FIFO that stands where `-o` points.
+#[cfg(unix)]
+fn make_fifo(path: &str) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+fn file_type(path: &str) -> std::fs::FileType {
+    std::fs::symlink_metadata(path).unwrap().file_type()
+}
+
+/// Only regular files are replaced: a FIFO, a device, a socket, a directory stay as they are,
+/// with an error that says what they are, before any input is read.
+#[cfg(unix)]
+#[test]
+fn output_refuses_non_regular_targets_and_leaves_them() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("output_targets");
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-o", &filter],
+        b"a\n",
+    ));
+    let fifo = path(&dir, "fifo");
+    make_fifo(&fifo);
+    // Standard input is left open: the check must come before reading it.
+    let child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(["build", "-n", "10", "-p", "0.1", "-o", &fifo])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    fails(output, "it is a FIFO (named pipe), not a regular file");
+    assert!(file_type(&fifo).is_fifo());
+    fails(
+        run(&["merge", &filter, &filter, "-o", &fifo], b""),
+        "it is a FIFO",
+    );
+    assert!(file_type(&fifo).is_fifo());
+
+    // A character device (a copy of /dev/null's numbers, made here when running as root).
+    let device = path(&dir, "device");
+    if Command::new("mknod")
+        .args([&device, "c", "1", "3"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+    {
+        fails(
+            run(&["build", "-n", "10", "-p", "0.1", "-o", &device], b"a\n"),
+            "it is a character device",
+        );
+        assert!(file_type(&device).is_char_device());
+    }
+    // A socket.
+    let socket = path(&dir, "socket");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    fails(
+        run(&["build", "-n", "10", "-p", "0.1", "-o", &socket], b"a\n"),
+        "it is a socket",
+    );
+    assert!(file_type(&socket).is_socket());
+
+    // Directories, named plainly or with a trailing slash, and paths ending in a slash.
+    let sub = path(&dir, "sub");
+    std::fs::create_dir(&sub).unwrap();
+    for target in [sub.clone(), format!("{sub}/"), path(&dir, "new/")] {
+        let output = run(&["build", "-n", "10", "-p", "0.1", "-o", &target], b"a\n");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        fails(output, "directory");
+        assert!(!stderr.contains("Not a directory"), "{stderr}");
+    }
+    assert!(Path::new(&sub).is_dir());
+    assert!(!Path::new(&path(&dir, "new")).exists());
+    // Nothing was left behind.
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(!names.iter().any(|name| name.contains(".tmp")), "{names:?}");
+}
+
+/// `-o link` writes the file the link points to and keeps the link; a link to something that
+/// is not a regular file, or to nothing, is refused.
+#[cfg(unix)]
+#[test]
+fn output_through_a_symlink_replaces_its_target() {
+    use std::os::unix::fs::{FileTypeExt, PermissionsExt, symlink};
+    let dir = scratch("output_symlink");
+    let target = path(&dir, "target.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-o", &target],
+        b"a\n",
+    ));
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let link = path(&dir, "link.sbf");
+    symlink(&target, &link).unwrap();
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-o", &link],
+        b"b\n",
+    ));
+    assert!(file_type(&link).is_symlink(), "the link is kept");
+    assert_eq!(ok(run(&["query", &target, "a", "b"], b"")), b"b\n");
+    let mode = std::fs::metadata(&target).unwrap().permissions().mode();
+    assert_eq!(
+        mode & 0o777,
+        0o640,
+        "the replaced file keeps its permissions"
+    );
+    // merge too, and through a relative link.
+    let relative = path(&dir, "relative.sbf");
+    symlink("target.sbf", &relative).unwrap();
+    ok(run(&["merge", &target, &target, "-o", &relative], b""));
+    assert!(file_type(&relative).is_symlink());
+    assert_eq!(ok(run(&["query", &target, "a", "b"], b"")), b"b\n");
+
+    let fifo = path(&dir, "fifo");
+    make_fifo(&fifo);
+    let to_fifo = path(&dir, "to-fifo");
+    symlink(&fifo, &to_fifo).unwrap();
+    fails(
+        run(&["build", "-n", "10", "-p", "0.1", "-o", &to_fifo], b"a\n"),
+        "a symbolic link to",
+    );
+    assert!(file_type(&fifo).is_fifo() && file_type(&to_fifo).is_symlink());
+    let dangling = path(&dir, "dangling");
+    symlink(path(&dir, "nowhere"), &dangling).unwrap();
+    fails(
+        run(&["build", "-n", "10", "-p", "0.1", "-o", &dangling], b"a\n"),
+        "symbolic link whose target cannot be followed",
+    );
+    assert!(file_type(&dangling).is_symlink());
+    assert!(!Path::new(&path(&dir, "nowhere")).exists());
+}
+
+/// Temporary files of `dir`.
+fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.contains(".tmp"))
+        .collect()
+}
+
+/// A `build` stopped by SIGTERM or SIGINT while it reads its input removes its temporary file
+/// and dies of the signal; one whose input fails leaves none either.
+#[cfg(unix)]
+#[test]
+fn interrupted_build_leaves_no_temporary_file() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::time::{Duration, Instant};
+    let dir = scratch("output_signals");
+    for (signal, number) in [("TERM", 15), ("INT", 2)] {
+        let out = path(&dir, "slow.sbf");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+            .args(["build", "-n", "1000", "-p", "0.01", "-o", &out])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Keys trickle in; the temporary file exists while the input is read.
+        let mut stdin = child.stdin.take().unwrap();
+        let start = Instant::now();
+        while temporaries(&dir).is_empty() {
+            stdin.write_all(b"key\n").unwrap();
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no temporary file appeared while the input was read"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let status = Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = child.wait().unwrap();
+        drop(stdin);
+        assert_eq!(status.signal(), Some(number), "{status:?}");
+        assert_eq!(temporaries(&dir), Vec::<String>::new(), "SIG{signal}");
+        assert!(!Path::new(&out).exists());
+    }
+    // Killed while writing a 24 MB filter (empty input): SIGTERM as soon as the temporary file
+    // appears. Before the fix that file was left behind; if the build wins the race and
+    // finishes first, the complete filter is there and no temporary file either.
+    let out = path(&dir, "large.sbf");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(["build", "-n", "20000000", "-p", "0.01", "-o", &out])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while temporaries(&dir).is_empty() && child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let status = child.wait().unwrap();
+    assert!(
+        status.signal() == Some(15) || status.success(),
+        "{status:?}"
+    );
+    assert_eq!(temporaries(&dir), Vec::<String>::new(), "while writing");
+    let _ = std::fs::remove_file(&out);
+
+    // An input error after the temporary file was made.
+    fails(
+        run(
+            &[
+                "build",
+                "-n",
+                "10",
+                "-p",
+                "0.1",
+                "--max-key-bytes",
+                "3",
+                "-o",
+                &path(&dir, "x.sbf"),
+            ],
+            b"abc\nabcd\n",
+        ),
+        "longer than --max-key-bytes 3",
+    );
+    assert_eq!(temporaries(&dir), Vec::<String>::new());
+}
+
+/// Standard output going to a closed pipe or a full disk, for a command.
+#[cfg(unix)]
+fn run_to(args: &[&str], stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// Every subcommand that prints: a closed pipe ends it quietly with status 0 (no panic, no
+/// message), a full disk is an error with exit status 2.
+#[cfg(unix)]
+#[test]
+fn closed_pipes_end_quietly_and_full_disks_are_errors() {
+    let dir = scratch("stdout");
+    let keys = path(&dir, "keys");
+    std::fs::write(&keys, b"a\nb\nc\n").unwrap();
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.1", "-i", &keys, "-o", &filter],
+        b"",
+    ));
+    #[cfg_attr(not(feature = "parquet"), allow(unused_mut))]
+    let mut commands: Vec<Vec<&str>> = vec![
+        vec!["info", &filter],
+        vec!["info", "--json", &filter],
+        vec!["query", &filter, "-i", &keys],
+        vec!["dedup", "-n", "10", "-p", "0.1", "-i", &keys],
+        vec!["bench", "--items", "1000", "--samples", "1"],
+        vec!["bench", "--items", "1000", "--samples", "1", "--json"],
+    ];
+    #[cfg(feature = "parquet")]
+    let parquet = path(&dir, "data.parquet");
+    #[cfg(feature = "parquet")]
+    {
+        parquet_file(Path::new(&parquet));
+        commands.push(vec!["parquet-info", &parquet]);
+        commands.push(vec![
+            "parquet-info",
+            &parquet,
+            "--column",
+            "id",
+            "--value",
+            "1",
+        ]);
+    }
+    for args in &commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let output = run_to(args, Stdio::from(writer));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.is_empty() || !stderr.contains("panicked"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        fails(
+            run_to(args, Stdio::from(full)),
+            "cannot write to standard output: No space left on device",
+        );
+    }
+}
+
+/// A filter file's header is read and checked before the rest: a huge or endless file that is
+/// not a filter costs 32 bytes, and a file whose length disagrees with its header is refused
+/// before it is read. Run under a 512 MB address-space limit, so reading whole is an error.
+#[cfg(unix)]
+#[test]
+fn filter_files_are_read_only_as_far_as_their_header_announces() {
+    let dir = scratch("bounded_reads");
+    let limited = |args: &str| {
+        Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -v 524288; exec '{}' {args}",
+                env!("CARGO_BIN_EXE_splitbloom")
+            ))
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    fails(limited("info /dev/zero"), "not a splitbloom filter");
+    fails(limited("query /dev/zero a"), "not a splitbloom filter");
+    // A valid header announcing 5 blocks, followed by 1 GiB (sparse) of zeros.
+    let good = path(&dir, "good.sbf");
+    ok(run(
+        &["build", "-n", "10", "-p", "0.01", "-o", &good],
+        b"a\n",
+    ));
+    let huge = path(&dir, "huge.sbf");
+    std::fs::copy(&good, &huge).unwrap();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&huge)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let start = std::time::Instant::now();
+    fails(limited(&format!("info '{huge}'")), "wrong length");
+    fails(limited(&format!("query '{huge}' a")), "wrong length");
+    assert!(start.elapsed() < std::time::Duration::from_secs(3));
+    let sparse_text = path(&dir, "huge.txt");
+    std::fs::File::create(&sparse_text)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    fails(
+        limited(&format!("info '{sparse_text}'")),
+        "not a splitbloom filter",
+    );
+}
+
+/// One endless line (`/dev/zero`) is an error naming `--max-key-bytes`, not an abort; the
+/// limit is adjustable and also applies to `query` and `dedup`.
+#[cfg(unix)]
+#[test]
+fn keys_longer_than_the_limit_are_an_error() {
+    let dir = scratch("max_key");
+    let out = path(&dir, "f.sbf");
+    let zero = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v 1048576; exec '{}' build -n 10 -p 0.1 -i /dev/zero -o '{out}'",
+            env!("CARGO_BIN_EXE_splitbloom")
+        ))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    fails(zero, "key 1 is longer than --max-key-bytes 1048576 bytes");
+    assert!(temporaries(&dir).is_empty());
+    assert!(!Path::new(&out).exists());
+
+    let long_key = [b'x'; 100];
+    let mut input = b"short\n".to_vec();
+    input.extend_from_slice(&long_key);
+    input.push(b'\n');
+    fails(
+        run(
+            &[
+                "build",
+                "-n",
+                "10",
+                "-p",
+                "0.1",
+                "--max-key-bytes",
+                "99",
+                "-o",
+                &out,
+            ],
+            &input,
+        ),
+        "key 2 is longer than --max-key-bytes 99",
+    );
+    ok(run(
+        &[
+            "build",
+            "-n",
+            "10",
+            "-p",
+            "0.1",
+            "--max-key-bytes",
+            "100",
+            "-o",
+            &out,
+        ],
+        &input,
+    ));
+    assert_eq!(
+        ok(run(
+            &["query", &out, "-i", "-", "--max-key-bytes", "100"],
+            &input
+        )),
+        input
+    );
+    fails(
+        run(&["query", &out, "--max-key-bytes", "10"], &input),
+        "longer than --max-key-bytes 10",
+    );
+    fails(
+        run(
+            &["dedup", "-n", "10", "-p", "0.1", "--max-key-bytes", "10"],
+            &input,
+        ),
+        "longer than --max-key-bytes 10",
+    );
+    // NUL-terminated keys count the same way.
+    fails(
+        run(
+            &[
+                "dedup",
+                "-0",
+                "-n",
+                "10",
+                "-p",
+                "0.1",
+                "--max-key-bytes",
+                "3",
+            ],
+            b"abcd\0",
+        ),
+        "NUL-terminated",
+    );
+}
+
+/// `bench` sizes its key vectors from --items: too many is an error (exit 2), not an abort on
+/// an 8 TB allocation, and --items near u64::MAX does not overflow.
+#[test]
+fn bench_with_absurd_sizes_is_an_error() {
+    fails(
+        run(
+            &[
+                "bench",
+                "--items",
+                "1000000000000",
+                "--bits-per-key",
+                "0.000001",
+                "--samples",
+                "1",
+            ],
+            b"",
+        ),
+        "cannot allocate",
+    );
+    fails(
+        run(
+            &[
+                "bench",
+                "--items",
+                "18446744073709551615",
+                "--bits-per-key",
+                "0.000000000001",
+            ],
+            b"",
+        ),
+        "--items 18446744073709551615: cannot allocate",
+    );
+    let output = run(&["bench", "--items", "100", "--bits-per-key", "1e300"], b"");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    fails(output, "exceeds the maximum");
+    assert!(stderr.len() < 200, "{stderr}");
+}
+
+/// `info` on a scalable filter shows its parameters and stages.
+#[test]
+fn info_shows_a_scalable_filters_header() {
+    let dir = scratch("info_scalable");
+    let mut scalable = splitbloom::ScalableFilter::with_fpr(100, 0.01).unwrap();
+    for key in 0..1000u64 {
+        scalable.insert(&key).unwrap();
+    }
+    let stages = scalable.stages().len();
+    assert!(stages > 1);
+    let file = path(&dir, "scalable.sbs");
+    let bytes = scalable.to_bytes();
+    std::fs::write(&file, &bytes).unwrap();
+    let text = String::from_utf8(ok(run(&["info", &file], b""))).unwrap();
+    assert!(text.contains("scalable filter"), "{text}");
+    assert!(
+        text.contains(&format!("stages           {stages}\n")),
+        "{text}"
+    );
+    assert!(text.contains("initial capacity 100\n"), "{text}");
+    assert!(text.contains("target FPR       0.01\n"), "{text}");
+    assert!(
+        text.contains(&format!("bytes            {}\n", bytes.len())),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(run(&["info", "--json", &file], b""))).unwrap();
+    assert_eq!(json["format"], "scalable");
+    assert_eq!(json["stages"].as_array().unwrap().len(), stages);
+    assert_eq!(json["bytes"], bytes.len());
+    assert_eq!(
+        json["stages"][0]["bytes"],
+        scalable.stages()[0].serialized_len()
+    );
+    // Damaged: truncated, and a flipped parameter (header checksum).
+    let truncated = path(&dir, "truncated.sbs");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 1]).unwrap();
+    fails(run(&["info", &truncated], b""), "truncated");
+    let mut flipped = bytes.clone();
+    flipped[8] ^= 1;
+    let flipped_file = path(&dir, "flipped.sbs");
+    std::fs::write(&flipped_file, &flipped).unwrap();
+    fails(run(&["info", &flipped_file], b""), "corrupt");
+    // query and merge say what the file is.
+    fails(run(&["query", &file, "a"], b""), "is a scalable filter");
+}
+
+/// `info` on a Parquet file points to `parquet-info`.
+#[cfg(feature = "parquet")]
+#[test]
+fn info_on_a_parquet_file_points_to_parquet_info() {
+    let dir = scratch("info_parquet");
+    let file = path(&dir, "data.parquet");
+    parquet_file(Path::new(&file));
+    fails(run(&["info", &file], b""), "is a Parquet file");
+    fails(run(&["info", &file], b""), "splitbloom parquet-info");
+    fails(run(&["query", &file, "x"], b""), "splitbloom parquet-info");
+}
+
+/// A filter hashed with gxhash, made from an xxh3 filter by rewriting its hasher byte and
+/// checksum, so the bytes are the same whether or not this build has AES.
+fn gxhash_filter_bytes(xxh3_filter: &[u8]) -> Vec<u8> {
+    let mut bytes = xxh3_filter.to_vec();
+    bytes[6] = splitbloom::HasherKind::GxHash.id();
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest().to_le_bytes();
+    bytes[24..32].copy_from_slice(&checksum);
+    bytes
+}
+
+/// `info` shows a gxhash filter's header and statistics in every build (it needs no hashing);
+/// `query` in a build without AES says what to do.
+#[test]
+fn info_shows_a_gxhash_filter_without_hashing() {
+    let dir = scratch("info_gxhash");
+    let source = path(&dir, "xxh3.sbf");
+    ok(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--hasher", "xxh3", "-o", &source,
+        ],
+        b"a\nb\nc\n",
+    ));
+    let reference: serde_json::Value =
+        serde_json::from_slice(&ok(run(&["info", "--json", &source], b""))).unwrap();
+    let file = path(&dir, "gxhash.sbf");
+    std::fs::write(&file, gxhash_filter_bytes(&std::fs::read(&source).unwrap())).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_slice(&ok(run(&["info", "--json", &file], b""))).unwrap();
+    assert_eq!(json["hasher"], "gxhash");
+    for field in [
+        "blocks",
+        "bytes",
+        "fill_ratio",
+        "estimated_items",
+        "estimated_fpr",
+    ] {
+        assert_eq!(json[field], reference[field], "{field}");
+    }
+    let text = String::from_utf8(ok(run(&["info", &file], b""))).unwrap();
+    assert!(text.contains("hasher           gxhash"), "{text}");
+    if !splitbloom::HasherKind::GxHash.is_available() {
+        fails(run(&["query", &file, "a"], b""), "use a build with AES");
+    }
+}
+
+/// Merging filters of different hashers or sizes names both files and what to do.
+#[test]
+fn merge_mismatches_are_worded_for_the_command_line() {
+    let dir = scratch("merge_words");
+    let (a, b, c, out) = (
+        path(&dir, "a.sbf"),
+        path(&dir, "b.sbf"),
+        path(&dir, "c.sbf"),
+        path(&dir, "out.sbf"),
+    );
+    ok(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--hasher", "parquet", "-o", &a,
+        ],
+        b"x\n",
+    ));
+    ok(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--hasher", "xxh3", "-o", &b,
+        ],
+        b"x\n",
+    ));
+    fails(
+        run(&["merge", &a, &b, "-o", &out], b""),
+        &format!(
+            "cannot merge {a} and {b}: {a} was built with hasher parquet-xxh64 (seed 0), {b} with hasher xxh3 (seed 0)"
+        ),
+    );
+    fails(run(&["merge", &a, &b, "-o", &out], b""), "--hasher");
+    ok(run(
+        &[
+            "build", "-n", "100000", "-p", "0.01", "--hasher", "xxh3", "-o", &c,
+        ],
+        b"x\n",
+    ));
+    fails(
+        run(&["merge", &b, &c, "-o", &out], b""),
+        "--items, --fpr and --hasher",
+    );
+    assert!(!Path::new(&out).exists());
+    assert!(temporaries(&dir).is_empty());
+}
+
+/// An absurd false-positive rate is a short error, not a 300-digit block count.
+#[test]
+fn absurd_rates_give_short_errors() {
+    for fpr in ["1e-320", "1e-300", "5e-324"] {
+        for command in ["build", "dedup"] {
+            let mut args = vec![command, "-n", "10", "-p", fpr];
+            let out = "/nonexistent/never-written.sbf";
+            if command == "build" {
+                args.extend(["-o", out]);
+            }
+            let output = run(&args, b"a\n");
+            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+            fails(output, &format!("--fpr {fpr}"));
+            assert!(stderr.len() < 250, "{stderr}");
+            assert!(stderr.contains("use a larger --fpr"), "{stderr}");
+        }
+    }
+}
+
+/// Lines ending in `\r\n` give the same keys as lines ending in `\n` (unless --keep-cr), so a
+/// filter built from a Windows file answers queries from a Unix one and the other way round.
+#[test]
+fn crlf_lines_give_the_same_keys_as_lf_lines() {
+    let dir = scratch("crlf");
+    let (crlf, lf) = (path(&dir, "crlf.sbf"), path(&dir, "lf.sbf"));
+    ok(run(
+        &["build", "-n", "1000", "-p", "0.0001", "-o", &crlf],
+        b"alpha\r\nbeta\r\n",
+    ));
+    ok(run(
+        &["build", "-n", "1000", "-p", "0.0001", "-o", &lf],
+        b"alpha\nbeta\n",
+    ));
+    assert_eq!(std::fs::read(&crlf).unwrap(), std::fs::read(&lf).unwrap());
+    assert_eq!(
+        ok(run(&["query", &crlf], b"alpha\nbeta\n")),
+        b"alpha\nbeta\n"
+    );
+    assert_eq!(
+        ok(run(&["query", &lf], b"alpha\r\nbeta\r\n")),
+        b"alpha\nbeta\n"
+    );
+    assert_eq!(ok(run(&["query", &crlf, "alpha"], b"")), b"alpha\n");
+    // --keep-cr keeps it: then only keys with the \r match.
+    let kept = path(&dir, "kept.sbf");
+    ok(run(
+        &[
+            "build",
+            "-n",
+            "1000",
+            "-p",
+            "0.0001",
+            "--keep-cr",
+            "-o",
+            &kept,
+        ],
+        b"alpha\r\n",
+    ));
+    let output = run(&["query", &kept, "alpha"], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        ok(run(&["query", "--keep-cr", &kept], b"alpha\r\n")),
+        b"alpha\r\n"
+    );
+    // A lone \r inside a line, or with --null, is part of the key.
+    assert_eq!(
+        ok(run(&["dedup", "-n", "10", "-p", "0.01"], b"a\rb\r\na\rb\n")),
+        b"a\rb\n"
+    );
+    assert_eq!(
+        ok(run(&["dedup", "-0", "-n", "10", "-p", "0.01"], b"a\r\0a\0")),
+        b"a\r\0a\0"
+    );
+    // The rule is in the help.
+    let help = String::from_utf8(ok(run(&["build", "--help"], b""))).unwrap();
+    assert!(help.contains("--keep-cr"), "{help}");
+    assert!(help.contains("CRLF"), "{help}");
+}
+
+/// `query --help` says how the file is read (it is not memory-mapped).
+#[test]
+fn query_help_says_the_file_is_read() {
+    let help = String::from_utf8(ok(run(&["query", "--help"], b""))).unwrap();
+    assert!(!help.contains("mapped"), "{help}");
+    assert!(help.contains("read into memory"), "{help}");
 }

@@ -14,6 +14,7 @@ use std::hash::BuildHasher;
 use splitbloom::{DefaultHasher, Filter, FilterHasher, Kernel, math};
 
 use crate::filters::hasher_name;
+use crate::out::out;
 
 /// Options of `splitbloom bench`.
 #[derive(clap::Args)]
@@ -67,6 +68,23 @@ fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
     results[results.len() / 2]
 }
 
+/// The keys of counters `first..first + count`, in a vector allocated fallibly: `--items` is
+/// user input, and an allocation the machine cannot satisfy is an error, not an abort.
+fn keys(first: u64, count: u64) -> Result<Vec<u64>, String> {
+    let too_many = || {
+        format!(
+            "--items {count}: cannot allocate the {} bytes of benchmark keys; use a smaller --items",
+            crate::out::approx_number(count as f64 * 8.0)
+        )
+    };
+    let length = usize::try_from(count).map_err(|_| too_many())?;
+    first.checked_add(count).ok_or_else(too_many)?;
+    let mut keys = Vec::new();
+    keys.try_reserve_exact(length).map_err(|_| too_many())?;
+    keys.extend((first..first + count).map(key));
+    Ok(keys)
+}
+
 /// One row of the table.
 struct Row {
     kernel: Kernel,
@@ -83,9 +101,17 @@ fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String>
     let samples = options.samples;
     let mut filter = Filter::with_bits_per_key(items, options.bits_per_key)
         .and_then(|filter| filter.with_kernel(kernel))
-        .map_err(|error| error.to_string())?;
-    let members: Vec<u64> = (0..items).map(key).collect();
-    let strangers: Vec<u64> = (items..2 * items).map(key).collect();
+        .map_err(|error| match error {
+            splitbloom::Error::TooLarge { blocks } => format!(
+                "--items {items} --bits-per-key {}: a filter of about {} blocks exceeds the maximum of {} blocks",
+                crate::out::short_number(options.bits_per_key),
+                crate::out::approx_number(blocks),
+                math::MAX_BLOCKS
+            ),
+            error => error.to_string(),
+        })?;
+    let members = keys(0, items)?;
+    let strangers = keys(items, items)?;
     let ops = members.len();
 
     let batch = options.batch;
@@ -166,38 +192,52 @@ pub fn run(options: &Options) -> Result<(), String> {
                 rows.push(json_row(&measure(kernel, items, options)?));
             }
         }
-        println!(
+        out!(
             "{{\"bits_per_key\":{},\"samples\":{},\"batch\":{},\"hasher\":\"{}\",\"rows\":[{}]}}",
             options.bits_per_key,
             options.samples,
             options.batch,
             hasher_name(DefaultHasher::KIND),
             rows.join(",")
-        );
+        )?;
         return Ok(());
     }
-    println!(
+    out!(
         "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples{}",
-        options.bits_per_key,
+        crate::out::short_number(options.bits_per_key),
         options.samples,
         if options.batch {
             ", batch APIs (1024 keys per call)"
         } else {
             ""
         }
-    );
-    println!(
+    )?;
+    out!(
         "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "kernel", "keys", "bytes", "insert", "hit", "miss", "fpr", "predicted"
-    );
-    println!(
+        "kernel",
+        "keys",
+        "bytes",
+        "insert",
+        "hit",
+        "miss",
+        "fpr",
+        "predicted"
+    )?;
+    out!(
         "{:<9} {:>12} {:>12} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "", "", "", "ns/op", "ns/op", "ns/op", "%", "%"
-    );
+        "",
+        "",
+        "",
+        "ns/op",
+        "ns/op",
+        "ns/op",
+        "%",
+        "%"
+    )?;
     for &items in &options.items {
         for &kernel in &kernels {
             let row = measure(kernel, items, options)?;
-            println!(
+            out!(
                 "{:<9} {:>12} {:>12} {:>10.2} {:>10.2} {:>10.2} {:>10.3} {:>10.3}",
                 row.kernel.name(),
                 row.items,
@@ -207,7 +247,7 @@ pub fn run(options: &Options) -> Result<(), String> {
                 row.miss_ns,
                 100.0 * row.measured_fpr,
                 100.0 * row.predicted_fpr
-            );
+            )?;
         }
     }
     Ok(())

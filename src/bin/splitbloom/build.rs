@@ -9,7 +9,9 @@ use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
 use crate::filters::{NewFilterOptions, Stats, with_new_filter};
-use crate::keys::{InputOptions, KeyBatch, write_atomically};
+use crate::keys::{InputOptions, KeyBatch};
+use crate::out::{note, short_number};
+use crate::output::OutputFile;
 
 /// Options of `splitbloom build`.
 #[derive(clap::Args)]
@@ -18,7 +20,8 @@ pub struct Options {
     filter: NewFilterOptions,
     #[command(flatten)]
     keys: InputOptions,
-    /// The filter file to write (replaced atomically).
+    /// The filter file to write (replaced atomically). Must be a regular file or a new name
+    /// (checked before any key is read); a symbolic link is followed and its target replaced.
     #[arg(short, long)]
     output: PathBuf,
 }
@@ -29,6 +32,9 @@ pub fn run(options: &Options) -> Result<Status, String> {
 }
 
 fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Status, String> {
+    // The output is checked and its temporary file created before the input is read: a bad
+    // `-o` fails at once, not after hours of input.
+    let output = OutputFile::create(&options.output)?;
     let mut reader = options.keys.open()?;
     let mut progress = Progress::new();
     let (mut batch, mut hashes) = (KeyBatch::default(), Vec::new());
@@ -49,7 +55,7 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
         progress.update(keys);
     }
     progress.finish();
-    write_atomically(&options.output, |writer| filter.write_to(writer))?;
+    output.commit(|writer| filter.write_to(writer))?;
     report(&Stats::of(&filter), keys, new_keys, options);
     Ok(Status::Success)
 }
@@ -57,21 +63,21 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
 /// The summary on standard error, with a warning when more distinct keys than `--items`
 /// certainly arrived (`new_keys`, the keys that set a new bit, is a lower bound).
 fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
-    eprintln!(
+    note!(
         "wrote {}: {keys} keys read, about {:.0} distinct; {} bytes ({} blocks), estimated false-positive rate {:.4}% (target {}%)",
         options.output.display(),
         stats.estimated_items,
         stats.bytes,
         stats.blocks,
         100.0 * stats.estimated_fpr,
-        100.0 * options.filter.fpr,
+        short_number(100.0 * options.filter.fpr),
     );
     if new_keys > options.filter.items {
-        eprintln!(
+        note!(
             "warning: at least {new_keys} distinct keys arrived, more than --items {}: the false-positive rate is about {:.4}%, not {}%; rebuild with a larger --items",
             options.filter.items,
             100.0 * stats.estimated_fpr,
-            100.0 * options.filter.fpr,
+            short_number(100.0 * options.filter.fpr),
         );
     }
 }

@@ -5,6 +5,7 @@ use splitbloom::{Filter, FilterHasher, math};
 use crate::Status;
 use crate::filters::{NewFilterOptions, with_new_filter};
 use crate::keys::{InputOptions, KeyWriter, hash_key};
+use crate::out::note;
 
 /// Options of `splitbloom dedup`.
 #[derive(clap::Args)]
@@ -37,11 +38,11 @@ fn stream<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<S
     out.finish()?;
     let dropped = lines - kept;
     let wrongly_dropped = expected_false_drops(kept, filter.num_blocks());
-    eprintln!(
+    note!(
         "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen before; about {wrongly_dropped:.3} of the dropped lines may have been new (false positives)"
     );
     if kept > options.filter.items {
-        eprintln!(
+        note!(
             "warning: {kept} distinct lines, more than --items {}: the false-positive rate has risen to about {:.4}%; use a larger --items",
             options.filter.items,
             100.0 * filter.estimated_fpr()

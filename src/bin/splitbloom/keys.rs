@@ -1,8 +1,13 @@
 //! Keys in, keys out: how the CLI reads keys, hashes them and prints them.
 //!
-//! A key is a byte string: one line of the input with its `\n` removed (or, with `--null`, one
-//! NUL-terminated record with its NUL removed). Nothing else is stripped (`\r` stays), lines
-//! need not be UTF-8, and an empty line is the empty key.
+//! A key is a byte string: one line of the input without its line end, `\n` or `\r\n` (with
+//! `--keep-cr`, only the `\n` is removed), or, with `--null`, one NUL-terminated record without
+//! its NUL (nothing else removed). Lines need not be UTF-8, and an empty line is the empty key.
+//! Removing a `\r` by default means a file with Windows line ends gives the same keys as the
+//! same file with Unix ones, so a filter built from one answers queries from the other.
+//!
+//! A key longer than `--max-key-bytes` (default 1 MiB) is an error: input with no line ends
+//! (`-i /dev/zero`, a binary file) is never read whole into memory.
 //!
 //! # How a key is hashed (the contract with library users)
 //!
@@ -55,7 +60,22 @@ pub struct InputOptions {
     /// Keys are NUL-terminated instead of newline-terminated (input and output).
     #[arg(short = '0', long)]
     pub null: bool,
+    /// Keep a `\r` that ends a line as the key's last byte. By default a line's `\r\n` ending
+    /// is removed like `\n`, so Windows (CRLF) and Unix (LF) files give the same keys. Not
+    /// used with --null.
+    #[arg(long)]
+    pub keep_cr: bool,
+    /// The longest key accepted, in bytes; a longer line (e.g. input with no line ends) is an
+    /// error rather than read whole into memory.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_KEY_BYTES)]
+    pub max_key_bytes: usize,
 }
+
+/// The default of `--max-key-bytes`: 1 MiB.
+pub const DEFAULT_MAX_KEY_BYTES: usize = 1 << 20;
+
+/// A batch stops growing past this many key bytes, so long keys keep memory bounded.
+const BATCH_BYTES: usize = 1 << 22;
 
 impl InputOptions {
     /// The byte that ends a key.
@@ -65,7 +85,10 @@ impl InputOptions {
 
     /// Opens the input.
     pub fn open(&self) -> Result<KeyReader, String> {
-        KeyReader::open(self.input.as_deref(), self.separator())
+        let mut reader = KeyReader::open(self.input.as_deref(), self.separator())?;
+        reader.strip_cr = !self.null && !self.keep_cr;
+        reader.max_key_bytes = self.max_key_bytes;
+        Ok(reader)
     }
 }
 
@@ -119,6 +142,12 @@ pub struct KeyReader {
     reader: Box<dyn BufRead>,
     separator: u8,
     name: String,
+    /// Remove a `\r` before the separator.
+    strip_cr: bool,
+    /// The longest key accepted.
+    max_key_bytes: usize,
+    /// Keys read so far.
+    keys: u64,
 }
 
 impl KeyReader {
@@ -136,6 +165,9 @@ impl KeyReader {
             reader: Box::new(BufReader::with_capacity(CAPACITY, source)),
             separator,
             name,
+            strip_cr: false,
+            max_key_bytes: DEFAULT_MAX_KEY_BYTES,
+            keys: 0,
         })
     }
 
@@ -148,7 +180,7 @@ impl KeyReader {
     /// Replaces `batch` with up to [`BATCH`] keys; an empty batch means the input is done.
     pub fn next_batch(&mut self, batch: &mut KeyBatch) -> Result<(), String> {
         batch.clear();
-        while batch.len() < BATCH {
+        while batch.len() < BATCH && batch.bytes.len() < BATCH_BYTES {
             if !self.read_into(&mut batch.bytes)? {
                 break;
             }
@@ -157,28 +189,51 @@ impl KeyReader {
         Ok(())
     }
 
-    /// Appends one key to `buffer`, without its separator.
+    /// Appends one key to `buffer`, without its separator (and, when stripping, a `\r` before
+    /// it); errors on a key longer than the limit, having read at most the limit plus two bytes.
     fn read_into(&mut self, buffer: &mut Vec<u8>) -> Result<bool, String> {
-        let read = self
-            .reader
+        let start = buffer.len();
+        // The key, a `\r`, the separator: anything longer is certainly too long.
+        let limit = self.max_key_bytes.saturating_add(2) as u64;
+        let read = (&mut self.reader)
+            .take(limit)
             .read_until(self.separator, buffer)
             .map_err(|error| format!("cannot read keys from {}: {error}", self.name))?;
         if read == 0 {
             return Ok(false);
         }
-        if buffer.last() == Some(&self.separator) {
-            buffer.pop();
+        self.keys += 1;
+        let mut end = buffer.len();
+        if buffer[end - 1] == self.separator {
+            end -= 1;
         }
+        if self.strip_cr && end > start && buffer[end - 1] == b'\r' {
+            end -= 1;
+        }
+        if end - start > self.max_key_bytes {
+            buffer.truncate(start);
+            return Err(format!(
+                "{}: key {} is longer than --max-key-bytes {} bytes; keys are {}; raise --max-key-bytes for longer keys",
+                self.name,
+                self.keys,
+                self.max_key_bytes,
+                if self.separator == 0 {
+                    "NUL-terminated (--null)"
+                } else {
+                    "lines (is the input text, or NUL-terminated: --null?)"
+                }
+            ));
+        }
+        buffer.truncate(end);
         Ok(true)
     }
 }
 
 /// Writes keys to standard output, each followed by the separator. A closed pipe (`| head`)
-/// ends the output quietly.
+/// ends the program quietly, a full disk is an error (see `out`).
 pub struct KeyWriter {
     out: io::BufWriter<io::StdoutLock<'static>>,
     separator: u8,
-    closed: bool,
 }
 
 impl KeyWriter {
@@ -187,65 +242,21 @@ impl KeyWriter {
         KeyWriter {
             out: io::BufWriter::with_capacity(1 << 16, io::stdout().lock()),
             separator,
-            closed: false,
         }
     }
 
     /// Writes one key.
     pub fn write(&mut self, key: &[u8]) -> Result<(), String> {
-        if self.closed {
-            return Ok(());
-        }
         let result = self
             .out
             .write_all(key)
             .and_then(|()| self.out.write_all(&[self.separator]));
-        self.check(result)
+        crate::out::check(result)
     }
 
     /// Flushes the output.
     pub fn finish(mut self) -> Result<(), String> {
-        if self.closed {
-            return Ok(());
-        }
         let result = self.out.flush();
-        self.check(result)
+        crate::out::check(result)
     }
-
-    fn check(&mut self, result: io::Result<()>) -> Result<(), String> {
-        match result {
-            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => {
-                self.closed = true;
-                Ok(())
-            }
-            other => other.map_err(|error| format!("cannot write to standard output: {error}")),
-        }
-    }
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
-/// reader never sees a half-written filter and a file mapped by a running `query` is never
-/// modified in place.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut io::BufWriter<File>) -> io::Result<()>,
-) -> Result<(), String> {
-    let name = path.display();
-    let mut temporary = PathBuf::from(path);
-    let mut file_name = path.file_name().unwrap_or_default().to_os_string();
-    file_name.push(format!(".tmp{}", std::process::id()));
-    temporary.set_file_name(file_name);
-    let result = File::create(&temporary).and_then(|file| {
-        let mut writer = io::BufWriter::with_capacity(1 << 20, file);
-        write(&mut writer)?;
-        writer
-            .into_inner()
-            .map_err(|error| error.into_error())?
-            .sync_all()?;
-        std::fs::rename(&temporary, path)
-    });
-    result.map_err(|error| {
-        let _ = std::fs::remove_file(&temporary);
-        format!("cannot write {name}: {error}")
-    })
 }

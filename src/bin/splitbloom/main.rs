@@ -2,6 +2,8 @@
 //!
 //! Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error (one line on
 //! standard error, never a panic trace). Keys are bytes; see `keys` for how they are hashed.
+//! Standard output closed by its reader (`| head`) ends the program quietly with status 0; any
+//! other output error (`> /dev/full`) is an error (see `out`).
 
 mod bench;
 mod build;
@@ -10,6 +12,8 @@ mod filters;
 mod info;
 mod keys;
 mod merge;
+mod out;
+mod output;
 #[cfg(feature = "parquet")]
 mod parquet_info;
 mod query;
@@ -20,13 +24,16 @@ use clap::{Parser, Subcommand};
 
 /// Split-block Bloom filters from the command line.
 ///
-/// Keys are byte strings, one per line (newline removed; `--null` for NUL-terminated keys);
-/// they need not be UTF-8. A key is hashed with one `Hasher::write(key_bytes)` on the filter's
+/// Keys are byte strings, one per line (the line end, `\n` or `\r\n`, removed; `--keep-cr`
+/// keeps a `\r`; `--null` for NUL-terminated keys); they need not be UTF-8, and are at most
+/// `--max-key-bytes` long (1 MiB by default). A key is hashed with one `Hasher::write(key_bytes)` on the filter's
 /// hasher, so a Rust program asks a CLI-built filter with
 /// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
 /// (not `filter.contains(key)`, which hashes a length prefix too).
 ///
-/// Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error.
+/// Output files (`-o`) are replaced atomically and must be regular files or new names
+/// (symbolic links are followed). Exit status: 0 success (also when the reader of standard
+/// output stops early, as `| head` does), 1 nothing found (`query` printed no key), 2 error.
 #[derive(Parser)]
 #[command(name = "splitbloom", version, about, long_about)]
 struct Cli {
@@ -38,28 +45,34 @@ struct Cli {
 enum Command {
     /// Build a filter file from keys, one per line.
     ///
-    /// Keys are the bytes of each line without its newline (any bytes, not only UTF-8; `\r` is
-    /// kept). Each key is hashed with one `Hasher::write(key_bytes)` on the filter's hasher;
+    /// Keys are the bytes of each line without its line end, `\n` or `\r\n` (any bytes, not
+    /// only UTF-8; `--keep-cr` keeps a final `\r`, so CRLF and LF files give the same keys by
+    /// default). Each key is hashed with one `Hasher::write(key_bytes)` on the filter's hasher;
     /// a Rust program asks the filter with `let mut h = filter.hasher().build_hasher();
     /// h.write(key); filter.contains_hash(h.finish())`, or `filter.contains_value(key)` for
     /// `--hasher parquet`. Warns when more distinct keys than --items arrive.
     Build(build::Options),
     /// Print the keys that may be in a filter (exit 1 when none is printed).
     ///
-    /// Keys are hashed as by `build`. The filter file is mapped into memory and read in place;
-    /// its checksum is verified first. Exit status: 0 when at least one key was printed, 1 when
+    /// Keys are read and hashed as by `build`. The filter file's header is checked first, then
+    /// the file (exactly the size the header announces) is read into memory and its checksum
+    /// verified. Exit status: 0 when at least one key was printed, 1 when
     /// none was, 2 on error.
     Query(query::Options),
     /// Print each line the first time it is (probably) seen.
     Dedup(dedup::Options),
     /// Show a filter file's header, size, fill and estimated false-positive rate.
+    ///
+    /// For a scalable filter (magic SBLS): its parameters and the size of each stage.
     Info(info::Options),
     /// Write the union of filters of the same size and hasher.
     Merge(merge::Options),
     /// List a Parquet file's bloom filters, or test a value against one column's filters.
     ///
-    /// With --column and --value: exit 0 when some row group may hold the value, 1 when none
-    /// does. Built with the `parquet` feature.
+    /// With --column and --value: one line per row group (its filter excludes the value, may
+    /// hold it, or it has no readable filter, so it may hold it); exit 0 when some row group
+    /// may hold the value, 1 only when every row group's filter excludes it. Built with the
+    /// `parquet` feature.
     #[cfg(feature = "parquet")]
     ParquetInfo(parquet_info::Options),
     /// Measure insert and lookup speed and the false-positive rate of every kernel.
@@ -86,11 +99,12 @@ fn main() -> ExitCode {
         Command::ParquetInfo(options) => parquet_info::run(&options),
         Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
     };
+    let result = result.and_then(|status| out::flush().map(|()| status));
     match result {
         Ok(Status::Success) => ExitCode::SUCCESS,
         Ok(Status::NothingFound) => ExitCode::from(1),
         Err(message) => {
-            eprintln!("splitbloom: {message}");
+            out::note!("splitbloom: {message}");
             ExitCode::from(2)
         }
     }

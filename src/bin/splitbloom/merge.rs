@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
-use crate::filters::{FilterFile, Stats, with_hasher};
-use crate::keys::write_atomically;
+use crate::filters::{FilterFile, Stats, hasher_name, require_hasher, with_hasher};
+use crate::out::note;
+use crate::output::OutputFile;
 
 /// Options of `splitbloom merge`.
 #[derive(clap::Args)]
@@ -14,18 +15,43 @@ pub struct Options {
     /// The filters to merge: same number of blocks, same hasher and seed.
     #[arg(required = true, num_args = 2..)]
     filters: Vec<PathBuf>,
-    /// The merged filter (replaced atomically; may be one of the inputs).
+    /// The merged filter (replaced atomically; may be one of the inputs). Must be a regular
+    /// file or a new name; a symbolic link is followed and its target replaced.
     #[arg(short, long)]
     output: PathBuf,
 }
 
 /// Runs `merge`.
 pub fn run(options: &Options) -> Result<Status, String> {
-    let first = FilterFile::open(&options.filters[0])?;
-    with_hasher!(first.header.hasher, S => union::<S>(options))
+    // Every header is checked before any bitset is read, so a mismatch is reported in the
+    // command line's terms, naming both files.
+    let first_path = &options.filters[0];
+    let first = FilterFile::header(first_path)?;
+    for path in &options.filters[1..] {
+        let header = FilterFile::header(path)?;
+        let (a, b) = (first_path.display(), path.display());
+        if (header.hasher, header.seed) != (first.hasher, first.seed) {
+            return Err(format!(
+                "cannot merge {a} and {b}: {a} was built with hasher {} (seed {}), {b} with hasher {} (seed {}); a union needs the same hasher and seed: rebuild {b} with the --hasher of {a}",
+                hasher_name(first.hasher),
+                first.seed,
+                hasher_name(header.hasher),
+                header.seed,
+            ));
+        }
+        if header.num_blocks != first.num_blocks {
+            return Err(format!(
+                "cannot merge {a} and {b}: different sizes ({} and {} blocks); a union needs filters built with the same --items, --fpr and --hasher: rebuild one to match the other",
+                first.num_blocks, header.num_blocks
+            ));
+        }
+    }
+    require_hasher(first_path, &first)?;
+    let output = OutputFile::create(&options.output)?;
+    with_hasher!(first.hasher, S => union::<S>(options, output))
 }
 
-fn union<S: FilterHasher>(options: &Options) -> Result<Status, String> {
+fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Status, String> {
     let mut merged: Option<Filter<S>> = None;
     for path in &options.filters {
         let file = FilterFile::open(path)?;
@@ -40,9 +66,9 @@ fn union<S: FilterHasher>(options: &Options) -> Result<Status, String> {
         }
     }
     let merged = merged.ok_or("merge needs at least two filters")?;
-    write_atomically(&options.output, |writer| merged.write_to(writer))?;
+    output.commit(|writer| merged.write_to(writer))?;
     let stats = Stats::of(&merged);
-    eprintln!(
+    note!(
         "wrote {}: {} filters merged, about {:.0} distinct keys, estimated false-positive rate {:.4}%",
         options.output.display(),
         options.filters.len(),

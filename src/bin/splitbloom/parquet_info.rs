@@ -16,6 +16,7 @@ use splitbloom::FilterRef;
 use splitbloom::parquet::{ParquetHash, read_header};
 
 use crate::Status;
+use crate::out::out;
 
 /// Options of `splitbloom parquet-info`.
 #[derive(clap::Args)]
@@ -31,8 +32,38 @@ pub struct Options {
     value: Option<OsString>,
 }
 
+/// What one row group's filter says about the value.
+enum Verdict {
+    /// Its bloom filter excludes the value.
+    Absent,
+    /// Its bloom filter may hold the value.
+    MayHold,
+    /// No bloom filter for the column: the row group may hold the value.
+    NoFilter,
+    /// The filter cannot be read: the row group may hold the value.
+    Unreadable(String),
+}
+
+impl Verdict {
+    fn line(&self, group: usize) -> String {
+        match self {
+            Verdict::Absent => {
+                format!("row group {group}: absent (its bloom filter excludes the value)")
+            }
+            Verdict::MayHold => {
+                format!("row group {group}: may be present (its bloom filter may hold the value)")
+            }
+            Verdict::NoFilter => format!("row group {group}: may be present (no bloom filter)"),
+            Verdict::Unreadable(error) => {
+                format!("row group {group}: may be present (bloom filter unreadable: {error})")
+            }
+        }
+    }
+}
+
 /// Runs `parquet-info`: lists the filters, or with `--column`/`--value` exits 0 when some row
-/// group may hold the value and 1 when every row group certainly does not.
+/// group may hold the value and 1 only when every row group's filter excludes it. A row group
+/// without a filter for the column, or whose filter cannot be read, may hold the value.
 pub fn run(options: &Options) -> Result<Status, String> {
     let name = options.file.display();
     let mut file =
@@ -40,18 +71,56 @@ pub fn run(options: &Options) -> Result<Status, String> {
     let metadata = ParquetMetaDataReader::new()
         .parse_and_finish(&file)
         .map_err(|error| format!("{name}: not a readable Parquet file: {error}"))?;
-    let mut tested = 0;
-    let mut maybe = false;
+    if let (Some(column), Some(value)) = (&options.column, &options.value) {
+        let schema = metadata.file_metadata().schema_descr();
+        let Some(descriptor) = schema
+            .columns()
+            .iter()
+            .find(|descriptor| descriptor.path().string() == *column)
+        else {
+            let names: Vec<String> = schema
+                .columns()
+                .iter()
+                .map(|descriptor| descriptor.path().string())
+                .collect();
+            return Err(format!(
+                "{name}: no column {column} (columns: {})",
+                names.join(", ")
+            ));
+        };
+        let value = Value::parse(descriptor.physical_type(), value)?;
+        let mut maybe = false;
+        for (group, row_group) in metadata.row_groups().iter().enumerate() {
+            let chunk = row_group
+                .columns()
+                .iter()
+                .find(|chunk| chunk.column_path().string() == *column);
+            let verdict = match chunk {
+                None => Verdict::NoFilter,
+                Some(chunk) => match read_filter(&mut file, chunk) {
+                    Ok(None) => Verdict::NoFilter,
+                    Ok(Some(bitset)) => {
+                        match FilterRef::<ParquetHash>::from_parquet_bytes(&bitset) {
+                            Ok((filter, _)) if value.may_be_in(&filter) => Verdict::MayHold,
+                            Ok(_) => Verdict::Absent,
+                            Err(error) => Verdict::Unreadable(error.to_string()),
+                        }
+                    }
+                    Err(error) => Verdict::Unreadable(error),
+                },
+            };
+            maybe |= !matches!(verdict, Verdict::Absent);
+            out!("{}", verdict.line(group))?;
+        }
+        return Ok(if maybe {
+            Status::Success
+        } else {
+            Status::NothingFound
+        });
+    }
     for (group, row_group) in metadata.row_groups().iter().enumerate() {
         for chunk in row_group.columns() {
             let column = chunk.column_path().string();
-            if options
-                .column
-                .as_ref()
-                .is_some_and(|wanted| *wanted != column)
-            {
-                continue;
-            }
             let Some(bitset) = read_filter(&mut file, chunk)
                 .map_err(|error| format!("{name}: row group {group}, column {column}: {error}"))?
             else {
@@ -59,30 +128,15 @@ pub fn run(options: &Options) -> Result<Status, String> {
             };
             let (filter, _) = FilterRef::<ParquetHash>::from_parquet_bytes(&bitset)
                 .map_err(|error| format!("{name}: row group {group}, column {column}: {error}"))?;
-            match &options.value {
-                Some(value) => {
-                    let present = contains(&filter, chunk.column_type(), value)?;
-                    println!(
-                        "row group {group}: {}",
-                        if present { "may be present" } else { "absent" }
-                    );
-                    tested += 1;
-                    maybe |= present;
-                }
-                None => println!(
-                    "row group {group}  column {column}  {}  bloom filter {} bytes, estimated FPR {:.4}%",
-                    chunk.column_type(),
-                    filter.num_blocks() * splitbloom::BLOCK_BYTES,
-                    100.0 * filter.estimated_fpr()
-                ),
-            }
+            out!(
+                "row group {group}  column {column}  {}  bloom filter {} bytes, estimated FPR {:.4}%",
+                chunk.column_type(),
+                filter.num_blocks() * splitbloom::BLOCK_BYTES,
+                100.0 * filter.estimated_fpr()
+            )?;
         }
     }
-    match &options.column {
-        Some(column) if tested == 0 => Err(format!("{name}: no bloom filter for column {column}")),
-        Some(_) if !maybe => Ok(Status::NothingFound),
-        _ => Ok(Status::Success),
-    }
+    Ok(Status::Success)
 }
 
 /// The header and bitset of `chunk`'s bloom filter, if it has one.
@@ -110,35 +164,45 @@ fn read_filter(file: &mut File, chunk: &ColumnChunkMetaData) -> Result<Option<Ve
     read_at(file, header_len + num_bytes).map(Some)
 }
 
-/// Whether `value`, parsed as `physical`, may be in `filter`.
-fn contains(
-    filter: &FilterRef<'_, ParquetHash>,
-    physical: PhysicalType,
-    value: &OsString,
-) -> Result<bool, String> {
-    let text = || {
-        value
-            .to_str()
-            .ok_or_else(|| format!("{physical} values must be UTF-8 numbers"))
-    };
-    let parse_error =
-        |error: &dyn std::fmt::Display| format!("cannot read {value:?} as {physical}: {error}");
-    Ok(match physical {
-        PhysicalType::INT32 => {
-            filter.contains_value(&text()?.parse::<i32>().map_err(|e| parse_error(&e))?)
+/// A value to test, parsed once as the column's physical type.
+enum Value {
+    Int32(i32),
+    Int64(i64),
+    Float(f32),
+    Double(f64),
+    Bytes(Vec<u8>),
+}
+
+impl Value {
+    /// `value` parsed as `physical`.
+    fn parse(physical: PhysicalType, value: &OsString) -> Result<Value, String> {
+        let text = || {
+            value
+                .to_str()
+                .ok_or_else(|| format!("{physical} values must be UTF-8 numbers"))
+        };
+        let parse_error =
+            |error: &dyn std::fmt::Display| format!("cannot read {value:?} as {physical}: {error}");
+        Ok(match physical {
+            PhysicalType::INT32 => Value::Int32(text()?.parse().map_err(|e| parse_error(&e))?),
+            PhysicalType::INT64 => Value::Int64(text()?.parse().map_err(|e| parse_error(&e))?),
+            PhysicalType::FLOAT => Value::Float(text()?.parse().map_err(|e| parse_error(&e))?),
+            PhysicalType::DOUBLE => Value::Double(text()?.parse().map_err(|e| parse_error(&e))?),
+            PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY => {
+                Value::Bytes(value.as_encoded_bytes().to_vec())
+            }
+            other => return Err(format!("cannot test values of physical type {other}")),
+        })
+    }
+
+    /// Whether the value may be in `filter`.
+    fn may_be_in(&self, filter: &FilterRef<'_, ParquetHash>) -> bool {
+        match self {
+            Value::Int32(value) => filter.contains_value(value),
+            Value::Int64(value) => filter.contains_value(value),
+            Value::Float(value) => filter.contains_value(value),
+            Value::Double(value) => filter.contains_value(value),
+            Value::Bytes(value) => filter.contains_value(value.as_slice()),
         }
-        PhysicalType::INT64 => {
-            filter.contains_value(&text()?.parse::<i64>().map_err(|e| parse_error(&e))?)
-        }
-        PhysicalType::FLOAT => {
-            filter.contains_value(&text()?.parse::<f32>().map_err(|e| parse_error(&e))?)
-        }
-        PhysicalType::DOUBLE => {
-            filter.contains_value(&text()?.parse::<f64>().map_err(|e| parse_error(&e))?)
-        }
-        PhysicalType::BYTE_ARRAY | PhysicalType::FIXED_LEN_BYTE_ARRAY => {
-            filter.contains_value(value.as_encoded_bytes())
-        }
-        other => return Err(format!("cannot test values of physical type {other}")),
-    })
+    }
 }

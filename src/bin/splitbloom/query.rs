@@ -1,4 +1,5 @@
-//! `splitbloom query`: which keys may be in a filter file, answered from the mapped file.
+//! `splitbloom query`: which keys may be in a filter file, answered from the file read into
+//! memory (header checked first, then exactly the announced size read).
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -6,7 +7,7 @@ use std::path::PathBuf;
 use splitbloom::{FilterHasher, FilterRef};
 
 use crate::Status;
-use crate::filters::{FilterFile, with_hasher};
+use crate::filters::{FilterFile, require_hasher, with_hasher};
 use crate::keys::{InputOptions, KeyBatch, KeyWriter};
 
 /// Options of `splitbloom query`.
@@ -26,6 +27,7 @@ pub struct Options {
 /// Runs `query`.
 pub fn run(options: &Options) -> Result<Status, String> {
     let file = FilterFile::open(&options.filter)?;
+    require_hasher(&options.filter, &file.header)?;
     with_hasher!(file.header.hasher, S => {
         let filter = FilterRef::<S>::from_bytes(&file.bytes)
             .map_err(|error| format!("{}: {error}", options.filter.display()))?;
