@@ -95,8 +95,9 @@ fn poisson_at_mode(lambda: f64, mode: f64) -> f64 {
         }
         return probability;
     }
-    // ln P(m; λ) = m·ln(λ/m) − (λ − m) − ½·ln(2πm) − (ln m! − Stirling's m·ln m − m + ½·ln(2πm)),
-    // with m·ln(λ/m) − (λ − m) formed from log1p so nothing large cancels.
+    // ln P(m; λ) = m·ln(λ/m) − (λ − m) − ½·ln(2πm) − δ(m), where δ(m) = ln m! − (m·ln m − m +
+    // ½·ln(2πm)) = 1/(12m) − 1/(360m³) + 1/(1260m⁵) − 1/(1680m⁷) + … (the next term is below
+    // 3e-17 for m ≥ 32), and m·ln(λ/m) − (λ − m) comes from log1p so nothing large cancels.
     let excess = lambda - mode;
     let log_ratio = mode * libm::log1p(excess / mode) - excess;
     let m2 = mode * mode;
@@ -108,7 +109,8 @@ fn poisson_at_mode(lambda: f64, mode: f64) -> f64 {
 /// The false-positive rate of a split-block filter holding on average `keys_per_block` keys in
 /// each block (`λ` in the formula of the [module docs](self)).
 ///
-/// Accurate to about 1e-13 relative for every input and computed in at most a few microseconds:
+/// Accurate to a few ulps (checked against 40-digit arithmetic) and computed in at most a few
+/// microseconds for every input:
 /// the Poisson sum runs outward from its mode and stops when a geometric bound on the rest is
 /// below 2^−60 of the sum (about `20·√λ` terms), and from λ = 1300 on the rate is 1 to `f64`
 /// precision (`1 − FPR ≤ 8·e^(−λ/32)`). Zero and negative loads give 0, `+∞` gives 1 and NaN
