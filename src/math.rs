@@ -434,9 +434,11 @@ pub(crate) mod scalable_v1 {
     /// decides there.
     const NEAR_MAX_BLOCKS: usize = MAX_BLOCKS - 1024;
 
-    /// At most this many one-block steps in the old procedure's walk (its estimate is within a
-    /// block or two of the answer unless the target is within rounding of 1).
-    const MAX_WALK: usize = 4096;
+    /// At most this many one-block steps in the old procedure's walk: its estimate is within a
+    /// block or two of the answer unless a first stage's target is within about 1e-12 of 1,
+    /// where the old rate's rounding noise let it wander for thousands of steps (and the old
+    /// writer for as long). Such a stage is refused as too large after about 20 ms.
+    const MAX_WALK: usize = 256;
 
     /// Above this load the old sum is within 1e-12 of 1 (and would take ~24·√λ terms): it is
     /// taken as 1, which compares the same against every target at most 1 − 1e-12.
