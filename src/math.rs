@@ -69,18 +69,26 @@ fn all_lanes_set(clear: f64) -> f64 {
     set4 * set4
 }
 
-/// `1 − all_lanes_set(clear)`, accurate when that is small: `1 − (1 − c)^8` expanded by the
-/// binomial theorem, in Horner form (no cancellation for small `c`; for `c` near 1 the value is
-/// near 1 and the absolute error a few ulps).
-#[inline]
-fn some_lane_clear(clear: f64) -> f64 {
-    let c = clear;
-    c * (8.0 - c * (28.0 - c * (56.0 - c * (70.0 - c * (56.0 - c * (28.0 - c * (8.0 - c)))))))
-}
-
-/// Loads from which the rate is summed as 1 minus its complement (the rate is above 0.8
-/// there), so that it stays accurate, and monotone, to the last bits near 1.
+/// Loads from which the rate comes from the closed form of its complement
+/// ([`some_lane_clear`]), accurate and monotone to the last bits near 1; below it, from the
+/// Poisson sum, accurate where the rate is small.
 const COMPLEMENT_FROM: f64 = 128.0;
+
+/// `1 − FPR(λ)` in closed form: `1 − (1 − c)^8 = Σ_{k=1..8} (−1)^(k+1)·C(8,k)·c^k` with
+/// `c = (31/32)^K`, and for a Poisson K, `E[z^K] = e^(−λ(1 − z))`, so
+/// `1 − FPR(λ) = Σ_{k=1..8} (−1)^(k+1)·C(8,k)·e^(−λ(1 − (31/32)^k))`. From λ = 128 on the first
+/// term dominates (the others are below 8% of it), so nothing cancels: a few ulps.
+fn some_lane_clear(lambda: f64) -> f64 {
+    const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
+    let mut sum = 0.0;
+    // Smallest terms first; (31/32)^k and 1 − (31/32)^k are exact in binary (31^8 < 2^53).
+    for k in (1..=8).rev() {
+        let survive = 1.0 - libm::pow(LANE_CLEAR, f64::from(k));
+        let term = BINOMIAL[k as usize] * libm::exp(-lambda * survive);
+        sum += if k % 2 == 1 { term } else { -term };
+    }
+    sum
+}
 
 /// The Poisson probability of exactly `mode = floor(λ)` events at rate `λ` (the largest
 /// probability), for `1 ≤ λ < SATURATED_KEYS_PER_BLOCK`, to a few ulps.
@@ -110,11 +118,12 @@ fn poisson_at_mode(lambda: f64, mode: f64) -> f64 {
 /// each block (`λ` in the formula of the [module docs](self)).
 ///
 /// Accurate to a few ulps (checked against 40-digit arithmetic) and computed in at most a few
-/// microseconds for every input:
-/// the Poisson sum runs outward from its mode and stops when a geometric bound on the rest is
-/// below 2^−60 of the sum (about `20·√λ` terms), and from λ = 1300 on the rate is 1 to `f64`
-/// precision (`1 − FPR ≤ 8·e^(−λ/32)`). Zero and negative loads give 0, `+∞` gives 1 and NaN
-/// gives NaN.
+/// microseconds for every input. Below 128 keys per block the Poisson sum runs outward from its
+/// mode and stops when a geometric bound on the rest is below 2^−60 of the sum (at most about
+/// 250 terms); from 128 on, `1 − FPR` has a closed form of eight exponentials
+/// (`Σ_{k=1..8} (−1)^(k+1)·C(8,k)·e^(−λ(1 − (31/32)^k))`), exact to the last bits near 1; from
+/// 1300 on the rate is 1 to `f64` precision (`1 − FPR ≤ 8·e^(−λ/32)`). Zero and negative loads
+/// give 0, `+∞` gives 1 and NaN gives NaN.
 ///
 /// ```
 /// use splitbloom::math::fpr_for_keys_per_block;
@@ -135,19 +144,17 @@ pub fn fpr_for_keys_per_block(keys_per_block: f64) -> f64 {
         return 1.0;
     }
     if lambda < COMPLEMENT_FROM {
-        // all_lanes_set rises with the keys: at most 1 above the mode, at most its value at i
-        // below it.
-        windowed_poisson_sum(lambda, all_lanes_set, false)
+        windowed_poisson_sum(lambda)
     } else {
-        1.0 - windowed_poisson_sum(lambda, some_lane_clear, true)
+        1.0 - some_lane_clear(lambda)
     }
     .clamp(0.0, 1.0)
 }
 
-/// `Σ_i Pois(i; λ)·weight(i)` for `0 < λ < SATURATED_KEYS_PER_BLOCK` and a weight in [0, 1]
-/// that rises with `i` (or falls, when `falling`), summed outward from the mode until a
-/// geometric bound on the rest is below [`TRUNCATION`] of the sum.
-fn windowed_poisson_sum(lambda: f64, weight: fn(f64) -> f64, falling: bool) -> f64 {
+/// `Σ_i Pois(i; λ)·(1 − (31/32)^i)^8` for `0 < λ < COMPLEMENT_FROM`, summed outward from the
+/// mode until a geometric bound on the rest is below [`TRUNCATION`] of the sum (at most about
+/// 250 terms).
+fn windowed_poisson_sum(lambda: f64) -> f64 {
     let mode = libm::floor(lambda);
     let peak = if mode == 0.0 {
         libm::exp(-lambda)
@@ -158,35 +165,32 @@ fn windowed_poisson_sum(lambda: f64, weight: fn(f64) -> f64, falling: bool) -> f
     // about one ulp per step, far below what reaches the result.
     let clear_at_mode = libm::pow(LANE_CLEAR, mode);
     let mut sum = CompensatedSum::default();
-    sum.add(peak * weight(clear_at_mode));
+    sum.add(peak * all_lanes_set(clear_at_mode));
     // Upwards: P(i + 1) = P(i)·λ/(i + 1). Past the mode that ratio only falls, so the terms
-    // after i add up to at most P(i)·r/(1 − r)·w with r = λ/(i + 1) and w the largest weight
-    // above i.
+    // after i add up to at most P(i)·r/(1 − r) with r = λ/(i + 1) (the lane factor is ≤ 1).
     let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
     loop {
         i += 1.0;
         probability *= lambda / i;
         clear *= LANE_CLEAR;
-        let here = weight(clear);
-        sum.add(probability * here);
+        sum.add(probability * all_lanes_set(clear));
         let ratio = lambda / (i + 1.0);
-        let rest = probability * ratio / (1.0 - ratio) * if falling { here } else { 1.0 };
+        let rest = probability * ratio / (1.0 - ratio);
         if rest <= TRUNCATION * sum.total() || probability == 0.0 {
             break;
         }
     }
-    // Downwards: P(i − 1) = P(i)·i/λ, a ratio that only falls below the mode, so the terms
-    // below i add up to at most P(i)·r/(1 − r)·w with r = i/λ < 1.
+    // Downwards: P(i − 1) = P(i)·i/λ, a ratio that only falls below the mode, and the lane
+    // factor falls too, so the terms below i add up to at most term(i)·r/(1 − r), r = i/λ < 1.
     let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
     while i > 0.0 {
         probability *= i / lambda;
         i -= 1.0;
         clear = if i == 0.0 { 1.0 } else { clear / LANE_CLEAR };
-        let here = weight(clear);
-        sum.add(probability * here);
+        let term = probability * all_lanes_set(clear);
+        sum.add(term);
         let ratio = i / lambda;
-        let rest = probability * ratio / (1.0 - ratio) * if falling { 1.0 } else { here };
-        if rest <= TRUNCATION * sum.total() || probability == 0.0 {
+        if term * ratio / (1.0 - ratio) <= TRUNCATION * sum.total() || term == 0.0 {
             break;
         }
     }
@@ -256,22 +260,58 @@ pub fn classic_false_positive_rate(bits_per_key: f64) -> f64 {
 }
 
 /// The largest load λ (keys per block) with `fpr_for_keys_per_block(λ) ≤ fpr`, for `fpr` in
-/// (0, 1): a bisection over the bit patterns of positive `f64`s (ordered like their values), at
-/// most 64 evaluations of the rate, each a few microseconds.
+/// (0, 1): a search over the bit patterns of positive `f64`s (ordered like their values) that
+/// keeps `rate(low) ≤ fpr < rate(high)`. It bisects the bit patterns until the bracket is within
+/// a factor of 2, then interpolates (regula falsi with the Illinois correction), falling back to
+/// a bisection step whenever an interpolation step did not halve the bracket: at most about 130
+/// evaluations of the rate, typically 20.
 fn largest_load_for_fpr(fpr: f64) -> f64 {
+    // log(p / (1 − p)): interpolating it against the load is nearly linear within a factor of
+    // 2, both where the rate is small (≈ power law) and close to 1 (1 − rate ≈ 8·e^(−λ/32)).
+    let logit = |p: f64| libm::log(p) - libm::log1p(-p);
+    let target = logit(fpr);
     // The rate of the smallest positive load is below every positive fpr (it is about λ·2^−40),
     // and from SATURATED_KEYS_PER_BLOCK on it is 1, above every fpr below 1.
     let (mut low, mut high) = (
         f64::from_bits(1).to_bits(),
         SATURATED_KEYS_PER_BLOCK.to_bits(),
     );
+    // logit(rate) − logit(fpr) at the ends: ≤ 0 at low, > 0 at high (infinite at first).
+    let (mut below, mut above) = (f64::NEG_INFINITY, f64::INFINITY);
+    // Which end the last step moved (-1 low, 1 high), for the Illinois correction.
+    let mut last_moved = 0;
+    let mut interpolate = false;
     while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if fpr_for_keys_per_block(f64::from_bits(mid)) <= fpr {
+        let (a, b) = (f64::from_bits(low), f64::from_bits(high));
+        let width = high - low;
+        let mid = if interpolate && b <= 2.0 * a && below.is_finite() && above.is_finite() {
+            // At least 1/32 of the bracket from either end: the rate is flat to the last bit
+            // over many ulps near 1, where the line would otherwise crawl one ulp at a time.
+            let x = a + (b - a) * (-below / (above - below));
+            let margin = (width / 32).max(1);
+            x.to_bits().clamp(low + margin, high - margin)
+        } else {
+            low + width / 2
+        };
+        let rate = fpr_for_keys_per_block(f64::from_bits(mid));
+        let excess = logit(rate) - target;
+        if rate <= fpr {
             low = mid;
+            below = excess.min(0.0);
+            if last_moved == -1 {
+                above *= 0.5; // the high end stayed twice: pull the line towards it
+            }
+            last_moved = -1;
         } else {
             high = mid;
+            above = excess.max(f64::MIN_POSITIVE);
+            if last_moved == 1 {
+                below *= 0.5;
+            }
+            last_moved = 1;
         }
+        // Interpolate next only if this step halved the bracket (or was a bisection).
+        interpolate = !interpolate || high - low <= width / 2;
     }
     f64::from_bits(low)
 }
@@ -660,6 +700,22 @@ mod tests {
                 "λ = {lambda}: {new} vs {old}"
             );
             lambda *= 1.0173;
+        }
+    }
+
+    /// The load search ends on a crossing: the rate at its answer meets the target, one ulp
+    /// more does not.
+    #[test]
+    fn load_search_ends_on_the_crossing() {
+        let mut fpr = 0.999_999_999_999_999_9;
+        while fpr > 1e-320 {
+            let load = largest_load_for_fpr(fpr);
+            assert!(fpr_for_keys_per_block(load) <= fpr, "{fpr}: {load}");
+            assert!(
+                fpr_for_keys_per_block(load.next_up()) > fpr,
+                "{fpr}: {load}"
+            );
+            fpr *= 0.77;
         }
     }
 
