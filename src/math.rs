@@ -80,11 +80,16 @@ const COMPLEMENT_FROM: f64 = 128.0;
 /// term dominates (the others are below 8% of it), so nothing cancels: a few ulps.
 fn some_lane_clear(lambda: f64) -> f64 {
     const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
+    // (31/32)^k by multiplication and 1 − (31/32)^k are exact in binary (31^8 < 2^53, and
+    // (31/32)^8 > 1/2).
+    let mut clear = [1.0f64; 9];
+    for k in 1..9 {
+        clear[k] = clear[k - 1] * LANE_CLEAR;
+    }
     let mut sum = 0.0;
-    // Smallest terms first; (31/32)^k and 1 − (31/32)^k are exact in binary (31^8 < 2^53).
-    for k in (1..=8).rev() {
-        let survive = 1.0 - libm::pow(LANE_CLEAR, f64::from(k));
-        let term = BINOMIAL[k as usize] * libm::exp(-lambda * survive);
+    for k in (1..9).rev() {
+        // Smallest terms first.
+        let term = BINOMIAL[k] * libm::exp(-lambda * (1.0 - clear[k]));
         sum += if k % 2 == 1 { term } else { -term };
     }
     sum
