@@ -32,14 +32,18 @@ if [ "$(uname -m)" = x86_64 ]; then
   export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+aes"
 fi
 
+# Debug assertions and overflow checks on (`--debug-assertions`, and the release profile of
+# fuzz/Cargo.toml too): an arithmetic overflow in a parser is a crash to find, not a silent wrap.
+checks=(--release --debug-assertions)
+
 targets=$(cargo "${toolchain[@]}" fuzz list)
-cargo "${toolchain[@]}" fuzz build "${sanitizer[@]}" --release
+cargo "${toolchain[@]}" fuzz build "${sanitizer[@]}" "${checks[@]}"
 for target in $targets; do
   work="target/corpus-work/$target"
   mkdir -p "$work" "corpus/$target"
   echo "== $target for ${seconds}s"
   log="target/fuzz-$target.log"
-  if ! cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" --release "$target" "$work" "corpus/$target" -- \
+  if ! cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" "${checks[@]}" "$target" "$work" "corpus/$target" -- \
     -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log" >&2
     echo "fuzz target $target failed: reproducer in fuzz/artifacts/$target" >&2

@@ -847,8 +847,10 @@ fn scalable_header<S>(filter: &ScalableFilter<S>) -> [u8; SCALABLE_HEADER_BYTES]
 /// | 56 | 8 | XXH3-64 (seed 0) of bytes 0..56 |
 /// | 64 | … | the stages, back to back |
 ///
-/// A reader recomputes each stage's size from the parameters and refuses stages that differ,
-/// so a file cannot smuggle in a stage sized for other parameters.
+/// A reader checks each stage's size against the parameters and refuses stages that differ,
+/// so a file cannot smuggle in a stage sized for other parameters. The check costs at most two
+/// evaluations of the false-positive rate per stage, so reading takes time proportional to the
+/// bytes.
 impl<S: FilterHasher> ScalableFilter<S> {
     /// The filter in splitbloom's format: the scalable header, then each stage.
     ///

@@ -46,47 +46,196 @@ pub const MAX_BLOCKS: usize = if usize::BITS > 32 {
     (isize::MAX as usize) / BLOCK_BYTES
 };
 
+/// Above this many keys per block the rate rounds to 1: `1 − FPR(λ) ≤ 8·e^(−λ/32)` (each of the
+/// eight lanes of a probed block leaves the probe's bit clear with probability at most
+/// `E[(31/32)^i] = e^(−λ/32)`), which is below `2^−55` from λ = 1300 on, less than half the gap
+/// between 1 and the largest `f64` below it.
+const SATURATED_KEYS_PER_BLOCK: f64 = 1300.0;
+
+/// Poisson terms are summed until the rest is provably below this fraction of the sum: far
+/// below the rounding error of the sum itself.
+const TRUNCATION: f64 = 1.0 / (1u64 << 60) as f64;
+
+/// The chance that a key leaves a given bit of its lane clear: 31/32 (exact in binary).
+const LANE_CLEAR: f64 = 31.0 / 32.0;
+
+/// The chance that every lane of a block has a given bit set (one bit per lane), from the
+/// chance `clear = (31/32)^keys` that one lane leaves it clear: `(1 − clear)^8`.
+#[inline]
+fn all_lanes_set(clear: f64) -> f64 {
+    let set = 1.0 - clear;
+    let set2 = set * set;
+    let set4 = set2 * set2;
+    set4 * set4
+}
+
+/// Loads from which the rate comes from the closed form of its complement
+/// ([`some_lane_clear`]), accurate and monotone to the last bits near 1; below it, from the
+/// Poisson sum, accurate where the rate is small.
+const COMPLEMENT_FROM: f64 = 128.0;
+
+/// `1 − FPR(λ)` in closed form: `1 − (1 − c)^8 = Σ_{k=1..8} (−1)^(k+1)·C(8,k)·c^k` with
+/// `c = (31/32)^K`, and for a Poisson K, `E[z^K] = e^(−λ(1 − z))`, so
+/// `1 − FPR(λ) = Σ_{k=1..8} (−1)^(k+1)·C(8,k)·e^(−λ(1 − (31/32)^k))`. From λ = 128 on the first
+/// term dominates (the others are below 8% of it), so nothing cancels: a few ulps.
+fn some_lane_clear(lambda: f64) -> f64 {
+    const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
+    // (31/32)^k by multiplication and 1 − (31/32)^k are exact in binary (31^8 < 2^53, and
+    // (31/32)^8 > 1/2).
+    let mut clear = [1.0f64; 9];
+    for k in 1..9 {
+        clear[k] = clear[k - 1] * LANE_CLEAR;
+    }
+    let mut sum = 0.0;
+    for k in (1..9).rev() {
+        // Smallest terms first.
+        let term = BINOMIAL[k] * libm::exp(-lambda * (1.0 - clear[k]));
+        sum += if k % 2 == 1 { term } else { -term };
+    }
+    sum
+}
+
+/// The Poisson probability of exactly `mode = floor(λ)` events at rate `λ` (the largest
+/// probability), for `1 ≤ λ < SATURATED_KEYS_PER_BLOCK`, to a few ulps.
+fn poisson_at_mode(lambda: f64, mode: f64) -> f64 {
+    if mode < 32.0 {
+        // e^(−λ) ≥ e^(−32) and λ^m / m! ≤ e^λ: neither under- nor overflows.
+        let mut probability = libm::exp(-lambda);
+        let mut i = 1.0;
+        while i <= mode {
+            probability *= lambda / i;
+            i += 1.0;
+        }
+        return probability;
+    }
+    // ln P(m; λ) = m·ln(λ/m) − (λ − m) − ½·ln(2πm) − δ(m), where δ(m) = ln m! − (m·ln m − m +
+    // ½·ln(2πm)) = 1/(12m) − 1/(360m³) + 1/(1260m⁵) − 1/(1680m⁷) + … (the next term is below
+    // 3e-17 for m ≥ 32), and m·ln(λ/m) − (λ − m) comes from log1p so nothing large cancels.
+    let excess = lambda - mode;
+    let log_ratio = mode * libm::log1p(excess / mode) - excess;
+    let m2 = mode * mode;
+    let stirling =
+        (1.0 / 12.0 - (1.0 / 360.0 - (1.0 / 1260.0 - 1.0 / (1680.0 * m2)) / m2) / m2) / mode;
+    libm::exp(log_ratio - 0.5 * libm::log(2.0 * core::f64::consts::PI * mode) - stirling)
+}
+
 /// The false-positive rate of a split-block filter holding on average `keys_per_block` keys in
 /// each block (`λ` in the formula of the [module docs](self)).
+///
+/// Accurate to a few ulps (checked against 40-digit arithmetic) and computed in at most a few
+/// microseconds for every input. Below 128 keys per block the Poisson sum runs outward from its
+/// mode and stops when a geometric bound on the rest is below 2^−60 of the sum (at most about
+/// 250 terms); from 128 on, `1 − FPR` has a closed form of eight exponentials
+/// (`Σ_{k=1..8} (−1)^(k+1)·C(8,k)·e^(−λ(1 − (31/32)^k))`), exact to the last bits near 1; from
+/// 1300 on the rate is 1 to `f64` precision (`1 − FPR ≤ 8·e^(−λ/32)`). Zero and negative loads
+/// give 0, `+∞` gives 1 and NaN gives NaN.
 ///
 /// ```
 /// use splitbloom::math::fpr_for_keys_per_block;
 /// assert_eq!(fpr_for_keys_per_block(0.0), 0.0);
 /// let rate = fpr_for_keys_per_block(25.6); // 10 bits per key
 /// assert!((rate - 0.0126).abs() < 0.0002);
+/// assert_eq!(fpr_for_keys_per_block(2e19), 1.0); // every bit set
 /// ```
 pub fn fpr_for_keys_per_block(keys_per_block: f64) -> f64 {
     let lambda = keys_per_block;
-    if lambda.is_nan() || lambda <= 0.0 {
+    if lambda.is_nan() {
+        return f64::NAN;
+    }
+    if lambda <= 0.0 {
         return 0.0;
     }
-    if lambda.is_infinite() {
+    if lambda >= SATURATED_KEYS_PER_BLOCK {
         return 1.0;
     }
-    // Sum the Poisson terms over the range that holds all but a negligible part of the mass
-    // (±12 standard deviations), in log space so large λ does not underflow.
-    let spread = 12.0 * libm::sqrt(lambda) + 30.0;
-    let first = libm::floor((lambda - spread).max(0.0)) as u64;
-    let last = libm::ceil(lambda + spread) as u64;
-    let log_lambda = libm::log(lambda);
-    let log_lane_empty = libm::log(1.0 - 1.0 / 32.0);
-    let mut sum = 0.0;
-    for i in first..=last {
-        let i = i as f64;
-        let log_pmf = i * log_lambda - lambda - libm::lgamma(i + 1.0);
-        let lane_set = -libm::expm1(i * log_lane_empty);
-        sum += libm::exp(log_pmf) * libm::pow(lane_set, 8.0);
+    if lambda < COMPLEMENT_FROM {
+        windowed_poisson_sum(lambda)
+    } else {
+        1.0 - some_lane_clear(lambda)
     }
-    sum.clamp(0.0, 1.0)
+    .clamp(0.0, 1.0)
+}
+
+/// `Σ_i Pois(i; λ)·(1 − (31/32)^i)^8` for `0 < λ < COMPLEMENT_FROM`, summed outward from the
+/// mode until a geometric bound on the rest is below [`TRUNCATION`] of the sum (at most about
+/// 250 terms).
+fn windowed_poisson_sum(lambda: f64) -> f64 {
+    let mode = libm::floor(lambda);
+    let peak = if mode == 0.0 {
+        libm::exp(-lambda)
+    } else {
+        poisson_at_mode(lambda, mode)
+    };
+    // (31/32)^i, stepped by multiplication from its value at the mode: a relative error of
+    // about one ulp per step, far below what reaches the result.
+    let clear_at_mode = libm::pow(LANE_CLEAR, mode);
+    let mut sum = CompensatedSum::default();
+    sum.add(peak * all_lanes_set(clear_at_mode));
+    // Upwards: P(i + 1) = P(i)·λ/(i + 1). Past the mode that ratio only falls, so the terms
+    // after i add up to at most P(i)·r/(1 − r) with r = λ/(i + 1) (the lane factor is ≤ 1).
+    let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
+    loop {
+        i += 1.0;
+        probability *= lambda / i;
+        clear *= LANE_CLEAR;
+        sum.add(probability * all_lanes_set(clear));
+        let ratio = lambda / (i + 1.0);
+        let rest = probability * ratio / (1.0 - ratio);
+        if rest <= TRUNCATION * sum.total() || probability == 0.0 {
+            break;
+        }
+    }
+    // Downwards: P(i − 1) = P(i)·i/λ, a ratio that only falls below the mode, and the lane
+    // factor falls too, so the terms below i add up to at most term(i)·r/(1 − r), r = i/λ < 1.
+    let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
+    while i > 0.0 {
+        probability *= i / lambda;
+        i -= 1.0;
+        clear = if i == 0.0 { 1.0 } else { clear / LANE_CLEAR };
+        let term = probability * all_lanes_set(clear);
+        sum.add(term);
+        let ratio = i / lambda;
+        if term * ratio / (1.0 - ratio) <= TRUNCATION * sum.total() || term == 0.0 {
+            break;
+        }
+    }
+    sum.total()
+}
+
+/// Neumaier's compensated summation: for positive terms the error stays at a few ulps however
+/// many there are.
+#[derive(Default)]
+struct CompensatedSum {
+    sum: f64,
+    compensation: f64,
+}
+
+impl CompensatedSum {
+    fn add(&mut self, term: f64) {
+        let total = self.sum + term;
+        self.compensation += if self.sum >= term {
+            (self.sum - total) + term
+        } else {
+            (term - total) + self.sum
+        };
+        self.sum = total;
+    }
+
+    fn total(&self) -> f64 {
+        self.sum + self.compensation
+    }
 }
 
 /// The false-positive rate of a split-block filter with `bits_per_key` bits per key.
+///
+/// No space (zero, negative or NaN bits per key) gives 1; infinite space gives 0.
 ///
 /// ```
 /// use splitbloom::math::false_positive_rate;
 /// // The split-block rates of the README's sizing table.
 /// assert!((false_positive_rate(8.0) - 0.0332).abs() < 0.0005);
 /// assert!((false_positive_rate(16.0) - 0.00132).abs() < 0.00005);
+/// assert_eq!(false_positive_rate(1e-17), 1.0);
 /// ```
 pub fn false_positive_rate(bits_per_key: f64) -> f64 {
     if bits_per_key.is_nan() || bits_per_key <= 0.0 {
@@ -108,13 +257,74 @@ pub fn classic_false_positive_rate(bits_per_key: f64) -> f64 {
     if bits_per_key.is_nan() || bits_per_key <= 0.0 {
         return 1.0;
     }
+    if bits_per_key.is_infinite() {
+        return 0.0;
+    }
     let k = libm::round(bits_per_key * core::f64::consts::LN_2).max(1.0);
     libm::pow(-libm::expm1(-k / bits_per_key), k)
 }
 
+/// The largest load λ (keys per block) with `fpr_for_keys_per_block(λ) ≤ fpr`, for `fpr` in
+/// (0, 1): a search over the bit patterns of positive `f64`s (ordered like their values) that
+/// keeps `rate(low) ≤ fpr < rate(high)`. It bisects the bit patterns until the bracket is within
+/// a factor of 2, then interpolates (regula falsi with the Illinois correction), falling back to
+/// a bisection step whenever an interpolation step did not halve the bracket: at most about 130
+/// evaluations of the rate, typically 20.
+fn largest_load_for_fpr(fpr: f64) -> f64 {
+    // log(p / (1 − p)): interpolating it against the load is nearly linear within a factor of
+    // 2, both where the rate is small (≈ power law) and close to 1 (1 − rate ≈ 8·e^(−λ/32)).
+    let logit = |p: f64| libm::log(p) - libm::log1p(-p);
+    let target = logit(fpr);
+    // The rate of the smallest positive load is below every positive fpr (it is about λ·2^−40),
+    // and from SATURATED_KEYS_PER_BLOCK on it is 1, above every fpr below 1.
+    let (mut low, mut high) = (
+        f64::from_bits(1).to_bits(),
+        SATURATED_KEYS_PER_BLOCK.to_bits(),
+    );
+    // logit(rate) − logit(fpr) at the ends: ≤ 0 at low, > 0 at high (infinite at first).
+    let (mut below, mut above) = (f64::NEG_INFINITY, f64::INFINITY);
+    // Which end the last step moved (-1 low, 1 high), for the Illinois correction.
+    let mut last_moved = 0;
+    let mut interpolate = false;
+    while high - low > 1 {
+        let (a, b) = (f64::from_bits(low), f64::from_bits(high));
+        let width = high - low;
+        let mid = if interpolate && b <= 2.0 * a && below.is_finite() && above.is_finite() {
+            // At least 1/32 of the bracket from either end: the rate is flat to the last bit
+            // over many ulps near 1, where the line would otherwise crawl one ulp at a time.
+            let x = a + (b - a) * (-below / (above - below));
+            let margin = (width / 32).max(1);
+            x.to_bits().clamp(low + margin, high - margin)
+        } else {
+            low + width / 2
+        };
+        let rate = fpr_for_keys_per_block(f64::from_bits(mid));
+        let excess = logit(rate) - target;
+        if rate <= fpr {
+            low = mid;
+            below = excess.min(0.0);
+            if last_moved == -1 {
+                above *= 0.5; // the high end stayed twice: pull the line towards it
+            }
+            last_moved = -1;
+        } else {
+            high = mid;
+            above = excess.max(f64::MIN_POSITIVE);
+            if last_moved == 1 {
+                below *= 0.5;
+            }
+            last_moved = 1;
+        }
+        // Interpolate next only if this step halved the bracket (or was a bisection).
+        interpolate = !interpolate || high - low <= width / 2;
+    }
+    f64::from_bits(low)
+}
+
 /// The bits per key a split-block filter needs for a false-positive rate of at most `fpr`.
 ///
-/// Errors when `fpr` is not in the open interval (0, 1).
+/// Errors when `fpr` is not in the open interval (0, 1). Takes at most about a hundred
+/// microseconds for any `fpr`.
 ///
 /// ```
 /// use splitbloom::math::{bits_per_key_for_fpr, false_positive_rate};
@@ -122,57 +332,59 @@ pub fn classic_false_positive_rate(bits_per_key: f64) -> f64 {
 /// assert!((bits - 10.5).abs() < 0.1);
 /// assert!(false_positive_rate(bits) <= 0.01);
 /// assert!(bits_per_key_for_fpr(0.0).is_err());
+/// assert!(bits_per_key_for_fpr(1e-300).unwrap().is_finite());
 /// ```
 pub fn bits_per_key_for_fpr(fpr: f64) -> Result<f64, Error> {
     check_fpr(fpr)?;
-    // The rate falls monotonically with λ; bisect λ in log space between "nearly empty" and
-    // "nearly full" blocks. 200 halvings of a ~900-wide log interval reach f64 precision.
-    let (mut low, mut high) = (-700.0_f64, 10.0_f64); // ln λ
-    for _ in 0..200 {
-        let mid = 0.5 * (low + high);
-        if fpr_for_keys_per_block(libm::exp(mid)) <= fpr {
-            low = mid;
+    let mut bits = BLOCK_BITS / largest_load_for_fpr(fpr);
+    // 256/λ rounds, and 256/bits need not give λ back: step up until the promise holds.
+    let mut steps = 0;
+    while bits.is_finite() && false_positive_rate(bits) > fpr {
+        // A few ulps normally; past that (rounding noise in the rate), larger steps.
+        steps += 1;
+        bits = if steps < 16 {
+            bits.next_up()
         } else {
-            high = mid;
-        }
+            bits * (1.0 + 1e-12)
+        };
     }
-    Ok(BLOCK_BITS / libm::exp(low))
+    Ok(bits)
 }
 
 /// The smallest number of blocks whose false-positive rate with `items` keys is at most `fpr`.
 ///
 /// Errors when `items` is 0, `fpr` is not in (0, 1), or the filter would exceed [`MAX_BLOCKS`].
+/// A bisection over the block count: at most 33 evaluations of the rate.
 ///
 /// ```
 /// use splitbloom::math::{num_blocks_for_fpr, fpr_for_keys_per_block};
 /// let blocks = num_blocks_for_fpr(1_000_000, 0.01).unwrap();
 /// assert!(fpr_for_keys_per_block(1e6 / blocks as f64) <= 0.01);
 /// assert!(fpr_for_keys_per_block(1e6 / (blocks - 1) as f64) > 0.01);
+/// assert!(num_blocks_for_fpr(u64::MAX, 0.01).is_err()); // more than 2^32 blocks
 /// ```
 pub fn num_blocks_for_fpr(items: u64, fpr: f64) -> Result<usize, Error> {
     if items == 0 {
         return Err(Error::ZeroItems);
     }
-    let bits_per_key = bits_per_key_for_fpr(fpr)?;
-    let estimate = libm::ceil(items as f64 * bits_per_key / BLOCK_BITS).max(1.0);
-    if estimate > MAX_BLOCKS as f64 {
-        return Err(Error::TooLarge { blocks: estimate });
-    }
-    // The bisection's answer is within rounding of the exact minimum: step to it.
-    let mut blocks = estimate as usize;
+    check_fpr(fpr)?;
     let rate = |blocks: usize| fpr_for_keys_per_block(items as f64 / blocks as f64);
-    while blocks > 1 && rate(blocks - 1) <= fpr {
-        blocks -= 1;
+    if rate(MAX_BLOCKS) > fpr {
+        return Err(Error::TooLarge {
+            blocks: libm::ceil(items as f64 / largest_load_for_fpr(fpr)),
+        });
     }
-    while rate(blocks) > fpr {
-        if blocks >= MAX_BLOCKS {
-            return Err(Error::TooLarge {
-                blocks: blocks as f64 + 1.0,
-            });
+    // The rate falls as blocks are added: rate(low) > fpr (or low = 0), rate(high) ≤ fpr.
+    let (mut low, mut high) = (0usize, MAX_BLOCKS);
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if rate(mid) <= fpr {
+            high = mid;
+        } else {
+            low = mid;
         }
-        blocks += 1;
     }
-    Ok(blocks)
+    Ok(high)
 }
 
 /// The number of blocks for `items` keys at `bits_per_key` bits each (rounded up, at least 1).
@@ -239,6 +451,191 @@ pub(crate) fn check_fpr(fpr: f64) -> Result<(), Error> {
     }
 }
 
+/// The sizing of [`ScalableFilter`](crate::ScalableFilter) stages, exactly as the first release
+/// of the format computed it, so that the reader accepts exactly the files that release wrote.
+///
+/// That release sized a stage with an older evaluation of the rate (the Poisson sum in log
+/// space over ±(12·√λ + 30) terms, [`scalable_v1::rate`]): a 200-step bisection for the bits
+/// per key (about 6 ms), then a walk one block at a time to the smallest count whose rate is at
+/// most the stage's target. Where that rate falls with the block count, the walk's answer is
+/// simply the smallest `b` with `rate(items / b) ≤ fpr`. It does fall, by far more than its
+/// rounding noise (about 1e-13 relative), for every target up to
+/// [`scalable_v1::DIRECT_MAX_FPR`]: the crossing load is then below 80 keys per block, where
+/// the rate grows at least like λ^1.7, so one block more changes it by more than 4e-10
+/// relative even at 2^32 blocks
+/// (`tests::stage_sizes_match_the_first_release` and the golden table in `scalable.rs` check
+/// it). So a stage is sized with the current rate's bisection plus two or three evaluations of
+/// the old rate, and a stored size is checked with two (the old rate on both sides of it);
+/// only larger targets take the old procedure itself, and at most the first stage of a filter
+/// can have one (the stages' targets add up to less than 1).
+pub(crate) mod scalable_v1 {
+    use super::{MAX_BLOCKS, check_fpr, num_blocks_for_fpr};
+    use crate::error::Error;
+
+    /// Stage targets above this take the old procedure (at most once per filter).
+    pub(crate) const DIRECT_MAX_FPR: f64 = 0.5;
+
+    /// Stage sizes this close to [`MAX_BLOCKS`] take the old procedure, whose estimate check
+    /// decides there.
+    const NEAR_MAX_BLOCKS: usize = MAX_BLOCKS - 1024;
+
+    /// At most this many one-block steps in the old procedure's walk: its estimate is within a
+    /// block or two of the answer unless a first stage's target is within about 1e-12 of 1,
+    /// where the old rate's rounding noise let it wander for thousands of steps (and the old
+    /// writer for as long). Such a stage is refused as too large after about 20 ms.
+    const MAX_WALK: usize = 256;
+
+    /// Above this load the old sum is within 1e-12 of 1 (and would take ~24·√λ terms): it is
+    /// taken as 1, which compares the same against every target at most 1 − 1e-12.
+    const MAX_SUMMED_LOAD: f64 = 4096.0;
+
+    #[cfg(test)]
+    std::thread_local! {
+        /// Evaluations of [`rate`] on this thread (tests count them).
+        pub(crate) static EVALUATIONS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+    }
+
+    /// The rate as the first release evaluated it, term for term.
+    pub(crate) fn rate(lambda: f64) -> f64 {
+        #[cfg(test)]
+        EVALUATIONS.with(|count| count.set(count.get() + 1));
+        if lambda.is_nan() || lambda <= 0.0 {
+            return 0.0;
+        }
+        if lambda > MAX_SUMMED_LOAD {
+            return 1.0;
+        }
+        let spread = 12.0 * libm::sqrt(lambda) + 30.0;
+        let first = libm::floor((lambda - spread).max(0.0)) as u64;
+        let last = libm::ceil(lambda + spread) as u64;
+        let log_lambda = libm::log(lambda);
+        let log_lane_empty = libm::log(1.0 - 1.0 / 32.0);
+        let mut sum = 0.0;
+        for i in first..=last {
+            let i = i as f64;
+            let log_pmf = i * log_lambda - lambda - libm::lgamma(i + 1.0);
+            let lane_set = -libm::expm1(i * log_lane_empty);
+            sum += libm::exp(log_pmf) * libm::pow(lane_set, 8.0);
+        }
+        sum.clamp(0.0, 1.0)
+    }
+
+    /// The old procedure: bisection for the bits per key, estimate, walk. The bisection stops
+    /// once a step leaves its interval unchanged (every later step would repeat it).
+    pub(crate) fn old_procedure(items: u64, fpr: f64) -> Result<usize, Error> {
+        if items == 0 {
+            return Err(Error::ZeroItems);
+        }
+        check_fpr(fpr)?;
+        let (mut low, mut high) = (-700.0_f64, 10.0_f64);
+        for _ in 0..200 {
+            let mid = 0.5 * (low + high);
+            let (new_low, new_high) = if rate(libm::exp(mid)) <= fpr {
+                (mid, high)
+            } else {
+                (low, mid)
+            };
+            if new_low == low && new_high == high {
+                break;
+            }
+            (low, high) = (new_low, new_high);
+        }
+        let bits_per_key = 256.0 / libm::exp(low);
+        let estimate = libm::ceil(items as f64 * bits_per_key / 256.0).max(1.0);
+        if estimate > MAX_BLOCKS as f64 {
+            return Err(Error::TooLarge { blocks: estimate });
+        }
+        let mut blocks = estimate as usize;
+        let rate_at = |blocks: usize| rate(items as f64 / blocks as f64);
+        let mut steps = 0;
+        while blocks > 1 && rate_at(blocks - 1) <= fpr {
+            blocks -= 1;
+            steps += 1;
+            if steps > MAX_WALK {
+                return Err(Error::TooLarge { blocks: estimate });
+            }
+        }
+        while rate_at(blocks) > fpr {
+            if blocks >= MAX_BLOCKS || steps > MAX_WALK {
+                return Err(Error::TooLarge {
+                    blocks: blocks as f64 + 1.0,
+                });
+            }
+            blocks += 1;
+            steps += 1;
+        }
+        Ok(blocks)
+    }
+
+    /// The number of blocks of a stage sized for `items` keys at rate `fpr`, as the first
+    /// release computed it.
+    pub(crate) fn stage_blocks(items: u64, fpr: f64) -> Result<usize, Error> {
+        if items == 0 {
+            return Err(Error::ZeroItems);
+        }
+        check_fpr(fpr)?;
+        if fpr > DIRECT_MAX_FPR {
+            return old_procedure(items, fpr);
+        }
+        // The crossing of the current rate, then the crossing of the old one next to it.
+        let Ok(mut blocks) = num_blocks_for_fpr(items, fpr) else {
+            return old_procedure(items, fpr);
+        };
+        let rate_at = |blocks: usize| rate(items as f64 / blocks as f64);
+        for _ in 0..MAX_WALK {
+            if blocks > NEAR_MAX_BLOCKS {
+                return old_procedure(items, fpr);
+            }
+            if rate_at(blocks) > fpr {
+                blocks += 1;
+            } else if blocks > 1 && rate_at(blocks - 1) <= fpr {
+                blocks -= 1;
+            } else {
+                return Ok(blocks);
+            }
+        }
+        old_procedure(items, fpr)
+    }
+
+    /// Checks stored stage sizes against the parameters, remembering the last rates it
+    /// evaluated: stages of equal capacity and size (growth factor 1) cost one evaluation in all.
+    #[derive(Default)]
+    pub(crate) struct StageCheck {
+        /// (load bits, old rate) of the last two evaluations.
+        memo: [(u64, f64); 2],
+        next: usize,
+    }
+
+    impl StageCheck {
+        /// The old rate at `items / blocks` keys per block, from the memo when it is there.
+        fn rate_at(&mut self, items: u64, blocks: usize) -> f64 {
+            let load = items as f64 / blocks as f64;
+            // A load's bits are never 0 here (items, blocks ≥ 1), the memo's empty key.
+            if let Some(&(_, known)) = self.memo.iter().find(|(bits, _)| *bits == load.to_bits()) {
+                return known;
+            }
+            let value = rate(load);
+            self.memo[self.next] = (load.to_bits(), value);
+            self.next = 1 - self.next;
+            value
+        }
+
+        /// Whether `blocks` is the size the first release gives a stage of `items` keys at rate
+        /// `fpr`: the smallest count whose rate is at most `fpr` (two old-rate evaluations at
+        /// most), or for large targets the old procedure's answer.
+        pub(crate) fn matches(&mut self, items: u64, fpr: f64, blocks: usize) -> bool {
+            if items == 0 || check_fpr(fpr).is_err() || blocks == 0 {
+                return false;
+            }
+            if fpr > DIRECT_MAX_FPR || blocks > NEAR_MAX_BLOCKS {
+                return old_procedure(items, fpr) == Ok(blocks);
+            }
+            self.rate_at(items, blocks) <= fpr
+                && (blocks == 1 || self.rate_at(items, blocks - 1) > fpr)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -294,6 +691,78 @@ mod tests {
             num_blocks_for_bits(u64::MAX, 64.0),
             Err(Error::TooLarge { .. })
         ));
+    }
+
+    /// The windowed sum agrees with the first release's full log-space sum wherever that one
+    /// is accurate (it is exact term for term, just slow for large loads).
+    #[test]
+    fn windowed_sum_matches_the_full_sum() {
+        let mut lambda = 1e-6;
+        while lambda < SATURATED_KEYS_PER_BLOCK {
+            let (new, old) = (fpr_for_keys_per_block(lambda), scalable_v1::rate(lambda));
+            assert!(
+                (new - old).abs() <= 1e-11 * old,
+                "λ = {lambda}: {new} vs {old}"
+            );
+            lambda *= 1.0173;
+        }
+    }
+
+    /// The load search ends on a crossing: the rate at its answer meets the target, one ulp
+    /// more does not.
+    #[test]
+    fn load_search_ends_on_the_crossing() {
+        let mut fpr = 0.999_999_999_999_999_9;
+        while fpr > 1e-320 {
+            let load = largest_load_for_fpr(fpr);
+            assert!(fpr_for_keys_per_block(load) <= fpr, "{fpr}: {load}");
+            assert!(
+                fpr_for_keys_per_block(load.next_up()) > fpr,
+                "{fpr}: {load}"
+            );
+            fpr *= 0.77;
+        }
+    }
+
+    /// ScalableFilter stage sizes: the fast path gives exactly what the first release's
+    /// procedure gives, and the stored-size check accepts exactly that size.
+    #[test]
+    fn stage_sizes_match_the_first_release() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for case in 0..300 {
+            let items = match case % 3 {
+                0 => 1 + next() % 64,
+                1 => 1 + next() % 100_000,
+                _ => 1 + next() % (1 << 36),
+            };
+            // Targets from 1e-12 to 0.9 (log-uniform), plus some just around 0.5.
+            let fpr = if case % 10 == 0 {
+                0.45 + 0.1 * (next() % 1000) as f64 / 1000.0
+            } else {
+                libm::pow(10.0, -12.0 + 11.95 * (next() % 1_000_000) as f64 / 1e6)
+            };
+            let old = scalable_v1::old_procedure(items, fpr);
+            assert_eq!(
+                scalable_v1::stage_blocks(items, fpr),
+                old,
+                "{items} keys at {fpr}"
+            );
+            if let Ok(blocks) = old {
+                let mut check = scalable_v1::StageCheck::default();
+                assert!(check.matches(items, fpr, blocks), "{items} {fpr} {blocks}");
+                assert!(
+                    !check.matches(items, fpr, blocks + 1),
+                    "{items} {fpr} {blocks}"
+                );
+                assert!(blocks == 1 || !check.matches(items, fpr, blocks - 1));
+            }
+        }
     }
 
     #[test]

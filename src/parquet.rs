@@ -424,19 +424,26 @@ impl CompactReader<'_> {
     }
 
     fn skip_bytes(&mut self, count: u64) -> Result<(), Error> {
-        let remaining = (self.bytes.len() - self.position) as u64;
-        if count > remaining {
-            return Err(Error::InvalidParquetHeader("the header is truncated"));
-        }
-        self.position += count as usize;
+        let remaining = self.bytes.len().saturating_sub(self.position);
+        let count = usize::try_from(count)
+            .ok()
+            .filter(|&count| count <= remaining)
+            .ok_or(Error::InvalidParquetHeader("the header is truncated"))?;
+        self.position += count;
         Ok(())
     }
 
+    /// An unsigned LEB128 varint of at most 64 bits (10 bytes, the last holding one bit).
     fn varint(&mut self) -> Result<u64, Error> {
         let mut value = 0u64;
         for shift in (0..64).step_by(7) {
             let byte = self.byte()?;
-            value |= u64::from(byte & 0x7f) << shift;
+            let bits = u64::from(byte & 0x7f);
+            // The 10th byte carries bit 63 only: anything more would be shifted out.
+            if shift == 63 && bits > 1 {
+                return Err(Error::InvalidParquetHeader("a varint overflows 64 bits"));
+            }
+            value |= bits << shift;
             if byte & 0x80 == 0 {
                 return Ok(value);
             }
@@ -452,17 +459,23 @@ impl CompactReader<'_> {
     }
 
     /// The next field's id and type, or `None` at the end of the struct.
-    fn field(&mut self, last_id: &mut i64) -> Result<Option<(i64, u8)>, Error> {
+    ///
+    /// Thrift field ids are `i16`: an id given in full (delta 0) must fit one, and so must the
+    /// previous id plus a delta; anything else is an error, not an overflow.
+    fn field(&mut self, last_id: &mut i16) -> Result<Option<(i16, u8)>, Error> {
         let header = self.byte()?;
         if header == 0 {
             return Ok(None);
         }
-        let delta = i64::from(header >> 4);
+        let delta = header >> 4;
         let id = if delta == 0 {
-            self.zigzag()?
+            i16::try_from(self.zigzag()?).ok()
         } else {
-            *last_id + delta
-        };
+            last_id.checked_add(i16::from(delta))
+        }
+        .ok_or(Error::InvalidParquetHeader(
+            "a field id does not fit Thrift's i16",
+        ))?;
         *last_id = id;
         Ok(Some((id, header & 0x0f)))
     }
@@ -591,7 +604,10 @@ pub fn read_header(bytes: &[u8]) -> Result<(usize, usize), Error> {
             "numBytes is not a positive multiple of 32",
         ));
     }
-    Ok((num_bytes as usize, reader.position))
+    let num_bytes = usize::try_from(num_bytes).map_err(|_| Error::InvalidParquetSize {
+        bytes: num_bytes.unsigned_abs(),
+    })?;
+    Ok((num_bytes, reader.position))
 }
 
 /// Errors unless `num_bytes` is a bitset size Parquet readers accept.
@@ -617,7 +633,8 @@ fn split_header(bytes: &[u8]) -> Result<(&[u8], usize), Error> {
             needed: end,
             available: bytes.len(),
         })?;
-    Ok((bitset, end as usize))
+    // Both slices succeeded, so the sum is at most `bytes.len()`.
+    Ok((bitset, header_len + bitset.len()))
 }
 
 impl Filter<ParquetHash> {

@@ -24,6 +24,19 @@ fn replay(target: &str, check: fn(&[u8])) {
     println!("{target}: replayed {count} corpus files");
 }
 
+/// The replay exists to catch panics, and arithmetic overflow is one only with overflow checks
+/// on: the test profile has them (it inherits them from `dev`; `opt-level = 3` does not turn
+/// them off). This fails if a profile change, or `cargo test --release`, silently drops them.
+#[test]
+fn overflow_checks_are_on() {
+    let overflowed =
+        std::panic::catch_unwind(|| std::hint::black_box(u8::MAX) + std::hint::black_box(1u8));
+    assert!(
+        overflowed.is_err(),
+        "the corpus replay must run with overflow checks on"
+    );
+}
+
 #[test]
 fn differential_corpus() {
     replay("differential", fuzz_checks::differential);
@@ -50,6 +63,19 @@ fn from_bytes_corpus() {
     assert!(
         readable > 0,
         "no valid XXH3 filter among the from_bytes seeds"
+    );
+    // And valid ScalableFilter files, so the scalable reader's success path is replayed.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/from_bytes");
+    let scalable = std::fs::read_dir(folder)
+        .expect("corpus folder")
+        .filter(|entry| {
+            let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
+            splitbloom::ScalableFilter::<splitbloom::Xxh3Hash>::from_bytes(&bytes).is_ok()
+        })
+        .count();
+    assert!(
+        scalable > 0,
+        "no valid XXH3 ScalableFilter among the from_bytes seeds"
     );
 }
 

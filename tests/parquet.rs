@@ -164,6 +164,76 @@ fn bad_headers_are_errors() {
     assert!(read_header(&huge_list).is_err());
 }
 
+/// Field ids are Thrift `i16`s: ids that do not fit one, given in full or reached by adding a
+/// delta, are errors. Before, `last_id + delta` overflowed (a panic with overflow checks on, a
+/// silent wrap without).
+#[test]
+fn field_id_overflow_is_an_error() {
+    let cases: [(&str, &[u8]); 6] = [
+        // The input: field id i64::MAX given in full, skipped, then delta 1.
+        (
+            "id i64::MAX then delta 1",
+            &[
+                0x05, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x00, 0x15, 0x00,
+                0x00,
+            ],
+        ),
+        // The same inside an unknown struct field (the skipping path).
+        (
+            "nested id i64::MAX then delta 1",
+            &[
+                0x15, 0x40, 0x5c, 0x05, 0xfe, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+                0x00, 0x15, 0x00, 0x00, 0x00,
+            ],
+        ),
+        // i16::MAX in full is a valid id; one more by delta is not.
+        (
+            "id i16::MAX then delta 1",
+            &[0x05, 0xfe, 0xff, 0x03, 0x00, 0x15, 0x00, 0x00],
+        ),
+        // i16::MIN − 1 in full.
+        ("id -32769", &[0x05, 0x81, 0x80, 0x04, 0x00, 0x00]),
+        // Deltas adding up past i16::MAX inside an unknown struct.
+        (
+            "deltas past i16::MAX",
+            &[
+                0x15, 0x40, 0x5c, 0x05, 0xf0, 0xff, 0x03, 0x00, 0xf5, 0x00, 0x00, 0x00,
+            ],
+        ),
+        // A 10-byte varint whose last byte holds more than bit 63.
+        (
+            "varint over 64 bits",
+            &[
+                0x15, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02, 0x00,
+            ],
+        ),
+    ];
+    for (name, bytes) in cases {
+        let error = read_header(bytes).unwrap_err();
+        assert!(
+            matches!(error, Error::InvalidParquetHeader(_)),
+            "{name}: {error:?}"
+        );
+        let mut with_bitset = bytes.to_vec();
+        with_bitset.extend_from_slice(&[0; 64]);
+        assert!(
+            Filter::<ParquetHash>::from_parquet_bytes(&with_bitset).is_err(),
+            "{name}"
+        );
+        assert!(
+            FilterRef::<ParquetHash>::from_parquet_bytes(&with_bitset).is_err(),
+            "{name}"
+        );
+    }
+    // Ids up to i16::MAX given in full, and negative ones, are still skipped as unknown.
+    let mut header = header_bytes(32).unwrap();
+    header.pop(); // the stop byte
+    header.extend_from_slice(&[0x06, 0xfe, 0xff, 0x03, 0x00]); // field 32767, i64 0
+    header.extend_from_slice(&[0x06, 0xff, 0xff, 0x03, 0x00]); // field -32768, i64 0
+    header.extend_from_slice(&[0x16, 0x00, 0]); // field -32767 (delta 1), i64 0; stop
+    assert_eq!(read_header(&header).unwrap(), (32, header.len()));
+}
+
 #[test]
 fn random_and_mutated_headers_never_panic() {
     let mut rng = common::rng(21);

@@ -202,3 +202,53 @@ fn parameters_survive_the_round_trip() {
     assert_eq!(copy.parameters(), &parameters);
     assert_eq!(copy.items_in_last_stage(), filter.items_in_last_stage());
 }
+
+/// Files the first release of the format wrote (XXH3 hasher, keys `0..keys` as u64, release
+/// build of commit af4e2b5): the writer still produces them byte for byte (so it sizes every
+/// stage identically) and the reader opens them. The second is the 128 KB file of 2000
+/// one-block stages that took seconds to open; the third has a first stage targeting 0.81,
+/// sized by the old procedure itself.
+#[test]
+fn files_of_the_first_release_are_written_and_read_identically() {
+    /// Parameters, keys inserted, then stages, length and XXH3 of the bytes written.
+    type Golden = (u64, f64, f64, f64, u64, usize, usize, u64);
+    let golden: [Golden; 4] = [
+        (100, 0.01, 2.0, 0.85, 3000, 5, 6976, 0xd969_6030_a9df_4c11),
+        (
+            1,
+            0.01,
+            1.0,
+            0.999_999,
+            2000,
+            2000,
+            128_064,
+            0xf642_f27c_9292_132a,
+        ),
+        (50, 0.9, 2.0, 0.1, 400, 3, 576, 0x892d_4a28_0667_5087),
+        (7, 0.3, 1.5, 0.5, 500, 9, 1504, 0x57d7_13e9_f06b_2de6),
+    ];
+    for (capacity, fpr, growth_factor, tightening_ratio, keys, stages, len, hash) in golden {
+        let mut parameters = ScalableParameters::new(capacity, fpr);
+        parameters.growth_factor = growth_factor;
+        parameters.tightening_ratio = tightening_ratio;
+        let mut filter =
+            ScalableFilter::with_parameters(parameters, splitbloom::Xxh3Hash::default()).unwrap();
+        for key in 0..keys {
+            filter.insert(&key).unwrap();
+        }
+        let bytes = filter.to_bytes();
+        assert_eq!(
+            (
+                filter.stages().len(),
+                bytes.len(),
+                xxhash_rust::xxh3::xxh3_64(&bytes)
+            ),
+            (stages, len, hash),
+            "{parameters:?}"
+        );
+        let read = ScalableFilter::<splitbloom::Xxh3Hash>::from_bytes(&bytes).unwrap();
+        assert_eq!(read.len(), filter.len());
+        assert!((0..keys).all(|key| read.contains(&key)));
+        assert_eq!(read.to_bytes(), bytes);
+    }
+}

@@ -7,9 +7,11 @@ use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};
 
 use arbitrary::{Arbitrary, Unstructured};
-use splitbloom::format::{HEADER_BYTES, Header};
+use splitbloom::format::{HEADER_BYTES, Header, SCALABLE_HEADER_BYTES};
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{DefaultHasher, Filter, FilterHasher, FilterRef, Kernel, Xxh3Hash};
+use splitbloom::{
+    DefaultHasher, Filter, FilterHasher, FilterRef, Kernel, ScalableFilter, Xxh3Hash,
+};
 
 /// One step of the differential target.
 #[derive(Arbitrary, Debug)]
@@ -306,13 +308,43 @@ fn read_as<S: FilterHasher + std::fmt::Debug>(bytes: &[u8]) {
     assert!((0.0..=1.0).contains(&borrowed.fill_ratio()));
 }
 
+/// Returns `bytes` with the ScalableFilter header's checksum (bytes 56..64, over 0..56)
+/// recomputed, so that mutated inputs reach the parameter and stage checks.
+fn with_valid_scalable_checksum(bytes: &[u8]) -> Vec<u8> {
+    let mut fixed = bytes.to_vec();
+    if fixed.len() >= SCALABLE_HEADER_BYTES {
+        let checksum = xxhash_rust::xxh3::xxh3_64(&fixed[..56]);
+        fixed[56..64].copy_from_slice(&checksum.to_le_bytes());
+    }
+    fixed
+}
+
+/// Reads `bytes` as a ScalableFilter with hasher `S`: never panics, and what it accepts
+/// re-serializes to the same bytes.
+fn read_scalable_as<S: FilterHasher + PartialEq + std::fmt::Debug>(bytes: &[u8]) {
+    if let Ok(filter) = ScalableFilter::<S>::from_bytes(bytes) {
+        assert_eq!(
+            filter.to_bytes(),
+            bytes,
+            "re-serialized scalable filter differs"
+        );
+        assert!(filter.items_in_last_stage() <= filter.len());
+        assert!((0.0..=1.0).contains(&filter.estimated_fpr()));
+    }
+}
+
 /// Arbitrary bytes into every reader: the own format (each hasher type, owned and zero-copy,
-/// as given and with a repaired checksum) and the Parquet header/bitset reader.
+/// as given and with a repaired checksum), the ScalableFilter container (likewise) and the
+/// Parquet header/bitset reader.
 pub fn from_bytes(data: &[u8]) {
     for bytes in [data.to_vec(), with_valid_checksum(data)] {
         read_as::<DefaultHasher>(&bytes);
         read_as::<Xxh3Hash>(&bytes);
         read_as::<ParquetHash>(&bytes);
+    }
+    for bytes in [data.to_vec(), with_valid_scalable_checksum(data)] {
+        read_scalable_as::<DefaultHasher>(&bytes);
+        read_scalable_as::<Xxh3Hash>(&bytes);
     }
     if let Ok((num_bytes, header_len)) = splitbloom::parquet::read_header(data) {
         assert!(header_len <= data.len(), "header longer than its input");
