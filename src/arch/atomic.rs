@@ -11,7 +11,7 @@
 use core::mem::{align_of, size_of};
 use core::sync::atomic::Ordering::Relaxed;
 
-use super::memory::Blocks;
+use super::memory::{BlockStorage, Blocks};
 use crate::block::{Block, LANES};
 
 // The atomic word: 64 bits where the target has 64-bit atomics, so an insert needs at most four
@@ -69,6 +69,12 @@ const _: () = assert!(size_of::<Word>() == size_of::<Plain>());
 const _: () = assert!(align_of::<Word>() == size_of::<Plain>());
 const _: () = assert!(size_of::<AtomicBlock>() == size_of::<Block>());
 const _: () = assert!(align_of::<AtomicBlock>() == align_of::<Block>());
+
+// SAFETY: `AtomicBlock` is `#[repr(C, align(32))]` over atomic integers, which have the size and
+// bit validity of their integers (any bits are valid lanes); its size and alignment are asserted
+// equal to `Block`'s just above. (This impl lives here, not in `memory`, so that `memory` never
+// names this module, which exists only on targets with 32-bit atomics.)
+unsafe impl BlockStorage for AtomicBlock {}
 
 /// Plain blocks to atomic blocks, in place (the layouts match: see `BlockStorage`).
 pub(crate) fn into_atomic_blocks(blocks: Blocks) -> Blocks<AtomicBlock> {

@@ -27,7 +27,6 @@ use core::mem::{ManuallyDrop, align_of, size_of};
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
-use crate::arch::atomic::AtomicBlock;
 use crate::block::Block;
 
 /// The element types [`Blocks`] can hold: a block's 32 bytes, plain or atomic.
@@ -41,12 +40,8 @@ pub(crate) unsafe trait BlockStorage {}
 
 // SAFETY: `Block` is `#[repr(C, align(32))] [u32; 8]`: 32 bytes, every bit pattern valid.
 unsafe impl BlockStorage for Block {}
-// SAFETY: `AtomicBlock` is `#[repr(C, align(32))]` over atomic integers, which have the size and
-// bit validity of their integers; its layout is asserted equal to `Block`'s in `arch::atomic`.
-unsafe impl BlockStorage for AtomicBlock {}
 
 const _: () = assert!(size_of::<Block>() == 32 && align_of::<Block>() == 32);
-const _: () = assert!(size_of::<AtomicBlock>() == 32 && align_of::<AtomicBlock>() == 32);
 
 /// Size (and alignment) of an x86_64 / aarch64 transparent huge page.
 const HUGE_PAGE_BYTES: usize = 2 << 20;
@@ -62,7 +57,7 @@ pub(crate) const HUGE_PAGE_THRESHOLD: usize = 8 << 20;
 const LARGE_ALLOCATION_ALIGN: usize = 8;
 
 /// An owned, zero-initialised `[T]` of fixed length (see the module docs); `T` is [`Block`]
-/// or [`AtomicBlock`], and [`Blocks::cast`] switches between them without copying.
+/// or `arch::atomic::AtomicBlock`, and [`Blocks::cast`] switches between them without copying.
 pub(crate) struct Blocks<T: BlockStorage = Block> {
     /// The first block: the allocation's start for small filters, its first 2 MiB boundary for
     /// huge ones; dangling (and never freed) when `layout.size() == 0`.
@@ -149,6 +144,10 @@ impl<T: BlockStorage> Blocks<T> {
     }
 
     /// The same memory as blocks of another [`BlockStorage`] type, without copying.
+    #[cfg_attr(
+        not(target_has_atomic = "32"),
+        expect(dead_code, reason = "only atomic filters cast their blocks")
+    )]
     pub(crate) fn cast<U: BlockStorage>(self) -> Blocks<U> {
         let this = ManuallyDrop::new(self);
         // `BlockStorage` guarantees equal size and alignment, so `layout` still describes the
