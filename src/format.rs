@@ -199,10 +199,10 @@ impl Header {
 
     /// Errors unless a reader using hasher type `S` can answer for this filter.
     fn check_hasher<S: FilterHasher>(&self) -> Result<(), Error> {
-        if self.hasher == S::KIND {
-            Ok(())
-        } else if !self.hasher.is_available() {
+        if !self.hasher.is_available() {
             Err(Error::HasherUnavailable(self.hasher))
+        } else if self.hasher == S::KIND {
+            Ok(())
         } else {
             Err(Error::HasherKindMismatch {
                 expected: S::KIND,
@@ -415,7 +415,7 @@ impl<S: FilterHasher> Filter<S> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (header, payload) = validate::<S>(bytes)?;
         let mut filter =
-            Filter::with_num_blocks_and_hasher(header.num_blocks, S::with_seed(header.seed))?;
+            Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
         decode_into(payload, filter.words_mut());
         Ok(filter)
     }
@@ -471,7 +471,7 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
         let (header, payload) = validate::<S>(bytes)?;
         Ok(FilterRef::from_parts(
             view_payload(payload)?,
-            S::with_seed(header.seed),
+            S::try_with_seed(header.seed)?,
         ))
     }
 
@@ -663,6 +663,67 @@ impl<S: BuildHasher> FilterRef<'_, S> {
     #[inline]
     pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// The byte-key contract (see [`hash`](crate::hash)): keys given as exactly their bytes, the
+/// same hashes as [`Filter::insert_bytes`].
+impl<S: FilterHasher> FilterRef<'_, S> {
+    /// The hash [`contains_bytes`](FilterRef::contains_bytes) gives `key`: exactly its bytes.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.hash_bytes(b"key"), filter.hash_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_bytes(key)
+    }
+
+    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
+    /// absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"present");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains_bytes(b"present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"apple");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = [false; 2];
+    /// view.contains_bytes_batch(&["apple", "kiwi"], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_bytes_batch: `out` must have one slot per key"
+        );
+        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
+            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
+        });
     }
 }
 
