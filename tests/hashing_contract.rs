@@ -158,3 +158,173 @@ fn gxhash_filters_open_where_gxhash_runs() {
         );
     }
 }
+
+/// The README's known-answer table (key bytes → hash → block index in a 1024-block filter →
+/// lane mask), for every hasher id with seed 0, pinned here so the README cannot drift.
+/// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
+type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);
+
+const KNOWN_ANSWERS: &[KnownAnswer] = &[
+    (
+        1,
+        b"",
+        0xbf14da07cab8bbb2,
+        764,
+        [
+            0x20000000, 0x00001000, 0x08000000, 0x00000001, 0x00040000, 0x00000001, 0x00010000,
+            0x00000800,
+        ],
+    ),
+    (
+        1,
+        b"a",
+        0x201f69059473e2dd,
+        128,
+        [
+            0x00010000, 0x00004000, 0x00001000, 0x00000020, 0x80000000, 0x02000000, 0x20000000,
+            0x00000100,
+        ],
+    ),
+    (
+        1,
+        b"splitbloom",
+        0xa0b67119c25f674c,
+        642,
+        [
+            0x80000000, 0x10000000, 0x00004000, 0x00000002, 0x01000000, 0x00000010, 0x00400000,
+            0x00000080,
+        ],
+    ),
+    (
+        1,
+        b"0123456789abcdef",
+        0xc7b16962eeacde9f,
+        798,
+        [
+            0x08000000, 0x00800000, 0x00004000, 0x00000010, 0x01000000, 0x00000001, 0x01000000,
+            0x00000800,
+        ],
+    ),
+    (
+        2,
+        b"",
+        0xb31134492bad73f3,
+        716,
+        [
+            0x00200000, 0x08000000, 0x00000010, 0x00020000, 0x00000100, 0x00001000, 0x00400000,
+            0x00000040,
+        ],
+    ),
+    (
+        2,
+        b"a",
+        0x017a4944ceeda011,
+        5,
+        [
+            0x00040000, 0x00080000, 0x00200000, 0x00000040, 0x00000008, 0x00020000, 0x00000040,
+            0x00080000,
+        ],
+    ),
+    (
+        2,
+        b"splitbloom",
+        0x3af87803e830ea1d,
+        235,
+        [
+            0x00200000, 0x00000001, 0x20000000, 0x00800000, 0x00004000, 0x00000010, 0x00400000,
+            0x00200000,
+        ],
+    ),
+    (
+        2,
+        b"0123456789abcdef",
+        0xa2f38de416ce6d00,
+        651,
+        [
+            0x01000000, 0x00000200, 0x20000000, 0x00000020, 0x00100000, 0x00010000, 0x00008000,
+            0x00000400,
+        ],
+    ),
+    (
+        3,
+        b"",
+        0xef46db3751d8e999,
+        957,
+        [
+            0x20000000, 0x00000001, 0x02000000, 0x10000000, 0x00004000, 0x00400000, 0x20000000,
+            0x40000000,
+        ],
+    ),
+    (
+        3,
+        b"a",
+        0xd24ec4f1a98c6e5b,
+        841,
+        [
+            0x00040000, 0x00020000, 0x00000002, 0x00001000, 0x00020000, 0x01000000, 0x08000000,
+            0x80000000,
+        ],
+    ),
+    (
+        3,
+        b"splitbloom",
+        0x40e1863d539a3949,
+        259,
+        [
+            0x00040000, 0x20000000, 0x01000000, 0x00010000, 0x00008000, 0x00000001, 0x00080000,
+            0x00001000,
+        ],
+    ),
+    (
+        3,
+        b"0123456789abcdef",
+        0x5c5b90c34e376d0b,
+        369,
+        [
+            0x00000100, 0x00000040, 0x00002000, 0x00020000, 0x00100000, 0x02000000, 0x00100000,
+            0x08000000,
+        ],
+    ),
+];
+
+/// The keys of the known-answer table.
+const KNOWN_KEYS: [&[u8]; 4] = [b"", b"a", b"splitbloom", b"0123456789abcdef"];
+
+#[test]
+fn the_readme_known_answers_hold() {
+    let mut rows = Vec::new();
+    let mut add = |id: u8, hash: &dyn Fn(&[u8]) -> u64| {
+        for key in KNOWN_KEYS {
+            let h = hash(key);
+            rows.push((
+                id,
+                key,
+                h,
+                splitbloom::block_index(h, 1024),
+                splitbloom::mask(h as u32),
+            ));
+        }
+    };
+    if let Ok(gx) = GxHash::new(0) {
+        add(1, &|key| gx.hash_bytes(key));
+    }
+    add(2, &|key| Xxh3Hash::default().hash_bytes(key));
+    add(3, &|key| ParquetHash::default().hash_bytes(key));
+    for (id, key, h, block, mask) in &rows {
+        let lanes: Vec<String> = mask.iter().map(|lane| format!("{lane:08x}")).collect();
+        println!(
+            "| {id} | `{}` | `{h:016x}` | {block} | `{}` |",
+            String::from_utf8_lossy(key),
+            lanes.join(" ")
+        );
+    }
+    for row in &rows {
+        assert!(KNOWN_ANSWERS.contains(row), "{row:?} is not in the table");
+    }
+    let expected_rows = if HasherKind::GxHash.is_available() {
+        12
+    } else {
+        8
+    };
+    assert_eq!(rows.len(), expected_rows);
+}
