@@ -331,9 +331,30 @@ pub struct Xxh3Bytes;
 impl BytesHash for Xxh3Bytes {
     #[inline(always)]
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+        if seed != INITIAL_STATE {
+            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+        } else if bytes.len() > XXH3_MID_SIZE_MAX {
+            // Same value as `xxh3_64_with_seed` (XXH3 defines the seeded hash of a long input
+            // as the hash with the secret derived from the seed), without deriving the 192-byte
+            // secret on every call: for the default seed it is a constant. Measured at 256
+            // bytes: 1.6x plain xxh3_64 with the derivation, 1.01x without.
+            xxhash_rust::xxh3::xxh3_64_with_secret(bytes, &INITIAL_STATE_SECRET)
+        } else {
+            // The default seed's first write (every byte-contract hash and every `str` key of a
+            // default hasher), with the seed a constant the compiler folds into XXH3's secret
+            // words rather than a value loaded and mixed on every call.
+            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, INITIAL_STATE)
+        }
     }
 }
+
+/// Inputs longer than this use XXH3's long-input algorithm, with a secret derived from the seed.
+const XXH3_MID_SIZE_MAX: usize = 240;
+
+/// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher with the default seed
+/// before its first write), derived once at compile time.
+const INITIAL_STATE_SECRET: [u8; 192] =
+    xxhash_rust::const_xxh3::const_custom_default_secret(INITIAL_STATE);
 
 seeded_build_hasher!(
     /// Keys hashed with XXH3-64 (byte strings) and a folded multiply (integers): the default
