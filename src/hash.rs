@@ -300,12 +300,19 @@ macro_rules! seeded_build_hasher {
 
             #[inline(always)]
             fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-                let mut state = self.build_hasher();
-                state.write(bytes);
-                state.finish()
+                one_write(self, bytes)
             }
         }
     };
+}
+
+/// One [`Hasher::write`] of `bytes` on a fresh hasher, then [`Hasher::finish`]: the byte-key
+/// contract of every [`KeyHasher`]-based hasher.
+#[inline(always)]
+fn one_write<S: BuildHasher>(hasher: &S, bytes: &[u8]) -> u64 {
+    let mut state = hasher.build_hasher();
+    state.write(bytes);
+    state.finish()
 }
 
 /// The proof that a hash which every build can compute can run: always constructible.
