@@ -64,7 +64,7 @@
 //!   validated input, so hostile bytes cannot make a reader allocate more than they occupy.
 //! * A filter whose hasher this build cannot compute (gxhash without AES) or which was built
 //!   with another hasher than the reader's type is an error, never silent wrong answers.
-//! * [`FilterRef::from_bytes`] reads every byte to verify the checksum (35 ms for 125 MiB).
+//! * [`FilterRef::from_bytes`] reads every byte to verify the checksum (23-35 ms for 125 MiB).
 //!   Callers that already verified the bytes (a block cache checksumming its blocks) use
 //!   [`FilterRef::from_trusted_bytes`] instead: the header and length are still checked, so it
 //!   never panics or reads out of bounds, and on a little-endian host with an aligned buffer it
