@@ -14,7 +14,7 @@
 //! * [`GxHash`] (hasher id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash
 //!   can only be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
 //!   target-feature=+aes"` on x86_64); elsewhere [`GxHash::new`] and reading a gxhash filter
-//!   return [`Error::HasherUnavailable`](crate::Error::HasherUnavailable). It exists so that
+//!   return [`Error::HasherUnavailable`]. It exists so that
 //!   filters written by earlier versions (whose `+aes` builds defaulted to it) keep opening, and
 //!   for callers who measured it faster on their keys (see the README's key-length table: it is
 //!   not faster below 16 bytes).
@@ -30,8 +30,8 @@
 //!   0xd6e8feb86659fd93)`, where `fold(a, b)` is the XOR of the low and high 64-bit halves of
 //!   the 128-bit product `a · b`.
 //! * [`GxHash`]: the same with gxhash64 in place of XXH3, where inputs shorter than 16 bytes
-//!   are zero-padded to 16 bytes and the seed becomes `seed ^ 0x243f6a8885a308d3 + (len + 1) ·
-//!   0x9e3779b97f4a7c15` (see [`GxBytes`]).
+//!   are zero-padded to 16 bytes and the seed becomes `(seed ^ 0x243f6a8885a308d3) + (len + 1) ·
+//!   0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have it).
 //! * [`ParquetHash`](crate::parquet::ParquetHash): `h = XXH64(bytes, seed)`: Parquet's hash of
 //!   a `BYTE_ARRAY` value.
 //!
@@ -546,7 +546,7 @@ impl GxHash {
     }
 }
 
-/// The [`Hasher`] of [`GxHash`]: [`KeyHasher`] over [`GxBytes`] where gxhash can run; in other
+/// The [`Hasher`] of [`GxHash`]: [`KeyHasher`] over `GxBytes` where gxhash can run; in other
 /// builds no [`GxHash`] value, and so no `GxHasher`, can exist.
 ///
 /// ```
