@@ -8,7 +8,8 @@
 //! ```text
 //! data blocks   records [u32 key len][u32 value len][key][value], sorted by key, ~4 KiB each
 //! padding       zeros up to a multiple of 32 bytes, so the filter's bitset stays aligned
-//! filter block  one splitbloom filter (`Filter::to_bytes`) over every key of the file
+//! filter block  one splitbloom filter (`Filter::to_bytes`) over every key of the file, each
+//!               inserted with `insert_bytes` (the byte-key contract: the key's exact bytes)
 //! index block   per data block: [u32 key len][last key][u64 offset][u64 length]
 //! footer        [u64 filter offset][u64 filter length][u64 index offset][u64 index length]
 //! ```
@@ -48,7 +49,9 @@ fn write_sst(records: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
         put_u32(&mut file, value.len());
         file.extend_from_slice(key);
         file.extend_from_slice(value);
-        filter.insert(key.as_slice());
+        // The byte-key contract: a stable, documented hash of exactly the key's bytes, so any
+        // later build (or another language) reads the file correctly.
+        filter.insert_bytes(key);
         // Close the block when it is full or at the last record; the index keeps its last key.
         if file.len() - block_start >= BLOCK_TARGET || i + 1 == records.len() {
             put_u32(&mut index, key.len());
@@ -116,7 +119,7 @@ impl<'a> Table<'a> {
 
     /// Point lookup: the filter first, then the one data block that may hold `key`.
     fn get(&mut self, key: &[u8], use_filter: bool) -> Option<&'a [u8]> {
-        if use_filter && !self.filter.contains(key) {
+        if use_filter && !self.filter.contains_bytes(key) {
             return None; // certainly absent: no block read
         }
         let block = self.index.partition_point(|(last, _)| *last < key);

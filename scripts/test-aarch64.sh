@@ -8,11 +8,16 @@
 # Using Debian's toolchain explicitly (not the rustup one first on PATH) also checks that the
 # crate builds with the Rust that Debian ships, which the crate's rust-version must not exceed.
 #
-# The suite runs twice: without AES (the XXH3 default hasher, as on a Raspberry Pi 4, which
-# lacks the crypto extension) and with `-C target-feature=+aes` (gxhash). Each time it runs
-# with the kernel chosen at run time (NEON) and with `portable` and `scalar` forced through
-# SPLITBLOOM_KERNEL; tests/platform.rs fails when the kernel or hasher is not the expected one,
-# and the differential tests in tests/kernels.rs compare NEON with scalar bit for bit.
+# The suite runs twice: without AES (as on a Raspberry Pi 4, which lacks the crypto extension:
+# the opt-in GxHash is unavailable) and with `-C target-feature=+aes` (GxHash available). The
+# default hasher is XXH3 in both, and tests/cross_build.rs checks that both write the pinned
+# fixture byte for byte. Each time it runs with the kernel chosen at run time (NEON) and with
+# `portable` and `scalar` forced through SPLITBLOOM_KERNEL; tests/platform.rs fails when the
+# kernel or gxhash availability is not the expected one, and the differential tests in
+# tests/kernels.rs compare NEON with scalar bit for bit.
+#
+# `--cross-build-only` runs only tests/cross_build.rs (for scripts/cross-build-matrix.sh, which
+# sets SPLITBLOOM_CROSS_DIR), reusing the builds of a full run.
 #
 # Idempotent: packages already installed are not downloaded again; builds are incremental in
 # target/aarch64 (also clippy's), target/aarch64-aes and target/debian-x86_64, one directory per
@@ -58,27 +63,38 @@ export QEMU_CPU=neoverse-n1
 unset RUSTFLAGS CARGO_ENCODED_RUSTFLAGS SPLITBLOOM_KERNEL
 echo "rust-version (MSRV) $msrv; Debian toolchain: $("$RUSTC" --version), $("$cargo" --version)"
 
-section "Debian's toolchain: the library for x86_64 (the AVX2 kernel), clippy for aarch64"
-"$cargo" check --lib --target-dir target/debian-x86_64
-# clippy (the `# Safety` / `// SAFETY:` lints included) on the code only aarch64 compiles.
-# cargo-clippy runs the clippy-driver next to it, so Debian's must come first on PATH.
-clippy=(env PATH="/usr/bin:$PATH" "$cargo" clippy --target "$target" --target-dir target/aarch64)
-"${clippy[@]}" --all-targets -- -D warnings
-"${clippy[@]}" --no-default-features -- -D warnings
+cross_build_only=no
+[ "${1:-}" = --cross-build-only ] && cross_build_only=yes
+
+if [ "$cross_build_only" = no ]; then
+  section "Debian's toolchain: the library for x86_64 (the AVX2 kernel), clippy for aarch64"
+  "$cargo" check --lib --target-dir target/debian-x86_64
+  # clippy (the `# Safety` / `// SAFETY:` lints included) on the code only aarch64 compiles.
+  # cargo-clippy runs the clippy-driver next to it, so Debian's must come first on PATH.
+  clippy=(env PATH="/usr/bin:$PATH" "$cargo" clippy --target "$target" --target-dir target/aarch64)
+  "${clippy[@]}" --all-targets -- -D warnings
+  "${clippy[@]}" --no-default-features -- -D warnings
+fi
 
 for aes in no yes; do
   if [ "$aes" = yes ]; then
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+aes"
     target_dir=target/aarch64-aes
-    export SPLITBLOOM_EXPECT_HASHER=gxhash
+    export SPLITBLOOM_EXPECT_GXHASH=available SPLITBLOOM_CROSS_CONFIG=aarch64-aes
   else
     unset CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS
     target_dir=target/aarch64
-    export SPLITBLOOM_EXPECT_HASHER=xxh3
+    export SPLITBLOOM_EXPECT_GXHASH=unavailable SPLITBLOOM_CROSS_CONFIG=aarch64
   fi
   build=(--target "$target" --target-dir "$target_dir")
 
-  section "aarch64, AES: $aes: build (default hasher $SPLITBLOOM_EXPECT_HASHER)"
+  if [ "$cross_build_only" = yes ]; then
+    section "aarch64, AES: $aes: cross-build check"
+    "$cargo" test "${build[@]}" --test cross_build -- --show-output
+    continue
+  fi
+
+  section "aarch64, AES: $aes: build (gxhash $SPLITBLOOM_EXPECT_GXHASH)"
   "$cargo" test "${build[@]}" --no-run
 
   section "aarch64, AES: $aes: kernel chosen at run time (expect neon), doctests included"

@@ -16,7 +16,7 @@ use crate::arch::{BlockKernel, Blocks, Dispatch};
 use crate::block::{BLOCK_BYTES, Block, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::DefaultHasher;
+use crate::hash::{DefaultHasher, FilterHasher};
 
 /// A split-block Bloom filter whose inserts and lookups all take `&self`: share it between
 /// threads (with `std::thread::scope` or behind an `Arc`) and insert from all of them at once,
@@ -327,6 +327,93 @@ impl<S: BuildHasher> AtomicFilter<S> {
     #[inline]
     pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// The byte-key contract: keys given as exactly their bytes, hashed with
+/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
+/// another program can reproduce it. Use these for persisted string and byte keys.
+impl<S: FilterHasher> AtomicFilter<S> {
+    /// The hash [`insert_bytes`](AtomicFilter::insert_bytes) gives `key`: exactly its bytes, with the
+    /// framing of the [byte-key contract](crate::hash).
+    ///
+    /// ```
+    /// use splitbloom::FilterHasher;
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_bytes(key)
+    }
+
+    /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
+    /// already set.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_bytes(b"key"));
+    /// assert!(filter.contains_bytes("key".as_bytes()));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&self, key: &[u8]) -> bool {
+        self.insert_hash(self.hash_bytes(key))
+    }
+
+    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
+    /// absent.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"key");
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// Adds every key of `keys` (each exactly its bytes): the result of
+    /// [`insert_bytes`](AtomicFilter::insert_bytes) on each, through the pre-hashed batch path.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes_batch(&["apple", "pear"]);
+    /// assert!(filter.contains_bytes(b"pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K]) {
+        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |_, hashes| {
+            self.insert_hash_batch(hashes);
+        });
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"apple");
+    /// let mut out = [false; 2];
+    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_bytes_batch: `out` must have one slot per key"
+        );
+        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
+            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
+        });
     }
 }
 

@@ -23,7 +23,7 @@ use crate::arch::{BlockKernel, Blocks, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::DefaultHasher;
+use crate::hash::{DefaultHasher, FilterHasher};
 use crate::{Kernel, math};
 
 /// Bits per counter.
@@ -421,6 +421,122 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// ```
     pub fn count_estimate<K: Hash + ?Sized>(&self, key: &K) -> u8 {
         self.count_estimate_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// The byte-key contract: keys given as exactly their bytes, hashed with
+/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
+/// another program can reproduce it; the same hashes as [`Filter`]'s byte entry points, so
+/// [`to_filter`](CountingFilter::to_filter) keeps answering for them.
+impl<S: FilterHasher> CountingFilter<S> {
+    /// The hash [`insert_bytes`](CountingFilter::insert_bytes) gives `key`: exactly its bytes.
+    ///
+    /// ```
+    /// use splitbloom::FilterHasher;
+    /// let filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_bytes(key)
+    }
+
+    /// Adds the key made of exactly `key`'s bytes (see
+    /// [`insert_hash`](CountingFilter::insert_hash) for the return value).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"key");
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
+        let hash = self.hash_bytes(key);
+        self.insert_hash(hash)
+    }
+
+    /// Removes the key made of exactly `key`'s bytes (see
+    /// [`remove_hash`](CountingFilter::remove_hash)).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"key");
+    /// assert!(filter.remove_bytes(b"key"));
+    /// assert!(!filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn remove_bytes(&mut self, key: &[u8]) -> bool {
+        let hash = self.hash_bytes(key);
+        self.remove_hash(hash)
+    }
+
+    /// Whether the key made of exactly `key`'s bytes may be present.
+    ///
+    /// ```
+    /// let filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// The estimated count of the key made of exactly `key`'s bytes (see
+    /// [`count_estimate_hash`](CountingFilter::count_estimate_hash)).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"key");
+    /// filter.insert_bytes(b"key");
+    /// assert_eq!(filter.count_estimate_bytes(b"key"), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn count_estimate_bytes(&self, key: &[u8]) -> u8 {
+        self.count_estimate_hash(self.hash_bytes(key))
+    }
+
+    /// Adds every key of `keys` (each exactly its bytes).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes_batch(&["apple", "pear"]);
+    /// assert!(filter.contains_bytes(b"pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
+        for key in keys {
+            self.insert_bytes(key.as_ref());
+        }
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"apple");
+    /// let mut out = [false; 2];
+    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_bytes_batch: `out` must have one slot per key"
+        );
+        for (answer, key) in out.iter_mut().zip(keys) {
+            *answer = self.contains_bytes(key.as_ref());
+        }
     }
 }
 

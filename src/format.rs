@@ -22,7 +22,19 @@
 //! and a key with 64-bit hash `h` is present when, for every lane `i`, bit
 //! `((h as u32) · SALT[i]) >> 27` is set in block `((h >> 32) · z) >> 32` (see
 //! [`SALT`](crate::SALT), [`block_index`](crate::block_index)). How a key becomes `h` is given
-//! by the hasher id and seed (see [`hash`](crate::hash) and [`parquet`](crate::parquet)).
+//! by the hasher id and seed. For keys inserted through the byte-key contract
+//! (`insert_bytes`, which the `splitbloom` CLI uses), with `seed` from the header and `fold(a,
+//! b)` the XOR of the two 64-bit halves of the 128-bit product `a · b`:
+//!
+//! | id | hasher | `h` of key bytes `k` |
+//! |---:|---|---|
+//! | 1 | gxhash (opt-in) | `fold(gxhash64(pad16(k), s'), 0xd6e8feb86659fd93)`; see [`GxBytes`](crate::hash) |
+//! | 2 | XXH3 (the default) | `fold(XXH3_64_withSeed(k, seed ^ 0x243f6a8885a308d3), 0xd6e8feb86659fd93)` |
+//! | 3 | Parquet XXH64 | `XXH64(k, seed)` |
+//!
+//! The [`hash`](crate::hash) module gives the details (and what `insert(&key)` hashes for other
+//! key types, e.g. integers); the README has known answers to test another implementation
+//! against.
 //!
 //! A [`ScalableFilter`] is a 64-byte header ([`SCALABLE_MAGIC`] `SBLS`, its parameters and
 //! stage count) followed by its stages, each a complete filter in this layout; the byte table
@@ -52,6 +64,11 @@
 //!   validated input, so hostile bytes cannot make a reader allocate more than they occupy.
 //! * A filter whose hasher this build cannot compute (gxhash without AES) or which was built
 //!   with another hasher than the reader's type is an error, never silent wrong answers.
+//! * [`FilterRef::from_bytes`] reads every byte to verify the checksum (23-35 ms for 125 MiB).
+//!   Callers that already verified the bytes (a block cache checksumming its blocks) use
+//!   [`FilterRef::from_trusted_bytes`] instead: the header and length are still checked, so it
+//!   never panics or reads out of bounds, and on a little-endian host with an aligned buffer it
+//!   is O(1); on corrupt bytes its answers may be wrong.
 
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
@@ -199,10 +216,10 @@ impl Header {
 
     /// Errors unless a reader using hasher type `S` can answer for this filter.
     fn check_hasher<S: FilterHasher>(&self) -> Result<(), Error> {
-        if self.hasher == S::KIND {
-            Ok(())
-        } else if !self.hasher.is_available() {
+        if !self.hasher.is_available() {
             Err(Error::HasherUnavailable(self.hasher))
+        } else if self.hasher == S::KIND {
+            Ok(())
         } else {
             Err(Error::HasherKindMismatch {
                 expected: S::KIND,
@@ -216,6 +233,21 @@ impl Header {
 /// the header and the bitset bytes.
 fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
     let header = Header::parse(bytes)?;
+    let payload = checked_length(&header, bytes)?;
+    let computed = checksum(&bytes[..CHECKED_HEADER_BYTES], payload);
+    if computed != header.checksum {
+        return Err(Error::ChecksumMismatch {
+            stored: header.checksum,
+            computed,
+        });
+    }
+    header.check_hasher::<S>()?;
+    Ok((header, payload))
+}
+
+/// The bitset bytes, once `bytes` is exactly as long as `header` announces (O(1): the bitset
+/// itself is not read).
+fn checked_length<'a>(header: &Header, bytes: &'a [u8]) -> Result<&'a [u8], Error> {
     let expected = header.serialized_len();
     if (bytes.len() as u64) < expected {
         return Err(Error::Truncated {
@@ -229,16 +261,7 @@ fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
             found: bytes.len(),
         });
     }
-    let payload = &bytes[HEADER_BYTES..];
-    let computed = checksum(&bytes[..CHECKED_HEADER_BYTES], payload);
-    if computed != header.checksum {
-        return Err(Error::ChecksumMismatch {
-            stored: header.checksum,
-            computed,
-        });
-    }
-    header.check_hasher::<S>()?;
-    Ok((header, payload))
+    Ok(&bytes[HEADER_BYTES..])
 }
 
 /// XXH3-64 (seed 0) of the checked header bytes followed by the bitset bytes.
@@ -415,7 +438,7 @@ impl<S: FilterHasher> Filter<S> {
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let (header, payload) = validate::<S>(bytes)?;
         let mut filter =
-            Filter::with_num_blocks_and_hasher(header.num_blocks, S::with_seed(header.seed))?;
+            Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
         decode_into(payload, filter.words_mut());
         Ok(filter)
     }
@@ -471,7 +494,44 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
         let (header, payload) = validate::<S>(bytes)?;
         Ok(FilterRef::from_parts(
             view_payload(payload)?,
-            S::with_seed(header.seed),
+            S::try_with_seed(header.seed)?,
+        ))
+    }
+
+    /// Views bytes the caller has already verified (e.g. a block cache that checksums its
+    /// blocks), without the checksum pass of [`from_bytes`](FilterRef::from_bytes): O(1) on a
+    /// little-endian host with a 4-byte aligned buffer (the bitset is read in place), instead
+    /// of reading every byte.
+    ///
+    /// The header is still fully checked (magic, version, flags, hasher, block count) and the
+    /// length must match it exactly, so this never panics, never reads out of bounds and never
+    /// allocates more than the input. What is skipped is the proof that the bitset is the one
+    /// that was written: on corrupted bytes the answers may be wrong, false negatives
+    /// included. Use [`from_bytes`](FilterRef::from_bytes) for bytes from disk or network
+    /// that nothing else verified.
+    ///
+    /// ```
+    /// use splitbloom::{Error, Filter, FilterRef};
+    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert_bytes(b"key");
+    /// let bytes = filter.to_bytes();
+    /// let view: FilterRef = FilterRef::from_trusted_bytes(&bytes)?;
+    /// assert!(view.contains_bytes(b"key"));
+    /// // The header and length are still checked; the bitset is not.
+    /// assert!(matches!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&bytes[..40]), Err(Error::Truncated { .. })));
+    /// let mut corrupt = bytes.clone();
+    /// corrupt[40] ^= 1;
+    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&corrupt).is_ok());
+    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_bytes(&corrupt).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_trusted_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        let header = Header::parse(bytes)?;
+        let payload = checked_length(&header, bytes)?;
+        header.check_hasher::<S>()?;
+        Ok(FilterRef::from_parts(
+            view_payload(payload)?,
+            S::try_with_seed(header.seed)?,
         ))
     }
 
@@ -663,6 +723,67 @@ impl<S: BuildHasher> FilterRef<'_, S> {
     #[inline]
     pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// The byte-key contract (see [`hash`](crate::hash)): keys given as exactly their bytes, the
+/// same hashes as [`Filter::insert_bytes`].
+impl<S: FilterHasher> FilterRef<'_, S> {
+    /// The hash [`contains_bytes`](FilterRef::contains_bytes) gives `key`: exactly its bytes.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.hash_bytes(b"key"), filter.hash_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_bytes(key)
+    }
+
+    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
+    /// absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"present");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains_bytes(b"present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"apple");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = [false; 2];
+    /// view.contains_bytes_batch(&["apple", "kiwi"], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_bytes_batch: `out` must have one slot per key"
+        );
+        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
+            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
+        });
     }
 }
 

@@ -1,35 +1,85 @@
 //! Key hashing: a [`BuildHasher`] with a stable, documented output, so a filter built in one
 //! process answers correctly in another (and, through the on-disk format, in another program).
 //!
-//! A filter needs one 64-bit hash per key: the high 32 bits pick the block, the low 32 bits the
-//! bits inside it. [`KeyHasher`] produces it with one of two byte hashes:
+//! # Which hasher you get
 //!
-//! * [`GxHash`] (the default where the target has AES at compile time): gxhash 3.x.
-//! * [`Xxh3Hash`] (the default elsewhere): XXH3-64 from `xxhash-rust`.
+//! **[`Xxh3Hash`] is the default ([`DefaultHasher`]) on every target and under every build
+//! flag**: x86_64 with or without AES or AVX2, `-C target-cpu=native`, aarch64 with or without
+//! the crypto extension, 32-bit and big-endian targets. A filter built from the same keys has
+//! the same bytes whichever binary built it, and every build reads every other build's files.
+//! To pick another hasher, name it: `Filter::with_fpr_and_hasher(n, fpr, hasher)`,
+//! `FilterRef::<H>::from_bytes(..)`.
 //!
-//! The hasher's state is one `u64`, starting at `seed ^ 0x243f_6a88_85a3_08d3`:
+//! * [`Xxh3Hash`] (hasher id 2, the default): XXH3-64 from `xxhash-rust`.
+//! * [`GxHash`] (hasher id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash
+//!   can only be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
+//!   target-feature=+aes"` on x86_64); elsewhere [`GxHash::new`] and reading a gxhash filter
+//!   return [`Error::HasherUnavailable`]. It exists so that
+//!   filters written by earlier versions (whose `+aes` builds defaulted to it) keep opening, and
+//!   for callers who measured it faster on their keys (see the README's key-length table: it is
+//!   not faster below 16 bytes).
+//! * [`ParquetHash`](crate::parquet::ParquetHash) (hasher id 3): XXH64, as Parquet hashes values.
+//!
+//! # The byte-key contract (stable, reproducible in any language)
+//!
+//! [`FilterHasher::hash_bytes`], and the `insert_bytes` / `contains_bytes` / `hash_bytes`
+//! entry points of every filter type, hash exactly the given bytes, with this framing (`seed`
+//! is the filter's seed, stored in its header; all arithmetic modulo 2^64):
+//!
+//! * [`Xxh3Hash`]: `h = fold(XXH3_64_withSeed(bytes, seed ^ 0x243f6a8885a308d3),
+//!   0xd6e8feb86659fd93)`, where `fold(a, b)` is the XOR of the low and high 64-bit halves of
+//!   the 128-bit product `a · b`.
+//! * [`GxHash`]: the same with gxhash64 in place of XXH3, where inputs shorter than 16 bytes
+//!   are zero-padded to 16 bytes and the seed becomes `(seed ^ 0x243f6a8885a308d3) + (len + 1) ·
+//!   0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have it).
+//! * [`ParquetHash`](crate::parquet::ParquetHash): `h = XXH64(bytes, seed)`: Parquet's hash of
+//!   a `BYTE_ARRAY` value.
+//!
+//! The 64-bit `h` then picks block `((h >> 32) · z) >> 32` and the lane bits from `h as u32`
+//! (see [`format`](crate::format)). The README has a known-answer table. This is the contract
+//! to use for strings and byte strings that are persisted (the `splitbloom` CLI uses it).
+//!
+//! # What `insert(&key)` means for `key: impl Hash`
+//!
+//! `insert(&key)`, `contains(&key)` and the batch forms hash `key` through Rust's [`Hash`]
+//! trait: `h = hasher.hash_one(&key)`. [`Xxh3Hash`] and [`GxHash`] define what each [`Hasher`]
+//! call does (below), but *which* calls a type makes is up to its `Hash` impl:
+//!
+//! * **Stable**: integers (`u8` ..= `u128`, `i8` ..= `i128`, `usize`/`isize` as 64-bit,
+//!   `bool`, `char`), and tuples, arrays and derived structs of them: `Hash` feeds each integer
+//!   to the matching `write_*` call, which the language has always done.
+//! * **Not promised by Rust**: `str`, `String`, `[u8]`, `Vec<u8>`. std hashes a `str` as its
+//!   bytes then a `0xff` terminator, and a `[u8]` as its length then its bytes, but does not
+//!   promise to keep doing so. Fine inside one process; for anything persisted use the byte
+//!   contract above.
+//!
+//! The [`Hasher`] of [`Xxh3Hash`] and [`GxHash`] keeps one `u64` of state, starting at
+//! `seed ^ 0x243f_6a88_85a3_08d3`:
 //!
 //! * `write(bytes)` replaces the state with the byte hash of `bytes` seeded with the state.
-//!   gxhash reads 16 bytes even from shorter inputs, which sanitizers rightly report, so inputs
-//!   shorter than 16 bytes are copied into a zeroed 16-byte buffer and the seed is adjusted by
-//!   `(len + 1) * 0x9e37_79b9_7f4a_7c15` to keep lengths apart.
 //! * `write_u8` ... `write_u64` (all integer keys) mix the value in with one folded multiply,
-//!   `state = fold(state ^ value, 0x9e37_79b9_7f4a_7c15)` where `fold(a, b)` is the XOR of the
-//!   low and high halves of the 128-bit product: well under a nanosecond.
+//!   `state = fold(state ^ value, 0x9e37_79b9_7f4a_7c15)`: well under a nanosecond.
+//!   `write_u128` is two `write_u64`, low half first.
 //! * `finish` returns `fold(state, 0xd6e8_feb8_6659_fd93)`.
-//!
-//! Both hashers are deterministic: the default seed is [`DEFAULT_SEED`], and any other seed can
-//! be given with [`FilterHasher::with_seed`].
 //!
 //! ```
 //! use core::hash::BuildHasher;
 //! use splitbloom::{FilterHasher, Xxh3Hash};
-//! // The same key, seed and algorithm give the same hash in every process.
+//! // The same key, seed and algorithm give the same hash in every process and every build.
 //! assert_eq!(Xxh3Hash::with_seed(5).hash_one("key"), Xxh3Hash::with_seed(5).hash_one("key"));
+//! // The byte contract, computed from its definition.
+//! let fold = |a: u64, b: u64| {
+//!     let product = u128::from(a) * u128::from(b);
+//!     (product as u64) ^ ((product >> 64) as u64)
+//! };
+//! let xxh3 = xxhash_rust::xxh3::xxh3_64_with_seed(b"key", 5 ^ 0x243f_6a88_85a3_08d3);
+//! assert_eq!(Xxh3Hash::with_seed(5).hash_bytes(b"key"), fold(xxh3, 0xd6e8_feb8_6659_fd93));
 //! ```
 
 use core::hash::{BuildHasher, Hasher};
 use core::marker::PhantomData;
+
+use crate::error::Error;
 
 /// The seed of [`DefaultHasher::default()`]: zero.
 ///
@@ -103,7 +153,8 @@ impl HasherKind {
         }
     }
 
-    /// Whether this build can compute this kind of hash (gxhash needs AES at compile time).
+    /// Whether this build can compute this kind of hash (gxhash needs AES at compile time;
+    /// the others are available everywhere).
     ///
     /// ```
     /// assert!(splitbloom::HasherKind::Xxh3.is_available());
@@ -116,22 +167,30 @@ impl HasherKind {
     }
 }
 
-/// A [`BuildHasher`] with a stable identity (kind and seed), as filters need.
+/// A [`BuildHasher`] with a stable identity (kind and seed) and a byte-key contract, as
+/// filters need.
 ///
 /// ```
 /// use splitbloom::{FilterHasher, Xxh3Hash};
 /// use core::hash::BuildHasher;
-/// let hasher = Xxh3Hash::with_seed(42);
+/// let hasher = Xxh3Hash::try_with_seed(42)?;
 /// assert_eq!(hasher.seed(), 42);
 /// assert_eq!(hasher.hash_one(7u64), Xxh3Hash::with_seed(42).hash_one(7u64));
+/// assert_eq!(hasher.hash_bytes(b"key"), Xxh3Hash::with_seed(42).hash_bytes(b"key"));
+/// # Ok::<(), splitbloom::Error>(())
 /// ```
 pub trait FilterHasher: BuildHasher + Clone + PartialEq {
     /// The algorithm.
     const KIND: HasherKind;
-    /// A hasher of this kind with `seed`.
-    fn with_seed(seed: u64) -> Self;
+    /// A hasher of this kind with `seed`, or [`Error::HasherUnavailable`] when this build
+    /// cannot compute it (only [`GxHash`], without AES at compile time).
+    fn try_with_seed(seed: u64) -> Result<Self, Error>;
     /// The seed.
     fn seed(&self) -> u64;
+    /// The 64-bit hash of exactly `bytes`, with the framing documented in the
+    /// [module docs](self#the-byte-key-contract-stable-reproducible-in-any-language): the same as
+    /// one [`Hasher::write`] of `bytes` on a fresh hasher, then [`Hasher::finish`].
+    fn hash_bytes(&self, bytes: &[u8]) -> u64;
 }
 
 /// A byte-string hash that [`KeyHasher`] builds on.
@@ -206,18 +265,15 @@ impl<B: BytesHash> Hasher for KeyHasher<B> {
 ///
 /// It stores the hasher's initial state (`seed ^ INITIAL_STATE`) rather than the seed, so that
 /// starting a hash is one load: integer keys hash in four instructions plus two multiplies.
+/// `$proof` is a zero-sized field whose type can only be constructed where the hash can be
+/// computed, so holding a value of the hasher proves it can run.
 macro_rules! seeded_build_hasher {
-    ($(#[$doc:meta])* $name:ident, $bytes:ty, $kind:expr) => {
+    ($(#[$doc:meta])* $name:ident, $bytes:ty, $hasher:ty, $kind:expr, $proof:ty) => {
         $(#[$doc])*
         #[derive(Clone, Copy, PartialEq, Eq, Hash)]
         pub struct $name {
             initial_state: u64,
-        }
-
-        impl Default for $name {
-            fn default() -> Self {
-                <$name as FilterHasher>::with_seed(DEFAULT_SEED)
-            }
+            proof: $proof,
         }
 
         impl core::fmt::Debug for $name {
@@ -228,32 +284,46 @@ macro_rules! seeded_build_hasher {
             }
         }
 
-        impl BuildHasher for $name {
-            type Hasher = KeyHasher<$bytes>;
-
-            #[inline(always)]
-            fn build_hasher(&self) -> Self::Hasher {
-                KeyHasher {
-                    state: self.initial_state,
-                    bytes: PhantomData,
-                }
-            }
-        }
-
         impl FilterHasher for $name {
             const KIND: HasherKind = $kind;
 
-            fn with_seed(seed: u64) -> Self {
-                $name {
+            fn try_with_seed(seed: u64) -> Result<Self, Error> {
+                Ok($name {
                     initial_state: seed ^ INITIAL_STATE,
-                }
+                    proof: <$proof>::new().ok_or(Error::HasherUnavailable($kind))?,
+                })
             }
 
             fn seed(&self) -> u64 {
                 self.initial_state ^ INITIAL_STATE
             }
+
+            #[inline(always)]
+            fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+                one_write(self, bytes)
+            }
         }
     };
+}
+
+/// One [`Hasher::write`] of `bytes` on a fresh hasher, then [`Hasher::finish`]: the byte-key
+/// contract of every [`KeyHasher`]-based hasher.
+#[inline(always)]
+fn one_write<S: BuildHasher>(hasher: &S, bytes: &[u8]) -> u64 {
+    let mut state = hasher.build_hasher();
+    state.write(bytes);
+    state.finish()
+}
+
+/// The proof that a hash which every build can compute can run: always constructible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Always;
+
+impl Always {
+    /// Always `Some`.
+    const fn new() -> Option<Always> {
+        Some(Always)
+    }
 }
 
 /// XXH3-64 over byte strings.
@@ -268,31 +338,101 @@ pub struct Xxh3Bytes;
 impl BytesHash for Xxh3Bytes {
     #[inline(always)]
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+        if seed != INITIAL_STATE {
+            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+        } else if bytes.len() > XXH3_MID_SIZE_MAX {
+            // Same value as `xxh3_64_with_seed` (XXH3 defines the seeded hash of a long input
+            // as the hash with the secret derived from the seed), without deriving the 192-byte
+            // secret on every call: for the default seed it is a constant. Measured at 256
+            // bytes: 1.6x plain xxh3_64 with the derivation, 1.01x without.
+            xxhash_rust::xxh3::xxh3_64_with_secret(bytes, &INITIAL_STATE_SECRET)
+        } else {
+            // The default seed's first write (every byte-contract hash and every `str` key of a
+            // default hasher), with the seed a constant the compiler folds into XXH3's secret
+            // words rather than a value loaded and mixed on every call.
+            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, INITIAL_STATE)
+        }
     }
 }
 
+/// Inputs longer than this use XXH3's long-input algorithm, with a secret derived from the seed.
+const XXH3_MID_SIZE_MAX: usize = 240;
+
+/// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher with the default seed
+/// before its first write), derived once at compile time.
+const INITIAL_STATE_SECRET: [u8; 192] =
+    xxhash_rust::const_xxh3::const_custom_default_secret(INITIAL_STATE);
+
 seeded_build_hasher!(
-    /// Keys hashed with XXH3-64 (byte strings) and a folded multiply (integers); available on
-    /// every target. The default hasher where gxhash is not.
+    /// Keys hashed with XXH3-64 (byte strings) and a folded multiply (integers): the default
+    /// hasher ([`DefaultHasher`]) of every build, on every target.
     ///
     /// ```
-    /// use splitbloom::{Filter, Xxh3Hash, FilterHasher};
-    /// let mut filter = Filter::with_num_blocks_and_hasher(64, Xxh3Hash::with_seed(7)).unwrap();
-    /// filter.insert("key");
-    /// assert!(filter.contains("key"));
+    /// use splitbloom::{Filter, Xxh3Hash};
+    /// let mut filter = Filter::with_num_blocks_and_hasher(64, Xxh3Hash::with_seed(7))?;
+    /// filter.insert_bytes(b"key");
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
     /// ```
     Xxh3Hash,
     Xxh3Bytes,
-    HasherKind::Xxh3
+    KeyHasher<Xxh3Bytes>,
+    HasherKind::Xxh3,
+    Always
 );
 
-/// gxhash 3.x over byte strings, never reading past the input.
+impl Xxh3Hash {
+    /// The hasher with `seed` (every build can compute XXH3, so this cannot fail).
+    ///
+    /// ```
+    /// use splitbloom::{FilterHasher, Xxh3Hash};
+    /// assert_eq!(Xxh3Hash::with_seed(9).seed(), 9);
+    /// ```
+    pub const fn with_seed(seed: u64) -> Xxh3Hash {
+        Xxh3Hash {
+            initial_state: seed ^ INITIAL_STATE,
+            proof: Always,
+        }
+    }
+}
+
+impl Default for Xxh3Hash {
+    /// Seed [`DEFAULT_SEED`].
+    fn default() -> Self {
+        Xxh3Hash::with_seed(DEFAULT_SEED)
+    }
+}
+
+impl BuildHasher for Xxh3Hash {
+    type Hasher = KeyHasher<Xxh3Bytes>;
+
+    #[inline(always)]
+    fn build_hasher(&self) -> Self::Hasher {
+        KeyHasher {
+            state: self.initial_state,
+            bytes: PhantomData,
+        }
+    }
+}
+
+/// gxhash 3.x over byte strings, never reading past the input. Exists only in builds that can
+/// compute gxhash (AES at compile time); [`GxHash`] exists in every build.
+///
+/// Inputs shorter than 16 bytes (gxhash would read 16 bytes from them) are hashed as the
+/// 16-byte value holding the input followed by zeros, with the seed increased by
+/// `(len + 1) · 0x9e37_79b9_7f4a_7c15` (wrapping) so that "a" and "a\0" stay apart. That value
+/// is assembled in registers from two overlapping loads inside the input, as XXH3 does for
+/// short inputs, rather than copied into a stack buffer: the copy (a `memcpy` call, then a
+/// 16-byte load over narrower stores, which store-to-load forwarding cannot serve) took 10 ns
+/// of a 12 ns hash on short keys.
 ///
 /// ```
+/// # #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] {
+/// # if splitbloom::HasherKind::GxHash.is_available() {
 /// use splitbloom::hash::{BytesHash, GxBytes};
 /// // Short inputs are padded, with the length folded in: "a" and "a\0" stay apart.
 /// assert_ne!(GxBytes::hash_bytes(b"a", 0), GxBytes::hash_bytes(b"a\0", 0));
+/// # } }
 /// ```
 #[cfg(splitbloom_gxhash)]
 #[derive(Clone, Copy, Debug)]
@@ -307,55 +447,322 @@ impl BytesHash for GxBytes {
             // gxhash reads whole 16-byte vectors, all inside `bytes` at this length.
             gxhash::gxhash64(bytes, seed as i64)
         } else {
-            // gxhash would read 16 bytes from a shorter input: hash a padded copy instead, with
-            // the length folded into the seed so that "a" and "a\0" stay apart.
-            let mut padded = [0u8; VECTOR];
-            padded[..bytes.len()].copy_from_slice(bytes);
             let seed = seed.wrapping_add((bytes.len() as u64 + 1).wrapping_mul(MIX));
-            gxhash::gxhash64(&padded, seed as i64)
+            gxhash::gxhash64(&zero_padded(bytes), seed as i64)
         }
     }
 }
 
+/// `bytes` (at most 15) followed by zeros, as 16 bytes, from at most two loads of 8, 4 or 1
+/// bytes that stay inside `bytes` (overlapping when the length is not a power of two).
+#[inline(always)]
+#[cfg_attr(not(splitbloom_gxhash), allow(dead_code))]
+fn zero_padded(bytes: &[u8]) -> [u8; 16] {
+    let len = bytes.len();
+    // Little-endian words of `bytes[at..at + N]`.
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
+    let (low, high) = match len {
+        0 => (0, 0),
+        // Bytes 0, len / 2 and len - 1 cover every byte of a 1..=3-byte input.
+        1..=3 => {
+            let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
+            (byte(0) | byte(len / 2) | byte(len - 1), 0)
+        }
+        // Two 4-byte loads, the second ending at the last byte; overlapping bytes are equal.
+        4..=8 => {
+            let last = u64::from(u32_at(len - 4)) << (8 * (len - 4));
+            (u64::from(u32_at(0)) | last, 0)
+        }
+        // The first 8 bytes, then the 8 ending at the last byte shifted down to start at byte 8.
+        _ => (u64_at(0), u64_at(len - 8) >> (8 * (16 - len))),
+    };
+    let mut padded = [0u8; 16];
+    padded[..8].copy_from_slice(&low.to_le_bytes());
+    padded[8..].copy_from_slice(&high.to_le_bytes());
+    padded
+}
+
+/// The proof that gxhash can run in this build: constructible only where it can.
 #[cfg(splitbloom_gxhash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct GxAvailable;
+
+/// The proof that gxhash can run in this build: uninhabited, since it cannot.
+#[cfg(not(splitbloom_gxhash))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GxAvailable {}
+
+impl GxAvailable {
+    /// The proof, where this build can compute gxhash.
+    const fn new() -> Option<GxAvailable> {
+        #[cfg(splitbloom_gxhash)]
+        return Some(GxAvailable);
+        #[cfg(not(splitbloom_gxhash))]
+        return None;
+    }
+}
+
 seeded_build_hasher!(
-    /// Keys hashed with gxhash (byte strings) and a folded multiply (integers). Available when
-    /// the target has AES at compile time (this repository's `.cargo/config.toml` enables it on
-    /// x86_64); the default hasher there.
+    /// Keys hashed with gxhash (byte strings) and a folded multiply (integers): hasher id 1,
+    /// opt-in.
+    ///
+    /// The type exists in every build; a value of it only where the target has AES at compile
+    /// time (this repository's `.cargo/config.toml` enables it on x86_64; dependent crates need
+    /// `RUSTFLAGS="-C target-feature=+aes"` or `-C target-cpu=native`). Elsewhere
+    /// [`GxHash::new`] and [`FilterRef::<GxHash>::from_bytes`](crate::FilterRef::from_bytes)
+    /// return [`Error::HasherUnavailable`]. Filters written by earlier versions with gxhash keep
+    /// opening, with the same answers, wherever they could before.
     ///
     /// ```
-    /// # #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] {
-    /// # if splitbloom::HasherKind::GxHash.is_available() {
-    /// use splitbloom::{Filter, GxHash, FilterHasher};
-    /// let mut filter = Filter::with_num_blocks_and_hasher(64, GxHash::with_seed(7)).unwrap();
-    /// filter.insert("key");
-    /// assert!(filter.contains("key"));
-    /// # } }
+    /// use splitbloom::{Error, Filter, GxHash, HasherKind};
+    /// match GxHash::new(7) {
+    ///     Ok(hasher) => {
+    ///         let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
+    ///         filter.insert_bytes(b"key");
+    ///         assert!(filter.contains_bytes(b"key"));
+    ///     }
+    ///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash)),
+    /// }
+    /// # Ok::<(), splitbloom::Error>(())
     /// ```
     GxHash,
     GxBytes,
-    HasherKind::GxHash
+    GxHasher,
+    HasherKind::GxHash,
+    GxAvailable
 );
 
-/// The default hasher of this build: [`GxHash`] where the target has AES, else [`Xxh3Hash`].
-///
-/// ```
-/// use splitbloom::{DefaultHasher, FilterHasher, HasherKind};
-/// let expected = if HasherKind::GxHash.is_available() { HasherKind::GxHash } else { HasherKind::Xxh3 };
-/// assert_eq!(DefaultHasher::KIND, expected);
-/// ```
-#[cfg(splitbloom_gxhash)]
-pub type DefaultHasher = GxHash;
+impl GxHash {
+    /// The hasher with `seed`, or [`Error::HasherUnavailable`] where this build cannot compute
+    /// gxhash (no AES at compile time).
+    ///
+    /// ```
+    /// use splitbloom::{GxHash, HasherKind};
+    /// assert_eq!(GxHash::new(0).is_ok(), HasherKind::GxHash.is_available());
+    /// ```
+    pub fn new(seed: u64) -> Result<GxHash, Error> {
+        <GxHash as FilterHasher>::try_with_seed(seed)
+    }
+}
 
-/// The default hasher of this build: [`GxHash`] where the target has AES, else [`Xxh3Hash`].
+/// The [`Hasher`] of [`GxHash`]: [`KeyHasher`] over `GxBytes` where gxhash can run; in other
+/// builds no [`GxHash`] value, and so no `GxHasher`, can exist.
+///
+/// ```
+/// use core::hash::{BuildHasher, Hasher};
+/// if let Ok(hasher) = splitbloom::GxHash::new(0) {
+///     let mut state: splitbloom::hash::GxHasher = hasher.build_hasher();
+///     state.write(b"key");
+///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct GxHasher {
+    #[cfg(splitbloom_gxhash)]
+    inner: KeyHasher<GxBytes>,
+    #[cfg(not(splitbloom_gxhash))]
+    never: GxAvailable,
+}
+
+impl BuildHasher for GxHash {
+    type Hasher = GxHasher;
+
+    #[inline(always)]
+    fn build_hasher(&self) -> GxHasher {
+        #[cfg(splitbloom_gxhash)]
+        return GxHasher {
+            inner: KeyHasher {
+                state: self.initial_state,
+                bytes: PhantomData,
+            },
+        };
+        // Uninhabited: this build has no GxHash value to call this on.
+        #[cfg(not(splitbloom_gxhash))]
+        match self.proof {}
+    }
+}
+
+/// Forwards every call to the [`KeyHasher`] inside (see the [module docs](self)).
+#[cfg(splitbloom_gxhash)]
+impl Hasher for GxHasher {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        self.inner.write(bytes);
+    }
+
+    #[inline(always)]
+    fn write_u8(&mut self, value: u8) {
+        self.inner.write_u8(value);
+    }
+
+    #[inline(always)]
+    fn write_u16(&mut self, value: u16) {
+        self.inner.write_u16(value);
+    }
+
+    #[inline(always)]
+    fn write_u32(&mut self, value: u32) {
+        self.inner.write_u32(value);
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, value: u64) {
+        self.inner.write_u64(value);
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, value: u128) {
+        self.inner.write_u128(value);
+    }
+
+    #[inline(always)]
+    fn write_usize(&mut self, value: usize) {
+        self.inner.write_usize(value);
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.inner.finish()
+    }
+}
+
+/// Uninhabited in this build (see [`GxHasher`]).
+#[cfg(not(splitbloom_gxhash))]
+impl Hasher for GxHasher {
+    fn write(&mut self, _bytes: &[u8]) {
+        match self.never {}
+    }
+
+    fn finish(&self) -> u64 {
+        match self.never {}
+    }
+}
+
+/// The default hasher of every build: [`Xxh3Hash`], whatever the target and build flags.
 ///
 /// ```
 /// use splitbloom::{DefaultHasher, FilterHasher, HasherKind};
-/// let expected = if HasherKind::GxHash.is_available() { HasherKind::GxHash } else { HasherKind::Xxh3 };
-/// assert_eq!(DefaultHasher::KIND, expected);
+/// assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3);
 /// ```
-#[cfg(not(splitbloom_gxhash))]
 pub type DefaultHasher = Xxh3Hash;
+
+/// Keys of a byte-key batch hashed per chunk: small enough for a buffer on the stack, large
+/// enough for the pre-hashed batch paths to fill their prefetch pipeline.
+pub(crate) const BYTES_CHUNK: usize = 256;
+
+/// Calls `visit(first, hashes)` for consecutive chunks of `keys`, where `hashes` are the byte
+/// contract hashes of `keys[first..first + hashes.len()]`; no allocation.
+#[inline]
+pub(crate) fn for_each_hashed_chunk<S: FilterHasher, K: AsRef<[u8]>>(
+    hasher: &S,
+    keys: &[K],
+    mut visit: impl FnMut(usize, &[u64]),
+) {
+    let mut hashes = [0u64; BYTES_CHUNK];
+    for (index, chunk) in keys.chunks(BYTES_CHUNK).enumerate() {
+        let hashes = &mut hashes[..chunk.len()];
+        for (hash, key) in hashes.iter_mut().zip(chunk) {
+            *hash = hasher.hash_bytes(key.as_ref());
+        }
+        visit(index * BYTES_CHUNK, hashes);
+    }
+}
+
+/// The byte-key contract on [`ScalableFilter`](crate::ScalableFilter), kept here with the
+/// contract rather than in the scalable filter's module.
+impl<S: FilterHasher> crate::ScalableFilter<S> {
+    /// The hash [`insert_bytes`](crate::ScalableFilter::insert_bytes) gives `key`: exactly its
+    /// bytes, with the framing of the [byte-key contract](self).
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert_eq!(filter.hash_bytes(b"key"), splitbloom::FilterHasher::hash_bytes(filter.hasher(), b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+        self.hasher().hash_bytes(key)
+    }
+
+    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
+    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_bytes(b"key")?);
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error>
+    where
+        S: Clone,
+    {
+        self.insert_hash(self.hash_bytes(key))
+    }
+
+    /// Whether the key made of exactly `key`'s bytes may be present.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.contains_bytes(b"absent"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
+    /// first error (the keys before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
+    /// assert!(filter.contains_bytes(b"b"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error>
+    where
+        S: Clone,
+    {
+        let hasher = self.hasher().clone();
+        let mut result = Ok(());
+        for_each_hashed_chunk(&hasher, keys, |_, hashes| {
+            if result.is_ok() {
+                result = self.insert_hash_batch(hashes);
+            }
+        });
+        result
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` may be present, as
+    /// [`contains_bytes`](Self::contains_bytes) answers.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// filter.insert_bytes(b"a")?;
+    /// let mut out = [false; 2];
+    /// filter.contains_bytes_batch(&[&b"a"[..], &b"zz"[..]], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_bytes_batch: `out` must have one slot per key"
+        );
+        for_each_hashed_chunk(self.hasher(), keys, |first, hashes| {
+            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
+        });
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -391,16 +798,28 @@ mod tests {
         }
     }
 
-    /// gxhash is the default exactly where the target has AES (and this build can compute it).
+    /// XXH3 is the default whatever the target; gxhash is available exactly where the target
+    /// has AES.
     #[test]
-    fn default_hasher_follows_the_target() {
+    fn default_hasher_is_xxh3_everywhere() {
         let aes = cfg!(all(
             target_feature = "aes",
             any(target_arch = "x86_64", target_arch = "aarch64")
         ));
-        assert_eq!(DefaultHasher::KIND == HasherKind::GxHash, aes);
-        assert!(DefaultHasher::KIND.is_available());
-        std::println!("default hasher: {:?}", DefaultHasher::KIND);
+        assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3);
+        assert_eq!(HasherKind::GxHash.is_available(), aes);
+        assert_eq!(GxHash::new(0).is_ok(), aes);
+    }
+
+    /// The register-built padding equals the copy into a zeroed buffer at every short length.
+    #[test]
+    fn zero_padded_equals_a_padded_copy() {
+        let source: std::vec::Vec<u8> = (1..=15).collect();
+        for len in 0..16 {
+            let mut expected = [0u8; 16];
+            expected[..len].copy_from_slice(&source[..len]);
+            assert_eq!(zero_padded(&source[..len]), expected, "length {len}");
+        }
     }
 
     /// Pinned outputs: the algorithm is part of the on-disk contract and must never drift.

@@ -37,8 +37,11 @@
 //!   batch keeps many memory accesses in flight: 4.8 ns per key at 10^8 keys on Zen 4,
 //!   against 21 ns one key at a time (`benches/results.md`).
 //! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
-//!   stable, documented output: gxhash where the target has AES at compile time, XXH3
-//!   elsewhere. Pre-hashed values go through [`Filter::insert_hash`] and
+//!   stable, documented output: [`Xxh3Hash`] on every target and under every build flag, so
+//!   every build writes and reads the same filter bytes ([`GxHash`] is an opt-in). Persisted
+//!   string and byte keys go through the byte-key contract ([`Filter::insert_bytes`],
+//!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]), whose framing the [`hash`] module
+//!   documents for other languages; pre-hashed values go through [`Filter::insert_hash`] and
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
 //! * **Variants**: [`AtomicFilter`] (inserts from many threads at once through `&self`,
 //!   lock-free), [`CountingFilter`] (4-bit saturating counters, so keys can be removed) and
@@ -102,9 +105,7 @@ pub use counting::CountingFilter;
 pub use error::Error;
 pub use filter::Filter;
 pub use format::FilterRef;
-#[cfg(splitbloom_gxhash)]
-pub use hash::GxHash;
-pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, HasherKind, Xxh3Hash};
+pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash};
 pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.

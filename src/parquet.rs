@@ -191,15 +191,33 @@ impl Default for ParquetHash {
     }
 }
 
+impl ParquetHash {
+    /// The hasher with `seed` (Parquet itself uses 0, the [`Default`]).
+    ///
+    /// ```
+    /// use splitbloom::{FilterHasher, parquet::ParquetHash};
+    /// assert_eq!(ParquetHash::with_seed(3).seed(), 3);
+    /// ```
+    pub const fn with_seed(seed: u64) -> Self {
+        ParquetHash { seed }
+    }
+}
+
 impl FilterHasher for ParquetHash {
     const KIND: HasherKind = HasherKind::ParquetXxh64;
 
-    fn with_seed(seed: u64) -> Self {
-        ParquetHash { seed }
+    fn try_with_seed(seed: u64) -> Result<Self, Error> {
+        Ok(ParquetHash { seed })
     }
 
     fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// XXH64 of `bytes` with the seed: Parquet's hash of a `BYTE_ARRAY` value.
+    #[inline]
+    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        xxh64(bytes, self.seed)
     }
 }
 

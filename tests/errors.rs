@@ -1,6 +1,6 @@
 //! Bad parameters give a clear error, never a panic, a hang or a runaway allocation.
 
-use splitbloom::{Error, Filter, FilterHasher, Xxh3Hash, math};
+use splitbloom::{Error, Filter, Xxh3Hash, math};
 
 #[test]
 fn constructor_parameters_are_validated() {

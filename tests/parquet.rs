@@ -306,7 +306,6 @@ fn sizing_is_parquet_valid_and_honest() {
 
 #[test]
 fn seeded_parquet_filters_stay_consistent_but_are_not_written() {
-    use splitbloom::FilterHasher;
     let mut filter = Filter::with_num_blocks_and_hasher(64, ParquetHash::with_seed(7)).unwrap();
     for key in 0..1000i64 {
         filter.insert_value(&key);

@@ -38,6 +38,10 @@ pub struct Options {
     /// Print one JSON object instead of the table.
     #[arg(long)]
     json: bool,
+    /// After the table, also time string keys through the byte-key contract: 1M URLs and 1M
+    /// 8-byte ids (`insert_bytes` / `contains_bytes`).
+    #[arg(long)]
+    strings: bool,
 }
 
 /// Keys hashed per batch call in `--batch` mode.
@@ -250,6 +254,9 @@ pub fn run(options: &Options) -> Result<(), String> {
             )?;
         }
     }
+    if options.strings {
+        print_string_workloads(options)?;
+    }
     Ok(())
 }
 
@@ -266,4 +273,102 @@ fn json_row(row: &Row) -> String {
         row.measured_fpr,
         row.predicted_fpr
     )
+}
+
+/// Keys of each string workload of [`print_string_workloads`].
+const STRING_KEYS: usize = 1_000_000;
+
+/// One string workload: its name and its member and stranger keys (disjoint).
+struct StringWorkload {
+    name: &'static str,
+    members: Vec<Vec<u8>>,
+    strangers: Vec<Vec<u8>>,
+}
+
+/// The string workloads: URLs (about 30-40 bytes) and 8-byte ids, `STRING_KEYS` each.
+fn string_workloads() -> [StringWorkload; 2] {
+    let url = |i: u64| format!("https://example.com/{:x}/item/{i}", key(i) >> 44).into_bytes();
+    let id = |i: u64| key(i).to_le_bytes().to_vec();
+    let n = STRING_KEYS as u64;
+    [
+        StringWorkload {
+            name: "urls",
+            members: (0..n).map(url).collect(),
+            strangers: (n..2 * n).map(url).collect(),
+        },
+        StringWorkload {
+            name: "8-byte ids",
+            members: (0..n).map(id).collect(),
+            strangers: (n..2 * n).map(id).collect(),
+        },
+    ]
+}
+
+/// Times the byte-key contract (`insert_bytes`, `contains_bytes`, `contains_bytes_batch`) on
+/// the string workloads with the best kernel and the default hasher, and prints a table. Every
+/// member is checked present before anything is timed.
+pub fn print_string_workloads(options: &Options) -> Result<(), String> {
+    println!();
+    println!(
+        "string keys through the byte-key contract (insert_bytes / contains_bytes), {} keys, {} bits/key, kernel {}",
+        STRING_KEYS,
+        options.bits_per_key,
+        Kernel::best()
+    );
+    println!(
+        "{:<11} {:>8} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "keys", "bytes", "insert", "hit", "miss", "batched hit", "fpr"
+    );
+    println!(
+        "{:<11} {:>8} {:>10} {:>10} {:>10} {:>12} {:>10}",
+        "", "avg", "ns/op", "ns/op", "ns/op", "ns/op", "%"
+    );
+    for workload in string_workloads() {
+        let mut filter = Filter::with_bits_per_key(STRING_KEYS as u64, options.bits_per_key)
+            .map_err(|error| error.to_string())?;
+        let ops = workload.members.len();
+        let insert_ns = time_per_op(options.samples, ops, || {
+            for member in &workload.members {
+                black_box(filter.insert_bytes(member));
+            }
+        });
+        let count = |keys: &[Vec<u8>]| -> usize {
+            keys.iter()
+                .map(|key| usize::from(filter.contains_bytes(key)))
+                .sum()
+        };
+        if count(&workload.members) != ops {
+            return Err(format!(
+                "string workload {}: false negatives",
+                workload.name
+            ));
+        }
+        let false_positives = count(&workload.strangers);
+        let hit_ns = time_per_op(options.samples, ops, || {
+            black_box(count(black_box(&workload.members)));
+        });
+        let miss_ns = time_per_op(options.samples, ops, || {
+            black_box(count(black_box(&workload.strangers)));
+        });
+        let mut answers = vec![false; BATCH];
+        let batched_ns = time_per_op(options.samples, ops, || {
+            for chunk in workload.members.chunks(BATCH) {
+                let answers = &mut answers[..chunk.len()];
+                filter.contains_bytes_batch(chunk, answers);
+                black_box(&answers);
+            }
+        });
+        let average_len = workload.members.iter().map(Vec::len).sum::<usize>() as f64 / ops as f64;
+        println!(
+            "{:<11} {:>8.1} {:>10.2} {:>10.2} {:>10.2} {:>12.2} {:>10.3}",
+            workload.name,
+            average_len,
+            insert_ns,
+            hit_ns,
+            miss_ns,
+            batched_ns,
+            100.0 * false_positives as f64 / ops as f64
+        );
+    }
+    Ok(())
 }

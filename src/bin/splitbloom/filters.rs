@@ -53,11 +53,15 @@ impl NewFilterOptions {
     }
 }
 
-/// Calls `$body` with `$S` bound to the hasher type of `$kind`. A kind this build cannot compute
-/// (gxhash without AES) falls to the default hasher, whose reader then reports a clear error.
+/// Calls `$body` with `$S` bound to the hasher type of `$kind`. `GxHash` is nameable in every
+/// build; where it cannot run, its reader reports `HasherUnavailable`.
 macro_rules! with_hasher {
     ($kind:expr, $S:ident => $body:expr) => {
         match $kind {
+            splitbloom::HasherKind::GxHash => {
+                type $S = splitbloom::GxHash;
+                $body
+            }
             splitbloom::HasherKind::Xxh3 => {
                 type $S = splitbloom::Xxh3Hash;
                 $body

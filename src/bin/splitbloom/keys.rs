@@ -11,15 +11,11 @@
 //!
 //! # How a key is hashed (the contract with library users)
 //!
-//! The key's bytes go through one [`Hasher::write`] on a fresh hasher of the filter's
-//! [`BuildHasher`], then [`Hasher::finish`]; the result is the hash given to `insert_hash` /
-//! `contains_hash`. A library user asks a CLI-built filter about a key with:
-//!
-//! ```text
-//! let mut state = filter.hasher().build_hasher();
-//! state.write(key_bytes);
-//! filter.contains_hash(state.finish())
-//! ```
+//! The library's byte-key contract, [`FilterHasher::hash_bytes`]: exactly the key's bytes,
+//! with the framing `splitbloom::hash` documents (for every hasher the same value as one
+//! `Hasher::write` on a fresh hasher then `finish`, which is what earlier CLI versions computed,
+//! so their files answer the same). A library user asks a CLI-built filter about a key with
+//! `filter.contains_bytes(key_bytes)`.
 //!
 //! This is deliberately not `filter.contains(key_bytes)`: `Hash for [u8]` and `Hash for str`
 //! add a length prefix or a terminator, and the standard library does not promise those
@@ -28,19 +24,18 @@
 //! `BYTE_ARRAY` value: `filter.contains_value(key_bytes)`.
 
 use std::fs::File;
-use std::hash::{BuildHasher, Hasher};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+
+use splitbloom::FilterHasher;
 
 /// Keys hashed and looked up together: large enough to amortize the batch calls, small
 /// enough to stay in L1/L2.
 pub const BATCH: usize = 4096;
 
-/// The 64-bit hash the CLI gives `key` (see the module docs).
-pub fn hash_key<S: BuildHasher>(hasher: &S, key: &[u8]) -> u64 {
-    let mut state = hasher.build_hasher();
-    state.write(key);
-    state.finish()
+/// The 64-bit hash the CLI gives `key`: the byte-key contract (see the module docs).
+pub fn hash_key<S: FilterHasher>(hasher: &S, key: &[u8]) -> u64 {
+    hasher.hash_bytes(key)
 }
 
 /// Where keys come from: `-i FILE`, `-i -` or nothing (standard input).
@@ -126,7 +121,7 @@ impl KeyBatch {
     }
 
     /// The hashes of the keys, into `hashes` (cleared first).
-    pub fn hash_into<S: BuildHasher>(&self, hasher: &S, hashes: &mut Vec<u64>) {
+    pub fn hash_into<S: FilterHasher>(&self, hasher: &S, hashes: &mut Vec<u64>) {
         hashes.clear();
         hashes.extend(self.iter().map(|key| hash_key(hasher, key)));
     }

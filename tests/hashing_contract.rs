@@ -1,0 +1,330 @@
+//! The byte-key contract and the one default hasher, through every filter type.
+//!
+//! `hash_bytes` must be exactly the framing documented in `splitbloom::hash` (checked here from
+//! the definition, with `xxhash-rust` directly), and every `*_bytes` entry point of every filter
+//! type must agree with it, single and batched.
+
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{
+    AtomicFilter, CountingFilter, DefaultHasher, Error, Filter, FilterHasher, FilterRef, GxHash,
+    HasherKind, ScalableFilter, Xxh3Hash,
+};
+
+/// XOR of the halves of the 128-bit product, as the hash module documents.
+fn fold(a: u64, b: u64) -> u64 {
+    let product = u128::from(a) * u128::from(b);
+    (product as u64) ^ ((product >> 64) as u64)
+}
+
+/// Keys of many lengths, including empty and long ones.
+fn keys() -> Vec<Vec<u8>> {
+    (0..300)
+        .map(|len: usize| (0..len).map(|i| (i * 7 + len) as u8).collect())
+        .collect()
+}
+
+#[test]
+fn hash_bytes_follows_the_documented_framing() {
+    for seed in [0, 1, 0xdead_beef_0bad_cafe] {
+        let xxh3 = Xxh3Hash::with_seed(seed);
+        let parquet = ParquetHash::with_seed(seed);
+        for key in keys() {
+            let expected = fold(
+                xxhash_rust::xxh3::xxh3_64_with_seed(&key, seed ^ 0x243f_6a88_85a3_08d3),
+                0xd6e8_feb8_6659_fd93,
+            );
+            assert_eq!(xxh3.hash_bytes(&key), expected);
+            assert_eq!(
+                parquet.hash_bytes(&key),
+                xxhash_rust::xxh64::xxh64(&key, seed)
+            );
+        }
+    }
+}
+
+/// Every filter type answers the byte entry points with the same hashes, single and batched.
+fn entry_points_agree<S: FilterHasher + core::fmt::Debug>(hasher: S) {
+    let keys = keys();
+    let present = &keys[..150];
+    let mut filter = Filter::with_fpr_and_hasher(1000, 0.01, hasher.clone()).unwrap();
+    for key in present {
+        filter.insert_bytes(key);
+        assert_eq!(filter.hash_bytes(key), hasher.hash_bytes(key));
+    }
+    let mut batched = Filter::with_fpr_and_hasher(1000, 0.01, hasher.clone()).unwrap();
+    batched.insert_bytes_batch(present);
+    assert_eq!(
+        batched, filter,
+        "insert_bytes_batch differs from insert_bytes"
+    );
+    let mut hashed = Filter::with_fpr_and_hasher(1000, 0.01, hasher.clone()).unwrap();
+    for key in present {
+        hashed.insert_hash(hasher.hash_bytes(key));
+    }
+    assert_eq!(
+        hashed, filter,
+        "insert_bytes differs from insert_hash(hash_bytes)"
+    );
+
+    let atomic =
+        AtomicFilter::from(Filter::with_fpr_and_hasher(1000, 0.01, hasher.clone()).unwrap());
+    atomic.insert_bytes_batch(present);
+    assert_eq!(atomic.snapshot(), filter);
+    let mut counting = CountingFilter::with_fpr_and_hasher(1000, 0.01, hasher.clone()).unwrap();
+    counting.insert_bytes_batch(present);
+    assert_eq!(counting.to_filter(), filter);
+    let mut scalable = ScalableFilter::with_parameters(
+        splitbloom::ScalableParameters::new(1000, 0.01),
+        hasher.clone(),
+    )
+    .unwrap();
+    scalable.insert_bytes_batch(present).unwrap();
+
+    let serialized = filter.to_bytes();
+    let view = FilterRef::<S>::from_bytes(&serialized).unwrap();
+    let expected: Vec<bool> = keys.iter().map(|key| filter.contains_bytes(key)).collect();
+    assert!(expected[..150].iter().all(|&found| found), "false negative");
+    assert!(expected[150..].iter().filter(|&&found| found).count() < 10);
+    for (index, key) in keys.iter().enumerate() {
+        assert_eq!(view.contains_bytes(key), expected[index]);
+        assert_eq!(atomic.contains_bytes(key), expected[index]);
+        assert_eq!(counting.contains_bytes(key), expected[index]);
+        assert_eq!(view.hash_bytes(key), filter.hash_bytes(key));
+        assert_eq!(atomic.hash_bytes(key), filter.hash_bytes(key));
+        assert_eq!(counting.hash_bytes(key), filter.hash_bytes(key));
+        assert_eq!(scalable.hash_bytes(key), filter.hash_bytes(key));
+    }
+    assert!(present.iter().all(|key| scalable.contains_bytes(key)));
+    let mut out = vec![false; keys.len()];
+    filter.contains_bytes_batch(&keys, &mut out);
+    assert_eq!(out, expected);
+    view.contains_bytes_batch(&keys, &mut out);
+    assert_eq!(out, expected);
+    atomic.contains_bytes_batch(&keys, &mut out);
+    assert_eq!(out, expected);
+    counting.contains_bytes_batch(&keys, &mut out);
+    assert_eq!(out, expected);
+    scalable.contains_bytes_batch(&keys, &mut out);
+    assert!(out[..150].iter().all(|&found| found));
+}
+
+#[test]
+fn byte_entry_points_agree_for_every_hasher() {
+    entry_points_agree(Xxh3Hash::with_seed(3));
+    entry_points_agree(ParquetHash::default());
+    if let Ok(hasher) = GxHash::new(3) {
+        entry_points_agree(hasher);
+    }
+}
+
+/// Strings: `insert_bytes(s.as_bytes())` is the stable form; `insert(s)` goes through std's
+/// framing and is a different (in-process) hash.
+#[test]
+fn str_keys_use_the_byte_contract_explicitly() {
+    let mut filter = Filter::with_num_blocks(64).unwrap();
+    filter.insert_bytes("apple".as_bytes());
+    assert!(filter.contains_bytes(b"apple"));
+    assert_ne!(
+        filter.hash_bytes(b"apple"),
+        core::hash::BuildHasher::hash_one(filter.hasher(), "apple")
+    );
+}
+
+/// The default hasher is XXH3 in every build, and a gxhash filter (written by earlier `+aes`
+/// builds) opens as `FilterRef<GxHash>` exactly where gxhash can run.
+#[test]
+fn gxhash_filters_open_where_gxhash_runs() {
+    assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3);
+    let mut bytes = Filter::with_num_blocks(4).unwrap().to_bytes();
+    bytes[6] = HasherKind::GxHash.id();
+    // Re-seal the checksum over the changed header.
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest();
+    bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
+    let opened = FilterRef::<GxHash>::from_bytes(&bytes);
+    if HasherKind::GxHash.is_available() {
+        assert!(opened.is_ok());
+        assert!(Filter::<GxHash>::from_bytes(&bytes).is_ok());
+    } else {
+        assert_eq!(
+            opened.unwrap_err(),
+            Error::HasherUnavailable(HasherKind::GxHash)
+        );
+        assert_eq!(
+            Filter::<GxHash>::from_bytes(&bytes).unwrap_err(),
+            Error::HasherUnavailable(HasherKind::GxHash)
+        );
+    }
+}
+
+/// The README's known-answer table (key bytes → hash → block index in a 1024-block filter →
+/// lane mask), for every hasher id with seed 0, pinned here so the README cannot drift.
+/// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
+type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);
+
+const KNOWN_ANSWERS: &[KnownAnswer] = &[
+    (
+        1,
+        b"",
+        0xbf14da07cab8bbb2,
+        764,
+        [
+            0x20000000, 0x00001000, 0x08000000, 0x00000001, 0x00040000, 0x00000001, 0x00010000,
+            0x00000800,
+        ],
+    ),
+    (
+        1,
+        b"a",
+        0x201f69059473e2dd,
+        128,
+        [
+            0x00010000, 0x00004000, 0x00001000, 0x00000020, 0x80000000, 0x02000000, 0x20000000,
+            0x00000100,
+        ],
+    ),
+    (
+        1,
+        b"splitbloom",
+        0xa0b67119c25f674c,
+        642,
+        [
+            0x80000000, 0x10000000, 0x00004000, 0x00000002, 0x01000000, 0x00000010, 0x00400000,
+            0x00000080,
+        ],
+    ),
+    (
+        1,
+        b"0123456789abcdef",
+        0xc7b16962eeacde9f,
+        798,
+        [
+            0x08000000, 0x00800000, 0x00004000, 0x00000010, 0x01000000, 0x00000001, 0x01000000,
+            0x00000800,
+        ],
+    ),
+    (
+        2,
+        b"",
+        0xb31134492bad73f3,
+        716,
+        [
+            0x00200000, 0x08000000, 0x00000010, 0x00020000, 0x00000100, 0x00001000, 0x00400000,
+            0x00000040,
+        ],
+    ),
+    (
+        2,
+        b"a",
+        0x017a4944ceeda011,
+        5,
+        [
+            0x00040000, 0x00080000, 0x00200000, 0x00000040, 0x00000008, 0x00020000, 0x00000040,
+            0x00080000,
+        ],
+    ),
+    (
+        2,
+        b"splitbloom",
+        0x3af87803e830ea1d,
+        235,
+        [
+            0x00200000, 0x00000001, 0x20000000, 0x00800000, 0x00004000, 0x00000010, 0x00400000,
+            0x00200000,
+        ],
+    ),
+    (
+        2,
+        b"0123456789abcdef",
+        0xa2f38de416ce6d00,
+        651,
+        [
+            0x01000000, 0x00000200, 0x20000000, 0x00000020, 0x00100000, 0x00010000, 0x00008000,
+            0x00000400,
+        ],
+    ),
+    (
+        3,
+        b"",
+        0xef46db3751d8e999,
+        957,
+        [
+            0x20000000, 0x00000001, 0x02000000, 0x10000000, 0x00004000, 0x00400000, 0x20000000,
+            0x40000000,
+        ],
+    ),
+    (
+        3,
+        b"a",
+        0xd24ec4f1a98c6e5b,
+        841,
+        [
+            0x00040000, 0x00020000, 0x00000002, 0x00001000, 0x00020000, 0x01000000, 0x08000000,
+            0x80000000,
+        ],
+    ),
+    (
+        3,
+        b"splitbloom",
+        0x40e1863d539a3949,
+        259,
+        [
+            0x00040000, 0x20000000, 0x01000000, 0x00010000, 0x00008000, 0x00000001, 0x00080000,
+            0x00001000,
+        ],
+    ),
+    (
+        3,
+        b"0123456789abcdef",
+        0x5c5b90c34e376d0b,
+        369,
+        [
+            0x00000100, 0x00000040, 0x00002000, 0x00020000, 0x00100000, 0x02000000, 0x00100000,
+            0x08000000,
+        ],
+    ),
+];
+
+/// The keys of the known-answer table.
+const KNOWN_KEYS: [&[u8]; 4] = [b"", b"a", b"splitbloom", b"0123456789abcdef"];
+
+#[test]
+fn the_readme_known_answers_hold() {
+    let mut rows = Vec::new();
+    let mut add = |id: u8, hash: &dyn Fn(&[u8]) -> u64| {
+        for key in KNOWN_KEYS {
+            let h = hash(key);
+            rows.push((
+                id,
+                key,
+                h,
+                splitbloom::block_index(h, 1024),
+                splitbloom::mask(h as u32),
+            ));
+        }
+    };
+    if let Ok(gx) = GxHash::new(0) {
+        add(1, &|key| gx.hash_bytes(key));
+    }
+    add(2, &|key| Xxh3Hash::default().hash_bytes(key));
+    add(3, &|key| ParquetHash::default().hash_bytes(key));
+    for (id, key, h, block, mask) in &rows {
+        let lanes: Vec<String> = mask.iter().map(|lane| format!("{lane:08x}")).collect();
+        println!(
+            "| {id} | `{}` | `{h:016x}` | {block} | `{}` |",
+            String::from_utf8_lossy(key),
+            lanes.join(" ")
+        );
+    }
+    for row in &rows {
+        assert!(KNOWN_ANSWERS.contains(row), "{row:?} is not in the table");
+    }
+    let expected_rows = if HasherKind::GxHash.is_available() {
+        12
+    } else {
+        8
+    };
+    assert_eq!(rows.len(), expected_rows);
+}
