@@ -21,6 +21,21 @@ pub const LANES: usize = 8;
 /// ```
 pub const BLOCK_BYTES: usize = 32;
 
+/// The largest number of blocks a filter may have: the block index is computed from the high 32
+/// bits of the hash, so more than 2^32 blocks could not all be reached (and 2^32 blocks are
+/// already 128 GiB). Defined here, with the layout, so that `Error` can name it without
+/// importing `math`; public as `splitbloom::math::MAX_BLOCKS`.
+///
+/// ```
+/// use splitbloom::{Filter, math::MAX_BLOCKS};
+/// assert!(Filter::with_num_blocks(MAX_BLOCKS + 1).is_err());
+/// ```
+pub const MAX_BLOCKS: usize = if usize::BITS > 32 {
+    1 << 32
+} else {
+    (isize::MAX as usize) / BLOCK_BYTES
+};
+
 /// The eight odd multipliers of the Parquet SBBF specification; lane `i` of a block gets bit
 /// `(x * SALT[i]) >> 27` of a key whose in-block hash is `x`.
 ///

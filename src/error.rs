@@ -149,7 +149,7 @@ impl fmt::Display for Error {
             Error::TooLarge { blocks } => write!(
                 f,
                 "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks",
-                crate::math::MAX_BLOCKS
+                crate::block::MAX_BLOCKS
             ),
             Error::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the filter")

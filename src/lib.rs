@@ -70,15 +70,23 @@
 //!
 //! ## Safety
 //!
-//! `unsafe` code lives only in the kernel modules (`src/arch/`): each kernel is a token type
+//! `unsafe` code lives only in the kernel modules (`src/arch/`; the crate denies `unsafe_code`
+//! everywhere else): each kernel is a token type
 //! that can only be constructed once its CPU feature has been detected, so holding one proves
 //! its `#[target_feature]` functions may be called.
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(clippy::undocumented_unsafe_blocks)]
+// `unsafe` is refused everywhere but in the one module that needs it.
+#![deny(unsafe_code)]
 
 extern crate alloc;
 
+#[allow(
+    unsafe_code,
+    reason = "SIMD intrinsics, the inline-assembly lookup, the block allocator and the \
+              atomic view of blocks: each `unsafe` block carries its SAFETY argument"
+)]
 mod arch;
 // Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
 #[cfg(target_has_atomic = "32")]

@@ -32,19 +32,7 @@ use crate::error::Error;
 /// Bits in one block.
 const BLOCK_BITS: f64 = (BLOCK_BYTES * 8) as f64;
 
-/// The largest number of blocks a filter may have: the block index is computed from the high 32
-/// bits of the hash, so more than 2^32 blocks could not all be reached (and 2^32 blocks are
-/// already 128 GiB).
-///
-/// ```
-/// use splitbloom::{Filter, math::MAX_BLOCKS};
-/// assert!(Filter::with_num_blocks(MAX_BLOCKS + 1).is_err());
-/// ```
-pub const MAX_BLOCKS: usize = if usize::BITS > 32 {
-    1 << 32
-} else {
-    (isize::MAX as usize) / BLOCK_BYTES
-};
+pub use crate::block::MAX_BLOCKS;
 
 /// Above this many keys per block the rate rounds to 1: `1 − FPR(λ) ≤ 8·e^(−λ/32)` (each of the
 /// eight lanes of a probed block leaves the probe's bit clear with probability at most
