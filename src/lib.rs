@@ -98,6 +98,7 @@ mod filter;
 mod fold;
 pub mod format;
 pub mod hash;
+mod kernel;
 mod lookup;
 pub mod math;
 pub mod parquet;
@@ -105,7 +106,6 @@ mod scalable;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
-pub use arch::{Kernel, UnknownKernel};
 #[cfg(target_has_atomic = "32")]
 pub use atomic::AtomicFilter;
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
@@ -114,6 +114,7 @@ pub use error::Error;
 pub use filter::Filter;
 pub use format::FilterRef;
 pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash};
+pub use kernel::{Kernel, UnknownKernel};
 pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.

@@ -1,0 +1,89 @@
+//! Direct access to each kernel's primitives, for the differential tests, fuzz targets and
+//! benchmarks that check every kernel against the scalar oracle. Not part of the stable API
+//! (re-exported, hidden, as `splitbloom::__kernel_testing`).
+
+use super::{BlockKernel, Dispatch, EntryPoints, PreHashed};
+use crate::block::LANES;
+use crate::kernel::Kernel;
+
+/// The mask of `x` computed by `kernel`, or `None` when it cannot run here.
+pub fn mask(kernel: Kernel, x: u32) -> Option<[u32; LANES]> {
+    Some(Dispatch::new(kernel)?.mask(x))
+}
+
+/// `kernel`'s insert of `x` into `block`, or `None` when it cannot run here.
+pub fn insert(kernel: Kernel, block: &mut [u32; LANES], x: u32) -> Option<bool> {
+    Some(Dispatch::new(kernel)?.insert(block, x))
+}
+
+/// `kernel`'s lookup of `x` in `block`, or `None` when it cannot run here.
+pub fn contains(kernel: Kernel, block: &[u32; LANES], x: u32) -> Option<bool> {
+    Some(Dispatch::new(kernel)?.contains(block, x))
+}
+
+/// `kernel`'s single-key lookup of a pre-hashed key in `blocks`, the path of
+/// `Filter::contains` (for AVX2, inline assembly rather than the primitive above), or
+/// `None` when the kernel cannot run here.
+pub fn contains_hash(kernel: Kernel, blocks: &[[u32; LANES]], hash: u64) -> Option<bool> {
+    Some(Dispatch::new(kernel)?.contains_hash(blocks, hash))
+}
+
+/// The prefetch distance filters use, and the smallest filter (in blocks) that uses it.
+pub const PREFETCH: (usize, usize) = (super::PREFETCH_DISTANCE, super::PREFETCH_MIN_BLOCKS);
+
+/// Filters of at least this many bytes get 2 MiB-aligned storage and, on Linux, a
+/// transparent-huge-page hint.
+pub const HUGE_PAGE_THRESHOLD: usize = super::memory::HUGE_PAGE_THRESHOLD;
+
+/// Zeroed blocks allocated as filters allocate them (2 MiB-aligned, with the huge-page
+/// hint from [`HUGE_PAGE_THRESHOLD`] bytes up), so that benchmarks of the raw batch loops
+/// measure the memory filters get; `None` when the allocation fails.
+pub struct FilterMemory(super::Blocks);
+
+impl FilterMemory {
+    /// `num_blocks` zeroed blocks.
+    pub fn zeroed(num_blocks: usize) -> Option<FilterMemory> {
+        super::Blocks::zeroed(num_blocks).map(FilterMemory)
+    }
+}
+
+impl core::ops::Deref for FilterMemory {
+    type Target = [[u32; LANES]];
+
+    fn deref(&self) -> &[[u32; LANES]] {
+        bytemuck::cast_slice(&self.0)
+    }
+}
+
+impl core::ops::DerefMut for FilterMemory {
+    fn deref_mut(&mut self) -> &mut [[u32; LANES]] {
+        bytemuck::cast_slice_mut(&mut self.0)
+    }
+}
+
+/// `kernel`'s batch insert into `blocks`, prefetching `distance` keys ahead (0: none; other
+/// values are rounded up to a power of two and capped at the tuned distance),
+/// whatever the filter size; `None` when the kernel cannot run here.
+pub fn insert_hashes(
+    kernel: Kernel,
+    blocks: &mut [[u32; LANES]],
+    hashes: &[u64],
+    distance: usize,
+) -> Option<()> {
+    Dispatch::new(kernel)?.insert_keys(blocks, &PreHashed, hashes, distance);
+    Some(())
+}
+
+/// `kernel`'s batch lookup in `blocks`, prefetching `distance` keys ahead (0: none; other
+/// values are rounded up to a power of two and capped at the tuned distance),
+/// whatever the filter size; `None` when the kernel cannot run here.
+pub fn contains_hashes(
+    kernel: Kernel,
+    blocks: &[[u32; LANES]],
+    hashes: &[u64],
+    out: &mut [bool],
+    distance: usize,
+) -> Option<()> {
+    Dispatch::new(kernel)?.contains_keys(blocks, &PreHashed, hashes, out, distance);
+    Some(())
+}
