@@ -11,12 +11,13 @@ use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::Kernel;
-use crate::arch::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
-use crate::arch::{BlockKernel, Blocks, Dispatch};
+use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{BLOCK_BYTES, Block, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::{DefaultHasher, FilterHasher};
+use crate::storage::Blocks;
+use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 
 /// A split-block Bloom filter whose inserts and lookups all take `&self`: share it between
 /// threads (with `std::thread::scope` or behind an `Arc`) and insert from all of them at once,

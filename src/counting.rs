@@ -19,11 +19,12 @@ use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{BlockKernel, Blocks, Dispatch};
+use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::{DefaultHasher, FilterHasher};
+use crate::storage::Blocks;
 use crate::{Kernel, math};
 
 /// Bits per counter.

@@ -3,10 +3,11 @@
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{Blocks, Dispatch, EntryPoints, PreHashed};
+use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::hash::{DefaultHasher, FilterHasher};
+use crate::storage::Blocks;
 use crate::{Kernel, arch, lookup, math};
 
 /// A split-block Bloom filter: "definitely not in the set" or "probably in the set".

@@ -84,8 +84,8 @@ extern crate alloc;
 
 #[allow(
     unsafe_code,
-    reason = "SIMD intrinsics, the inline-assembly lookup, the block allocator and the \
-              atomic view of blocks: each `unsafe` block carries its SAFETY argument"
+    reason = "SIMD intrinsics and the inline-assembly lookup: each `unsafe` block carries its \
+              SAFETY argument"
 )]
 mod arch;
 // Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
@@ -103,6 +103,12 @@ mod lookup;
 pub mod math;
 pub mod parquet;
 mod scalable;
+#[allow(
+    unsafe_code,
+    reason = "the block allocator (alloc_zeroed, alignment, huge-page hint) and the zero-copy \
+              atomic view of blocks: each `unsafe` block carries its SAFETY argument"
+)]
+mod storage;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;

@@ -35,7 +35,6 @@
 //! | `prefetch.rs` | the one prefetch instruction per architecture |
 //! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}` |
 //! | `testing.rs` | hidden hooks that reach each kernel directly (`splitbloom::__kernel_testing`) |
-//! | `memory.rs`, `atomic.rs` | the block storage (aligned, huge pages, lazily zeroed) and its atomic view |
 //!
 //! ## Adding a kernel
 //!
@@ -52,22 +51,18 @@
 //!    (`SPLITBLOOM_KERNEL`), so add the kernel's name to `.ci/run`'s list where the CPU has it.
 //!    Any `asm!` must declare every register it changes, `vzeroupper`'s included.
 //!
-//! `unsafe` code in this crate lives only under `src/arch/` (the crate denies `unsafe_code`
-//! elsewhere).
+//! The block storage these kernels work on (aligned, huge pages, lazily zeroed, and its atomic
+//! view) is in `src/storage/`. `unsafe` code lives only here and there (the crate denies
+//! `unsafe_code` elsewhere).
 
 use core::hash::{BuildHasher, Hash};
 
 use crate::block::LANES;
 
-// Atomic lanes need 32-bit atomic read-modify-write instructions, which a few embedded targets
-// lack; everything else in the crate works without them.
-#[cfg(target_has_atomic = "32")]
-pub(crate) mod atomic;
 #[cfg(target_arch = "x86_64")]
 mod avx2;
 mod dispatch;
 mod generic;
-mod memory;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 mod portable;
@@ -80,7 +75,6 @@ pub(crate) use generic::{
     PREFETCH_DISTANCE, PREFETCH_MIN_BLOCKS, PreHashed, contains_hash_with, contains_keys_with,
     insert_hash_with, insert_keys_with, prefetch_distance,
 };
-pub(crate) use memory::Blocks;
 
 /// The block primitives every kernel implements, with identical results.
 ///

@@ -33,17 +33,17 @@ pub const PREFETCH: (usize, usize) = (super::PREFETCH_DISTANCE, super::PREFETCH_
 
 /// Filters of at least this many bytes get 2 MiB-aligned storage and, on Linux, a
 /// transparent-huge-page hint.
-pub const HUGE_PAGE_THRESHOLD: usize = super::memory::HUGE_PAGE_THRESHOLD;
+pub const HUGE_PAGE_THRESHOLD: usize = crate::storage::HUGE_PAGE_THRESHOLD;
 
 /// Zeroed blocks allocated as filters allocate them (2 MiB-aligned, with the huge-page
 /// hint from [`HUGE_PAGE_THRESHOLD`] bytes up), so that benchmarks of the raw batch loops
 /// measure the memory filters get; `None` when the allocation fails.
-pub struct FilterMemory(super::Blocks);
+pub struct FilterMemory(crate::storage::Blocks);
 
 impl FilterMemory {
     /// `num_blocks` zeroed blocks.
     pub fn zeroed(num_blocks: usize) -> Option<FilterMemory> {
-        super::Blocks::zeroed(num_blocks).map(FilterMemory)
+        crate::storage::Blocks::zeroed(num_blocks).map(FilterMemory)
     }
 }
 

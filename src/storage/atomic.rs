@@ -11,7 +11,7 @@
 use core::mem::{align_of, size_of};
 use core::sync::atomic::Ordering::Relaxed;
 
-use super::memory::{BlockStorage, Blocks};
+use super::blocks::{BlockStorage, Blocks};
 use crate::block::{Block, LANES};
 
 // The atomic word: 64 bits where the target has 64-bit atomics, so an insert needs at most four
@@ -72,7 +72,7 @@ const _: () = assert!(align_of::<AtomicBlock>() == align_of::<Block>());
 
 // SAFETY: `AtomicBlock` is `#[repr(C, align(32))]` over atomic integers, which have the size and
 // bit validity of their integers (any bits are valid lanes); its size and alignment are asserted
-// equal to `Block`'s just above. (This impl lives here, not in `memory`, so that `memory` never
+// equal to `Block`'s just above. (This impl lives here, not in `blocks`, so that `blocks` never
 // names this module, which exists only on targets with 32-bit atomics.)
 unsafe impl BlockStorage for AtomicBlock {}
 
