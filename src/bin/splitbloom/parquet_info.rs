@@ -36,7 +36,8 @@ Values, per the column's type (see --columns):
   UUID                         67e55044-10b1-426f-9247-bb680e5fe0c8
   STRING, BYTE_ARRAY           the bytes of the argument or line
   --hex                        the plain-encoded bytes, for any type: 00ff0a
-A value more precise than the column's unit, or out of its range, is an error (exit 2).
+A value more precise than the column's unit, or out of its range, is an error (exit 2); in a
+batch, the lines before it have been answered, and the error names its line.
 
 Zeros and NaN: writers hash a float's bits, so 0.0 and -0.0 have different hashes. As in SQL,
 where 0 = -0.0, a zero asks for both (either sign may have been written). NaN asks for the
@@ -133,9 +134,9 @@ pub fn run(options: &Options) -> Result<Status, String> {
     };
     let (index, descriptor) = find_column(&metadata, column).map_err(|e| format!("{name}: {e}"))?;
     let kind = Kind::of(descriptor);
-    let probes = match (&options.value, &options.values) {
-        (Some(value), _) => vec![probe(&kind, value.as_encoded_bytes(), options.hex)?],
-        (None, Some(path)) => read_values(path, &kind, options.hex)?,
+    let mut source = match (&options.value, &options.values) {
+        (Some(value), _) => Source::One(Some(probe(&kind, value.as_encoded_bytes(), options.hex)?)),
+        (None, Some(path)) => Source::Lines(Lines::open(path, kind.clone(), options.hex)?),
         (None, None) => return Err("--column needs --value or --values".to_owned()),
     };
     let path = descriptor.path().string();
@@ -184,9 +185,10 @@ pub fn run(options: &Options) -> Result<Status, String> {
     let mut any = false;
     let mut text = String::new();
     let mut hashes = Vec::new();
-    for chunk in probes.chunks(CHUNK) {
+    let mut chunk = Vec::new();
+    while source.next_chunk(&mut chunk)? {
         hashes.clear();
-        for probe in chunk {
+        for probe in &chunk {
             probe.hashes.push_to(&mut hashes);
         }
         let answers: Vec<GroupAnswer> = filters
@@ -226,7 +228,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
             break;
         }
         let mut first = 0;
-        for probe in chunk {
+        for probe in &chunk {
             let count = probe.hashes.len();
             let groups: Vec<(usize, bool)> = answers
                 .iter()
@@ -304,31 +306,84 @@ fn probe(kind: &Kind, value: &[u8], hex: bool) -> Result<Probe, String> {
     })
 }
 
-/// The values of `path` (`-`: standard input), one per line, each read as `kind`.
-fn read_values(path: &std::path::Path, kind: &Kind, hex: bool) -> Result<Vec<Probe>, String> {
-    let mut bytes = Vec::new();
-    let name = path.display();
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .lock()
-            .read_to_end(&mut bytes)
-            .map_err(|error| format!("cannot read standard input: {error}"))?;
-    } else {
-        File::open(path)
-            .and_then(|mut file| file.read_to_end(&mut bytes))
-            .map_err(|error| format!("cannot read {name}: {error}"))?;
+/// Where the values to test come from.
+enum Source {
+    /// `--value`: one value, taken by the first chunk.
+    One(Option<Probe>),
+    /// `--values`: lines, read a chunk at a time.
+    Lines(Lines),
+}
+
+impl Source {
+    /// Replaces `chunk` with the next values (at most [`CHUNK`]); false when there are none.
+    fn next_chunk(&mut self, chunk: &mut Vec<Probe>) -> Result<bool, String> {
+        chunk.clear();
+        match self {
+            Source::One(probe) => chunk.extend(probe.take()),
+            Source::Lines(lines) => {
+                while chunk.len() < CHUNK {
+                    let Some(probe) = lines.next_probe()? else {
+                        break;
+                    };
+                    chunk.push(probe);
+                }
+            }
+        }
+        Ok(!chunk.is_empty())
     }
-    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-    if bytes.is_empty() {
-        return Ok(Vec::new());
-    }
-    body.split(|&byte| byte == b'\n')
-        .enumerate()
-        .map(|(line, value)| {
-            let value = value.strip_suffix(b"\r").unwrap_or(value);
-            probe(kind, value, hex).map_err(|error| format!("line {}: {error}", line + 1))
+}
+
+/// Values one per line (the line end, `\n` or `\r\n`, removed), read as `kind` one at a
+/// time, so memory does not grow with the input.
+struct Lines {
+    reader: Box<dyn std::io::BufRead>,
+    name: String,
+    kind: Kind,
+    hex: bool,
+    line: usize,
+    buffer: Vec<u8>,
+}
+
+impl Lines {
+    /// Lines of `path` (`-`: standard input).
+    fn open(path: &std::path::Path, kind: Kind, hex: bool) -> Result<Lines, String> {
+        let (reader, name): (Box<dyn std::io::BufRead>, String) = if path.as_os_str() == "-" {
+            (
+                Box::new(std::io::BufReader::new(std::io::stdin())),
+                "standard input".to_owned(),
+            )
+        } else {
+            let name = path.display().to_string();
+            let file = File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?;
+            (Box::new(std::io::BufReader::new(file)), name)
+        };
+        Ok(Lines {
+            reader,
+            name,
+            kind,
+            hex,
+            line: 0,
+            buffer: Vec::new(),
         })
-        .collect()
+    }
+
+    /// The next value, or `None` at the end of the input.
+    fn next_probe(&mut self) -> Result<Option<Probe>, String> {
+        self.buffer.clear();
+        let read = self
+            .reader
+            .read_until(b'\n', &mut self.buffer)
+            .map_err(|error| format!("cannot read {}: {error}", self.name))?;
+        if read == 0 {
+            return Ok(None);
+        }
+        self.line += 1;
+        let value = self.buffer.strip_suffix(b"\n").unwrap_or(&self.buffer);
+        let value = value.strip_suffix(b"\r").unwrap_or(value);
+        probe(&self.kind, value, self.hex)
+            .map(Some)
+            .map_err(|error| format!("{}, line {}: {error}", self.name, self.line))
+    }
 }
 
 /// The leaf column named `column`: its dotted path, or a top-level name with a single leaf.

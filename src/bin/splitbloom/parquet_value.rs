@@ -112,6 +112,15 @@ impl Kind {
         let int64 = physical == PhysicalType::INT64;
         let length = usize::try_from(column.type_length()).unwrap_or(0);
         let decimal = |precision: i32, scale: i32| {
+            // Parquet allows up to 38 digits in 16 bytes (76 in 32); more, or a scale beyond
+            // the precision, is a malformed schema: only --hex then.
+            if !(1..=76).contains(&precision) || !(0..=precision).contains(&scale) {
+                return Kind::Other {
+                    name: format!("DECIMAL({precision},{scale})"),
+                    width: (physical == PhysicalType::FIXED_LEN_BYTE_ARRAY).then_some(length),
+                    hashable: true,
+                };
+            }
             let storage = match physical {
                 PhysicalType::INT32 => DecimalStorage::Int32,
                 PhysicalType::INT64 => DecimalStorage::Int64,
@@ -195,7 +204,7 @@ impl Kind {
             ConvertedType::UTF8 | ConvertedType::ENUM | ConvertedType::JSON => Some(Kind::String),
             _ => None,
         };
-        // A converted type that does not fit the physical type is ignored.
+        // A logical or converted type that does not fit the physical type is ignored.
         let fits = |kind: &Kind| match kind {
             Kind::Int { bits, .. } => {
                 (physical == PhysicalType::INT32 && *bits <= 32) || (int64 && *bits == 64)
@@ -206,10 +215,14 @@ impl Kind {
                     && matches!(physical, PhysicalType::INT32 | PhysicalType::INT64)
             }
             Kind::Timestamp { .. } => int64,
-            Kind::Decimal { .. } => physical != PhysicalType::BOOLEAN,
+            Kind::Decimal { .. } | Kind::Other { .. } => physical != PhysicalType::BOOLEAN,
             Kind::String => physical == PhysicalType::BYTE_ARRAY,
+            Kind::Uuid | Kind::Float16 => physical == PhysicalType::FIXED_LEN_BYTE_ARRAY,
             _ => false,
         };
+        if let Some(kind) = by_logical.filter(fits) {
+            return kind;
+        }
         if let Some(kind) = by_converted.filter(fits) {
             return kind;
         }
