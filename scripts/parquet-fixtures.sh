@@ -94,6 +94,8 @@ COLUMNS = {
     "ts_us": (pa.timestamp("us"), lambda j: ts(j, 6), lambda v: text_ts(v, False)),
     "ts_us_utc": (pa.timestamp("us", tz="UTC"), lambda j: ts(j, 6).replace(tzinfo=UTC), lambda v: v.isoformat()),
     "ts_ns": (pa.timestamp("ns"), lambda j: ts(j, 6), lambda v: text_ts(v, False)),
+    "time_ms": (pa.time32("ms"), lambda j: (dt.datetime(2000, 1, 1) + dt.timedelta(milliseconds=j * 86_399_999 // 997)).time(), lambda v: v.isoformat()),
+    "time_us": (pa.time64("us"), lambda j: (dt.datetime(2000, 1, 1) + dt.timedelta(microseconds=j * 86_399_999_999 // 997)).time(), lambda v: v.isoformat()),
     "dec9": (pa.decimal128(9, 2), lambda j: decimal.Decimal(j * 37 - 20000) / 100, str),
     "dec18": (pa.decimal128(18, 4), lambda j: decimal.Decimal(j * 123457 - 10**9) / 10**4, str),
     "dec38": (pa.decimal128(38, 10), lambda j: decimal.Decimal(j * 10**20 + 12345) / 10**10, str),

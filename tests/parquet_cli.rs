@@ -503,7 +503,7 @@ fn batches_of_values() {
 fn columns_listing_and_names() {
     let file = fixture("pyarrow.parquet");
     let listing = status(run(&["parquet-info", &file, "--columns"], b""), 0);
-    assert_eq!(listing.lines().count(), 25, "{listing}");
+    assert_eq!(listing.lines().count(), 27, "{listing}");
     for line in [
         "u32  INT32  UINT32  bloom filter in every row group (0, 1, 2)",
         "dec9  FIXED_LEN_BYTE_ARRAY  DECIMAL(9,2)  bloom filter in every row group (0, 1, 2)",
