@@ -597,3 +597,33 @@ fn zero_matches_negative_zero_as_in_sql() {
         assert!(status(output, 0).contains("may be present"), "{zero}");
     }
 }
+
+/// A batch is answered a chunk at a time: memory does not grow with the number of values
+/// (4,000,000 values under a 150 MB address-space limit; keeping every value took ~100 bytes
+/// each).
+#[cfg(target_os = "linux")]
+#[test]
+fn batches_stream_in_bounded_memory() {
+    let file = fixture("duckdb-mixed.parquet");
+    let dir = scratch("stream");
+    let values = dir.join("values.txt");
+    let input: String = (0..4_000_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&values, input).unwrap();
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 150000 && exec \"$0\" \"$@\" > \"$OUT\"")
+        .env("OUT", dir.join("answers.txt"))
+        .arg(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(["parquet-info", &file, "--column", "id", "--values"])
+        .arg(&values)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let answers = std::fs::read(dir.join("answers.txt")).unwrap();
+    assert_eq!(
+        answers.iter().filter(|&&byte| byte == b'\n').count(),
+        4_000_000
+    );
+}
