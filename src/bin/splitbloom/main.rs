@@ -16,6 +16,8 @@ mod out;
 mod output;
 #[cfg(feature = "parquet")]
 mod parquet_info;
+#[cfg(feature = "parquet")]
+mod parquet_value;
 mod query;
 
 use std::process::ExitCode;

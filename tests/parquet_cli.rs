@@ -1,0 +1,629 @@
+//! `splitbloom parquet-info` against files written by real writers (DuckDB and pyarrow; see
+//! scripts/parquet-fixtures.sh, which wrote tests/fixtures/parquet/ and the answers there), and
+//! the ways users write values: logical types, negative numbers, batches, column names.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::Instant;
+
+fn fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/parquet/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("parquet_cli")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the binary with `args`, writing `stdin` from another thread.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let written = input.write_all(&stdin);
+        assert!(written.is_ok() || written.unwrap_err().kind() == std::io::ErrorKind::BrokenPipe);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    output
+}
+
+/// Asserts status `code` and returns stdout.
+fn status(output: Output, code: i32) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Asserts a clean failure: status 2, one line on stderr containing each of `expected`.
+fn fails(output: Output, expected: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    for part in expected {
+        assert!(stderr.contains(part), "expected {part:?} in {stderr}");
+    }
+}
+
+/// One line of a fixture's expected answers.
+struct Case {
+    column: String,
+    hex: bool,
+    value: String,
+    /// The row groups that hold the value.
+    present: BTreeSet<usize>,
+    /// The row groups whose filter DuckDB's parquet_bloom_probe says exclude it, if probed.
+    duckdb_excludes: Option<BTreeSet<usize>>,
+}
+
+fn groups(text: &str) -> BTreeSet<usize> {
+    text.split(',')
+        .filter(|group| !group.is_empty())
+        .map(|group| group.parse().unwrap())
+        .collect()
+}
+
+fn cases(name: &str) -> Vec<Case> {
+    let text = std::fs::read_to_string(fixture(name)).unwrap();
+    text.lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 5, "{line}");
+            Case {
+                column: fields[0].to_owned(),
+                hex: fields[1] == "hex",
+                value: fields[2].to_owned(),
+                present: groups(fields[3]),
+                duckdb_excludes: (fields[4] != "?").then(|| groups(fields[4])),
+            }
+        })
+        .collect()
+}
+
+/// The estimated false-positive rate of each (row group, column) filter, from the listing.
+fn estimates(file: &str) -> BTreeMap<(usize, String), f64> {
+    let listing = status(run(&["parquet-info", file], b""), 0);
+    listing
+        .lines()
+        .map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let percent = words.last().unwrap().trim_end_matches('%');
+            (
+                (words[2].parse().unwrap(), words[4].to_owned()),
+                percent.parse::<f64>().unwrap() / 100.0,
+            )
+        })
+        .collect()
+}
+
+/// Columns whose DuckDB probe never excludes anything (DuckDB 2.0.1 does not probe DECIMALs
+/// stored as FIXED_LEN_BYTE_ARRAY), so it cannot be compared with.
+const DUCKDB_CANNOT_PROBE: &[(&str, &str)] = &[
+    ("pyarrow.parquet", "dec9"),
+    ("pyarrow.parquet", "dec18"),
+    ("pyarrow.parquet", "dec38"),
+    // DuckDB writes no filter for its FIXED_LEN_BYTE_ARRAY decimals.
+    ("duckdb.parquet", "dec38"),
+];
+
+/// For every column of a writer's file: every present value is reported in every row group
+/// that holds it; the false-positive rate on absent values is within the filters' estimate;
+/// and where DuckDB's probe answers, it agrees row group by row group.
+fn check_writer_file(name: &str) {
+    let file = fixture(&format!("{name}.parquet"));
+    let estimates = estimates(&file);
+    let cases = cases(&format!("{name}.expected.tsv"));
+    let mut by_column: BTreeMap<(&str, bool), Vec<&Case>> = BTreeMap::new();
+    for case in &cases {
+        by_column
+            .entry((&case.column, case.hex))
+            .or_default()
+            .push(case);
+    }
+    let (mut all_probes, mut all_false, mut all_expected) = (0usize, 0usize, 0.0f64);
+    for ((column, hex), cases) in by_column {
+        let input: String = cases
+            .iter()
+            .map(|case| format!("{}\n", case.value))
+            .collect();
+        let mut args = vec!["parquet-info", &file, "--column", column, "--values", "-"];
+        args.extend(["--json"]);
+        if hex {
+            args.push("--hex");
+        }
+        let output = status(run(&args, input.as_bytes()), 0);
+        let answers: Vec<serde_json::Value> = output
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(answers.len(), cases.len(), "{name} {column}");
+        let (mut probes, mut false_positives, mut expected) = (0usize, 0usize, 0.0f64);
+        let mut duckdb_excluded_any = false;
+        for (case, answer) in cases.iter().zip(&answers) {
+            assert_eq!(answer["value"], case.value.as_str());
+            let may: BTreeSet<usize> = answer["row_groups"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|group| group.as_u64().unwrap() as usize)
+                .collect();
+            assert!(
+                case.present.is_subset(&may),
+                "{name} {column} {:?}: false negative: held by {:?}, reported {may:?}",
+                case.value,
+                case.present
+            );
+            assert_eq!(answer["may_be_present"], !may.is_empty());
+            for (&(group, ref filtered), &fpr) in &estimates {
+                if filtered == column && !case.present.contains(&group) {
+                    probes += 1;
+                    expected += fpr;
+                    false_positives += usize::from(may.contains(&group));
+                }
+            }
+            if let Some(excluded) = &case.duckdb_excludes {
+                duckdb_excluded_any |= !excluded.is_empty();
+                if DUCKDB_CANNOT_PROBE.contains(&(&format!("{name}.parquet"), column)) {
+                    continue;
+                }
+                let ours: BTreeSet<usize> = (0..3).filter(|group| !may.contains(group)).collect();
+                assert_eq!(
+                    &ours, excluded,
+                    "{name} {column} {:?}: DuckDB excludes {excluded:?}, splitbloom {ours:?}",
+                    case.value
+                );
+            }
+        }
+        if DUCKDB_CANNOT_PROBE.contains(&(&format!("{name}.parquet"), column)) {
+            assert!(!duckdb_excluded_any, "DuckDB now probes {name} {column}");
+        }
+        // Binomial bound: the mean plus four standard deviations, plus a little.
+        let bound = expected + 4.0 * expected.sqrt() + 3.0;
+        println!(
+            "{name} {column}: {false_positives} false positives in {probes} row-group probes \
+             of absent values ({:.3}%), estimate {:.3}%",
+            100.0 * false_positives as f64 / probes.max(1) as f64,
+            100.0 * expected / probes.max(1) as f64
+        );
+        assert!(
+            (false_positives as f64) <= bound,
+            "{name} {column}: {false_positives} false positives, estimate {expected:.1}"
+        );
+        all_probes += probes;
+        all_false += false_positives;
+        all_expected += expected;
+    }
+    println!(
+        "{name} (all columns): {all_false} false positives in {all_probes} probes ({:.3}%), \
+         estimate {:.3}%",
+        100.0 * all_false as f64 / all_probes.max(1) as f64,
+        100.0 * all_expected / all_probes.max(1) as f64
+    );
+    assert!(all_false as f64 <= all_expected + 4.0 * all_expected.sqrt() + 3.0);
+}
+
+#[test]
+fn duckdb_file_every_type_no_false_negative_fpr_within_estimate_agrees_with_duckdb() {
+    check_writer_file("duckdb");
+}
+
+#[test]
+fn pyarrow_file_every_type_no_false_negative_fpr_within_estimate_agrees_with_duckdb() {
+    check_writer_file("pyarrow");
+}
+
+/// DuckDB writes no bloom filter for a chunk it could not dictionary-encode: row group 1 here.
+/// It may hold any value; the other row groups answer by their filters, as DuckDB's probe does.
+#[test]
+fn duckdb_file_mixing_filtered_and_unfiltered_row_groups() {
+    let file = fixture("duckdb-mixed.parquet");
+    let listing = status(run(&["parquet-info", &file, "--columns"], b""), 0);
+    assert_eq!(
+        listing,
+        "id  INT64  INT64  bloom filter in row groups 0, 2; none in 1\n"
+    );
+    let cases = cases("duckdb-mixed.expected.tsv");
+    let input: String = cases
+        .iter()
+        .map(|case| format!("{}\n", case.value))
+        .collect();
+    let output = status(
+        run(
+            &["parquet-info", &file, "--column", "id", "--values", "-"],
+            input.as_bytes(),
+        ),
+        0,
+    );
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!(lines.len(), cases.len());
+    for (case, line) in cases.iter().zip(lines) {
+        let (value, verdict) = line.split_once('\t').unwrap();
+        assert_eq!(value, case.value);
+        let verdict = verdict
+            .strip_prefix("may be present in row groups ")
+            .unwrap();
+        assert!(verdict.contains("1 (no bloom filter)"), "{line}");
+        let may: BTreeSet<usize> = verdict
+            .split(", ")
+            .map(|group| group.split(' ').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(case.present.is_subset(&may), "{line}");
+        if let Some(excluded) = &case.duckdb_excludes {
+            let ours: BTreeSet<usize> = (0..3).filter(|group| !may.contains(group)).collect();
+            assert_eq!(&ours, excluded, "{line}");
+        }
+    }
+}
+
+/// `--value -1` is a value, not an option; unsigned columns take their own range.
+#[test]
+fn negative_numbers_and_unsigned_integers() {
+    let file = fixture("duckdb.parquet");
+    let test = |column: &str, value: &str| {
+        run(
+            &["parquet-info", &file, "--column", column, "--value", value],
+            b"",
+        )
+    };
+    // -128 is in row groups 0 and 2 of i8 (see duckdb.expected.tsv).
+    let output = status(test("i8", "-128"), 0);
+    assert!(
+        output.starts_with("row group 0: may be present"),
+        "{output}"
+    );
+    // The largest UINT32 and UINT64 values of the fixture (unsigned(bits) of index 0).
+    status(test("u32", "4294967295"), 0);
+    status(test("u64", "18446744073709551615"), 0);
+    fails(
+        test("u32", "-1"),
+        &["UINT32", "out of range", "0 to 4294967295"],
+    );
+    fails(test("i8", "200"), &["INT8", "-128 to 127"]);
+}
+
+/// A value that does not parse for the column's type is an error naming the type and an
+/// accepted form, never a silent "absent".
+#[test]
+fn values_that_do_not_parse_name_the_type_and_a_form() {
+    let file = fixture("pyarrow.parquet");
+    let test = |column: &str, value: &str| {
+        run(
+            &["parquet-info", &file, "--column", column, "--value", value],
+            b"",
+        )
+    };
+    fails(test("date", "2024-13-01"), &["DATE", "2024-01-31"]);
+    fails(test("date", "19000"), &["DATE"]);
+    fails(
+        test("ts_ms", "2024-01-01T00:00:00.0001"),
+        &["TIMESTAMP(MILLIS, local)", "precise"],
+    );
+    fails(test("ts_us", "2024-01-01T00:00:00Z"), &["local", "offset"]);
+    fails(
+        test("dec9", "0.001"),
+        &["DECIMAL(9,2)", "2 digits after the point"],
+    );
+    fails(
+        test("dec9", "12345678.9"),
+        &["DECIMAL(9,2)", "at most 9 digits"],
+    );
+    fails(
+        test("uuid", "xyz"),
+        &["UUID", "67e55044-10b1-426f-9247-bb680e5fe0c8"],
+    );
+    fails(
+        test("fixed", "abc"),
+        &["FIXED_LEN_BYTE_ARRAY(4)", "3 bytes"],
+    );
+    fails(test("f16", "half"), &["FLOAT16"]);
+    fails(test("i32", "twelve"), &["cannot read \"twelve\" as INT32"]);
+    let hex = |column: &str, value: &str| {
+        run(
+            &[
+                "parquet-info",
+                &file,
+                "--column",
+                column,
+                "--hex",
+                "--value",
+                value,
+            ],
+            b"",
+        )
+    };
+    fails(hex("i64", "0001"), &["INT64", "8 bytes"]);
+    fails(hex("bin", "0g"), &["hex"]);
+    // A bad line of a batch names its line number.
+    fails(
+        run(
+            &["parquet-info", &file, "--column", "date", "--values", "-"],
+            b"2024-01-01\nnope\n",
+        ),
+        &["line 2", "DATE"],
+    );
+}
+
+/// Natural input for FIXED_LEN_BYTE_ARRAY logical types (pyarrow stores decimals that way),
+/// and binary values containing NUL bytes through `--hex`.
+#[test]
+fn fixed_len_byte_array_values_as_users_write_them() {
+    let file = fixture("pyarrow.parquet");
+    for (column, hex) in [
+        ("uuid", false),
+        ("dec9", false),
+        ("dec38", false),
+        ("f16", false),
+        ("bin", true),
+    ] {
+        let case = cases("pyarrow.expected.tsv")
+            .into_iter()
+            .find(|case| case.column == column && !case.present.is_empty())
+            .unwrap();
+        assert_eq!(case.hex, hex);
+        let mut args = vec![
+            "parquet-info",
+            &file,
+            "--column",
+            column,
+            "--value",
+            &case.value,
+        ];
+        if hex {
+            args.push("--hex");
+            assert!(case.value.contains("00"), "a value with a NUL byte");
+        }
+        let output = status(run(&args, b""), 0);
+        for group in &case.present {
+            assert!(
+                output.contains(&format!("row group {group}: may be present")),
+                "{column} {}: {output}",
+                case.value
+            );
+        }
+    }
+}
+
+/// Batches: one line per value, plain or JSON; exit 1 when no value may be present; from a file
+/// or standard input; 100,000 values in well under a second.
+#[test]
+fn batches_of_values() {
+    let file = fixture("duckdb-mixed.parquet");
+    let dir = scratch("batches");
+    let values = dir.join("values.txt");
+    std::fs::write(&values, b"0\r\n150\n").unwrap();
+    let output = status(
+        run(
+            &[
+                "parquet-info",
+                &file,
+                "--column",
+                "id",
+                "--values",
+                values.to_str().unwrap(),
+            ],
+            b"",
+        ),
+        0,
+    );
+    let lines: Vec<&str> = output.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].starts_with("0\tmay be present in row groups 0, 1 (no bloom filter)"));
+    assert!(lines[1].starts_with("150\tmay be present in row groups 1 (no bloom filter)"));
+
+    // The pyarrow file has filters everywhere: values in no row group are absent, exit 1.
+    let pyarrow = fixture("pyarrow.parquet");
+    let absent: Vec<String> = cases("pyarrow.expected.tsv")
+        .into_iter()
+        .filter(|case| case.column == "str" && case.present.is_empty())
+        .map(|case| case.value)
+        .collect();
+    let json = run(
+        &[
+            "parquet-info",
+            &pyarrow,
+            "--column",
+            "str",
+            "--values",
+            "-",
+            "--json",
+        ],
+        format!("{}\n", absent.join("\n")).as_bytes(),
+    );
+    let output = String::from_utf8(json.stdout).unwrap();
+    let all_absent = output
+        .lines()
+        .all(|line| line.contains("\"may_be_present\":false,\"row_groups\":[]"));
+    assert_eq!(json.status.code(), Some(if all_absent { 1 } else { 0 }));
+    // Three values surely absent from every filter (checked: none is a false positive).
+    let output = run(
+        &["parquet-info", &pyarrow, "--column", "i64", "--values", "-"],
+        b"1\n2\n3\n",
+    );
+    assert_eq!(status(output, 1), "1\tabsent\n2\tabsent\n3\tabsent\n");
+    // The same with --json, and one value with --json.
+    let output = run(
+        &[
+            "parquet-info",
+            &pyarrow,
+            "--column",
+            "i64",
+            "--value",
+            "1",
+            "--json",
+        ],
+        b"",
+    );
+    assert_eq!(
+        status(output, 1),
+        "{\"value\":\"1\",\"may_be_present\":false,\"row_groups\":[]}\n"
+    );
+
+    // 100,000 values, one process, against three row groups.
+    let input: String = (0..100_000).map(|i| format!("{i}\n")).collect();
+    let start = Instant::now();
+    let output = status(
+        run(
+            &["parquet-info", &pyarrow, "--column", "i64", "--values", "-"],
+            input.as_bytes(),
+        ),
+        0,
+    );
+    let elapsed = start.elapsed();
+    assert_eq!(output.lines().count(), 100_000);
+    println!("100,000 values: {elapsed:?}");
+    // Generous for a shared, busy test machine; typically tens of milliseconds.
+    assert!(elapsed.as_secs_f64() < 5.0, "{elapsed:?}");
+}
+
+/// `--columns` lists every leaf; a top-level name with one leaf stands for it; a group of
+/// several leaves is ambiguous.
+#[test]
+fn columns_listing_and_names() {
+    let file = fixture("pyarrow.parquet");
+    let listing = status(run(&["parquet-info", &file, "--columns"], b""), 0);
+    assert_eq!(listing.lines().count(), 27, "{listing}");
+    for line in [
+        "u32  INT32  UINT32  bloom filter in every row group (0, 1, 2)",
+        "dec9  FIXED_LEN_BYTE_ARRAY  DECIMAL(9,2)  bloom filter in every row group (0, 1, 2)",
+        "ts_us_utc  INT64  TIMESTAMP(MICROS, UTC)  bloom filter in every row group (0, 1, 2)",
+        "tags.list.element  BYTE_ARRAY  STRING  bloom filter in every row group (0, 1, 2)",
+    ] {
+        assert!(listing.lines().any(|l| l == line), "{line} in {listing}");
+    }
+    let test = |column: &str| {
+        run(
+            &[
+                "parquet-info",
+                &file,
+                "--column",
+                column,
+                "--value",
+                "value-1",
+            ],
+            b"",
+        )
+    };
+    let by_path = status(test("tags.list.element"), 0);
+    assert_eq!(status(test("tags"), 0), by_path);
+
+    let dir = scratch("names");
+    let two = dir.join("two.parquet");
+    write_file(
+        &two,
+        "message m { required group g { required int32 a; required int32 b; } }",
+    );
+    fails(
+        run(
+            &[
+                "parquet-info",
+                two.to_str().unwrap(),
+                "--column",
+                "g",
+                "--value",
+                "1",
+            ],
+            b"",
+        ),
+        &["column g has several leaf columns; name one: g.a, g.b"],
+    );
+}
+
+/// Writes an empty Parquet file (no row group) of `schema` with arrow-rs.
+fn write_file(path: &Path, schema: &str) {
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
+    let file = std::fs::File::create(path).unwrap();
+    let properties = Arc::new(parquet::file::properties::WriterProperties::builder().build());
+    parquet::file::writer::SerializedFileWriter::new(file, schema, properties)
+        .unwrap()
+        .close()
+        .unwrap();
+}
+
+/// SQL's `= 0` matches `-0.0`, but writers hash the bits: `--value 0` and `--value -0.0` ask for
+/// both zeros, so a DOUBLE column holding only `-0.0` may hold `0`.
+#[test]
+fn zero_matches_negative_zero_as_in_sql() {
+    use parquet::data_type::DoubleType;
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+
+    let dir = scratch("zeros");
+    let path = dir.join("zero.parquet");
+    let schema = "message m { required double x; }";
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
+    let properties = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.0001)
+        .build();
+    let file = std::fs::File::create(&path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, Arc::new(properties)).unwrap();
+    let mut row_group = writer.next_row_group().unwrap();
+    let mut column = row_group.next_column().unwrap().unwrap();
+    column
+        .typed::<DoubleType>()
+        .write_batch(&[-0.0], None, None)
+        .unwrap();
+    column.close().unwrap();
+    row_group.close().unwrap();
+    writer.close().unwrap();
+    let file = path.to_str().unwrap();
+    for zero in ["0", "-0.0", "0e0"] {
+        let output = run(
+            &["parquet-info", file, "--column", "x", "--value", zero],
+            b"",
+        );
+        assert!(status(output, 0).contains("may be present"), "{zero}");
+    }
+}
+
+/// A batch is answered a chunk at a time: memory does not grow with the number of values
+/// (4,000,000 values under a 150 MB address-space limit; keeping every value took ~100 bytes
+/// each).
+#[cfg(target_os = "linux")]
+#[test]
+fn batches_stream_in_bounded_memory() {
+    let file = fixture("duckdb-mixed.parquet");
+    let dir = scratch("stream");
+    let values = dir.join("values.txt");
+    let input: String = (0..4_000_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(&values, input).unwrap();
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 150000 && exec \"$0\" \"$@\" > \"$OUT\"")
+        .env("OUT", dir.join("answers.txt"))
+        .arg(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(["parquet-info", &file, "--column", "id", "--values"])
+        .arg(&values)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    let answers = std::fs::read(dir.join("answers.txt")).unwrap();
+    assert_eq!(
+        answers.iter().filter(|&&byte| byte == b'\n').count(),
+        4_000_000
+    );
+}
