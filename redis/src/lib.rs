@@ -593,6 +593,8 @@ fn load(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let mut items = None;
     for pair in args[3..].chunks(2) {
         match pair[0].as_slice().to_ascii_uppercase().as_slice() {
+            // 0 is "unknown", as INFO reports it for filters loaded without it.
+            b"CAPACITY" if pair[1].as_slice() == b"0" => capacity = Some(0),
             b"CAPACITY" => capacity = Some(parse_capacity(&pair[1])?),
             b"ERROR" => {
                 // 0 is "unknown", as INFO reports it for filters loaded without it.

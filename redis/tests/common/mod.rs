@@ -185,6 +185,20 @@ pub fn free_port() -> u16 {
         .port()
 }
 
+/// A port for a cluster node: it and its cluster-bus port (+10000) are both free.
+pub fn free_cluster_port() -> u16 {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let start = (std::process::id() * 97 + NEXT.fetch_add(1, Ordering::Relaxed) * 331) % 25_000;
+    (0..25_000)
+        .map(|offset| 20_000 + (start + offset) % 25_000)
+        .map(|port| port as u16)
+        .find(|&port| {
+            TcpListener::bind(("127.0.0.1", port)).is_ok()
+                && TcpListener::bind(("127.0.0.1", port + 10_000)).is_ok()
+        })
+        .expect("a free port pair")
+}
+
 /// A fresh empty directory under the system's temporary directory, removed by [`Server`].
 pub fn scratch_dir(tag: &str) -> PathBuf {
     static NEXT: AtomicU32 = AtomicU32::new(0);
@@ -240,7 +254,11 @@ impl Server {
         memory_limit: Option<u64>,
     ) -> Server {
         for _attempt in 0..5 {
-            let port = free_port();
+            let port = if extra.iter().any(|arg| arg == "--cluster-enabled") {
+                free_cluster_port()
+            } else {
+                free_port()
+            };
             let mut command = match memory_limit {
                 Some(bytes) => {
                     let mut command = Command::new("prlimit");
