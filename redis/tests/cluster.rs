@@ -1,0 +1,176 @@
+//! A three-node Redis Cluster on localhost (made with `redis-cli --cluster create`): each filter
+//! lives in its key's hash slot, keys spread over the nodes, and a client that knows one node
+//! reaches every filter by following MOVED redirects.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::process::Command;
+
+use common::{Conn, Reply, Server, wait_until};
+
+/// A client that starts at one node and follows MOVED to the node that owns a key's slot.
+struct ClusterClient {
+    conns: HashMap<u16, Conn>,
+    /// The node each slot was last redirected to.
+    slots: HashMap<u16, u16>,
+    first: u16,
+    redirects: usize,
+}
+
+impl ClusterClient {
+    fn new(port: u16) -> ClusterClient {
+        ClusterClient {
+            conns: HashMap::new(),
+            slots: HashMap::new(),
+            first: port,
+            redirects: 0,
+        }
+    }
+
+    fn conn(&mut self, port: u16) -> &mut Conn {
+        self.conns
+            .entry(port)
+            .or_insert_with(|| Conn::connect(port).unwrap())
+    }
+
+    /// Runs a command whose first key is `args[1]`; returns the reply and the port that gave it.
+    fn cmd(&mut self, args: &[&str]) -> (Reply, u16) {
+        let slot = key_slot(args[1].as_bytes());
+        let mut port = *self.slots.get(&slot).unwrap_or(&self.first);
+        for _ in 0..5 {
+            let reply = self.conn(port).cmd(args);
+            match &reply {
+                Reply::Error(message) if message.starts_with("MOVED ") => {
+                    // MOVED <slot> <host>:<port>
+                    let mut parts = message.split_whitespace().skip(1);
+                    let moved_slot: u16 = parts.next().unwrap().parse().unwrap();
+                    assert_eq!(
+                        moved_slot, slot,
+                        "our slot computation matches the server's"
+                    );
+                    let address = parts.next().unwrap();
+                    port = address.rsplit(':').next().unwrap().parse().unwrap();
+                    self.slots.insert(slot, port);
+                    self.redirects += 1;
+                }
+                _ => return (reply, port),
+            }
+        }
+        panic!("too many redirects for {args:?}");
+    }
+}
+
+/// CRC16/XMODEM of the key (or of its `{hash tag}`) modulo 16384, as Redis Cluster computes it.
+fn key_slot(key: &[u8]) -> u16 {
+    let key = match key.iter().position(|&b| b == b'{') {
+        Some(open) => match key[open + 1..].iter().position(|&b| b == b'}') {
+            Some(len) if len > 0 => &key[open + 1..open + 1 + len],
+            _ => key,
+        },
+        None => key,
+    };
+    let mut crc: u16 = 0;
+    for &byte in key {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc % 16384
+}
+
+#[test]
+fn three_node_cluster_with_moved_redirects() {
+    let cluster_args = [
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        "nodes.conf",
+        "--cluster-node-timeout",
+        "5000",
+    ];
+    let nodes: Vec<Server> = (0..3)
+        .map(|i| Server::start_with(&format!("node{i}"), &cluster_args))
+        .collect();
+    let mut create = Command::new("redis-cli");
+    create.args(["--cluster", "create"]);
+    for node in &nodes {
+        create.arg(format!("127.0.0.1:{}", node.port));
+    }
+    let output = create
+        .args(["--cluster-replicas", "0", "--cluster-yes"])
+        .output()
+        .expect("redis-cli is installed");
+    assert!(
+        output.status.success(),
+        "redis-cli --cluster create failed:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for node in &nodes {
+        let mut conn = node.conn();
+        wait_until("cluster_state:ok", || {
+            conn.cmd(&["CLUSTER", "INFO"])
+                .text()
+                .contains("cluster_state:ok")
+        });
+    }
+    assert_eq!(key_slot(b"123456789"), 12739, "CRC16/XMODEM check value");
+
+    // The client knows only the first node.
+    let mut client = ClusterClient::new(nodes[0].port);
+    let mut owner = BTreeMap::new();
+    for i in 0..30 {
+        let key = format!("filter:{i}");
+        let (reply, _) = client.cmd(&["SBF.RESERVE", &key, "0.01", "1000"]);
+        assert_eq!(reply, Reply::Status("OK".into()), "{key}");
+        let item_a = format!("{key}/a");
+        let item_b = format!("{key}/b");
+        let (reply, port) = client.cmd(&["SBF.MADD", &key, &item_a, &item_b]);
+        assert_eq!(reply.ints(), [1, 1]);
+        owner.insert(key, port);
+    }
+    assert!(client.redirects > 0, "some keys live on other nodes");
+    for node in &nodes {
+        let keys = owner.values().filter(|&&port| port == node.port).count();
+        assert!(keys > 0, "node {} holds none of the 30 filters", node.port);
+        // Each node holds exactly the filters whose slots it owns.
+        assert_eq!(node.conn().cmd(&["DBSIZE"]).int(), keys as i64);
+    }
+    // Reads from the one node the client started with reach every filter.
+    let mut reader = ClusterClient::new(nodes[0].port);
+    for (key, &port) in &owner {
+        let present = format!("{key}/a");
+        let (reply, answered) = reader.cmd(&["SBF.MEXISTS", key, &present, "absent"]);
+        assert_eq!(reply.ints(), [1, 0], "{key}");
+        assert_eq!(answered, port);
+        let (card, _) = reader.cmd(&["SBF.CARD", key]);
+        assert_eq!(card.int(), 2);
+    }
+
+    // MERGE needs every key in one slot: hash tags put them there; otherwise CROSSSLOT.
+    client.cmd(&["SBF.RESERVE", "{tenant}:a", "0.01", "1000"]);
+    client.cmd(&["SBF.RESERVE", "{tenant}:b", "0.01", "1000"]);
+    client.cmd(&["SBF.ADD", "{tenant}:a", "left"]);
+    client.cmd(&["SBF.ADD", "{tenant}:b", "right"]);
+    let (reply, _) = client.cmd(&["SBF.MERGE", "{tenant}:u", "{tenant}:a", "{tenant}:b"]);
+    assert_eq!(reply, Reply::Status("OK".into()));
+    let (reply, _) = client.cmd(&["SBF.MEXISTS", "{tenant}:u", "left", "right"]);
+    assert_eq!(reply.ints(), [1, 1]);
+    let spread: Vec<&String> = owner.keys().collect();
+    let (a, b) = (0..spread.len())
+        .flat_map(|i| (0..spread.len()).map(move |j| (i, j)))
+        .find(|&(i, j)| {
+            owner[spread[i]] == owner[spread[j]]
+                && key_slot(spread[i].as_bytes()) != key_slot(spread[j].as_bytes())
+        })
+        .map(|(i, j)| (spread[i].clone(), spread[j].clone()))
+        .expect("two filters on one node in different slots");
+    let (reply, _) = client.cmd(&["SBF.MERGE", &a, &a, &b]);
+    assert!(reply.error().starts_with("CROSSSLOT"), "{reply:?}");
+}

@@ -1,0 +1,272 @@
+//! The SBFfilter data type through Redis's persistence and replication: DEBUG RELOAD, RDB and
+//! AOF restarts keep every filter bit-identical, unknown RDB encoding versions and corrupted
+//! payloads are refused, MEMORY USAGE counts the bitset, and a replica answers like its primary.
+
+mod common;
+
+use common::{Conn, Reply, Server, wait_until};
+
+/// Filters of several shapes: defaults, a large one, another seed (via LOAD), a MERGE result.
+fn populate(c: &mut Conn) {
+    assert_eq!(
+        c.cmd(&["SBF.RESERVE", "big", "0.001", "200000"]),
+        Reply::Status("OK".into())
+    );
+    let keys: Vec<String> = (0..20_000).map(|i| format!("key:{i}")).collect();
+    let mut madd = vec!["SBF.MADD".to_string(), "big".into()];
+    madd.extend(keys);
+    c.cmd(&madd);
+    c.cmd(&["SBF.ADD", "small", "apple"]);
+    c.cmd(&[
+        "SBF.INSERT",
+        "ins",
+        "CAPACITY",
+        "300",
+        "ERROR",
+        "0.05",
+        "ITEMS",
+        "a",
+        "b",
+    ]);
+    let seeded =
+        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, splitbloom::Xxh3Hash::with_seed(99))
+            .unwrap();
+    let mut seeded = seeded;
+    seeded.insert_bytes(b"seeded-key");
+    c.cmd(&[b"SBF.LOAD".as_slice(), b"seeded", &seeded.to_bytes()]);
+    c.cmd(&["SBF.RESERVE", "m1", "0.01", "100"]);
+    c.cmd(&["SBF.ADD", "m1", "x"]);
+    c.cmd(&["SBF.MERGE", "merged", "m1", "small"]);
+}
+
+const KEYS: [&str; 6] = ["big", "small", "ins", "seeded", "m1", "merged"];
+
+/// Every filter's bytes and INFO, in order.
+fn state(c: &mut Conn) -> Vec<Reply> {
+    let mut state = Vec::new();
+    for key in KEYS {
+        state.push(c.cmd(&["SBF.DUMP", key]));
+        state.push(c.cmd(&["SBF.INFO", key]));
+    }
+    state.push(c.cmd(&["DBSIZE"]));
+    state
+}
+
+/// Asserts two states are equal, naming the first difference without printing whole bitsets.
+fn assert_same(left: &[Reply], right: &[Reply], what: &str) {
+    assert_eq!(left.len(), right.len(), "{what}");
+    for (index, (left, right)) in left.iter().zip(right).enumerate() {
+        if left != right {
+            let show = |reply: &Reply| match reply {
+                Reply::Bulk(Some(bytes)) => format!("{} bytes", bytes.len()),
+                other => format!("{other:?}"),
+            };
+            panic!(
+                "{what}: entry {index} (key {}) differs: {} vs {}",
+                KEYS.get(index / 2).unwrap_or(&"DBSIZE"),
+                show(left),
+                show(right)
+            );
+        }
+    }
+}
+
+fn info_field(c: &mut Conn, section: &str, name: &str) -> String {
+    let text = c.cmd(&["INFO", section]).text();
+    text.lines()
+        .find_map(|line| line.strip_prefix(&format!("{name}:")))
+        .unwrap_or_else(|| panic!("no {name} in INFO {section}"))
+        .trim()
+        .to_owned()
+}
+
+#[test]
+fn debug_reload_and_rdb_restart_keep_filters_bit_identical() {
+    let server = Server::start("rdb");
+    let mut c = server.conn();
+    populate(&mut c);
+    let before = state(&mut c);
+    assert!(before.iter().all(|reply| !reply.is_error()));
+
+    assert_eq!(c.cmd(&["DEBUG", "RELOAD"]), Reply::Status("OK".into()));
+    assert_same(&state(&mut c), &before, "DEBUG RELOAD changed a filter");
+
+    assert_eq!(c.cmd(&["SAVE"]), Reply::Status("OK".into()));
+    let server = server.restart();
+    let mut c = server.conn();
+    assert_eq!(
+        state(&mut c),
+        before,
+        "a restart from the RDB changed a filter"
+    );
+    assert_eq!(c.cmd(&["SBF.EXISTS", "seeded", "seeded-key"]).int(), 1);
+}
+
+#[test]
+fn aof_rewrite_and_restart_keep_filters_bit_identical() {
+    // Without the RDB preamble, so that the rewrite goes through the type's aof_rewrite.
+    let server = Server::start_with(
+        "aof",
+        &["--appendonly", "yes", "--aof-use-rdb-preamble", "no"],
+    );
+    let mut c = server.conn();
+    populate(&mut c);
+    assert!(c.cmd(&["BGREWRITEAOF"]).text().contains("rewriting"));
+    wait_until("the AOF rewrite", || {
+        info_field(&mut c, "persistence", "aof_rewrite_in_progress") == "0"
+            && info_field(&mut c, "persistence", "aof_rewrite_scheduled") == "0"
+            && info_field(&mut c, "persistence", "aof_last_bgrewrite_status") == "ok"
+    });
+    // Writes after the rewrite are appended as commands.
+    c.cmd(&["SBF.ADD", "small", "after-rewrite"]);
+    let before = state(&mut c);
+    let aof_dir = server.dir.join("appendonlydir");
+    let rewritten = std::fs::read_dir(&aof_dir)
+        .unwrap()
+        .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
+        .any(|bytes| bytes.windows(8).any(|window| window == b"SBF.LOAD"));
+    assert!(rewritten, "the rewritten AOF holds SBF.LOAD commands");
+
+    let server = server.restart();
+    let mut c = server.conn();
+    assert_same(
+        &state(&mut c),
+        &before,
+        "a restart from the AOF changed a filter",
+    );
+}
+
+#[test]
+fn memory_usage_counts_the_bitset() {
+    let server = Server::start("memory");
+    let mut c = server.conn();
+    c.cmd(&["SBF.RESERVE", "f", "0.01", "1000000"]);
+    let bytes = c.cmd(&["SBF.INFO", "f", "SIZE"]).ints()[0];
+    let usage = c.cmd(&["MEMORY", "USAGE", "f"]).int();
+    // 1,316,160 bytes of bitset, plus the key and the value's header.
+    assert!((1_316_160..1_316_160 + 4096).contains(&usage), "{usage}");
+    assert!((1_316_160..=usage).contains(&bytes), "{bytes} {usage}");
+}
+
+/// CRC-64/Jones as Redis computes it for DUMP payloads (reflected, initial 0, no final xor).
+fn crc64(bytes: &[u8]) -> u64 {
+    let mut crc = 0u64;
+    for &byte in bytes {
+        crc ^= u64::from(byte);
+        for _ in 0..8 {
+            crc = if crc & 1 == 1 {
+                (crc >> 1) ^ 0x95ac_9329_ac4b_c9b5
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    crc
+}
+
+/// A DUMP payload with its trailing CRC recomputed after an edit.
+fn reseal(payload: &mut [u8]) {
+    let body = payload.len() - 8;
+    let crc = crc64(&payload[..body]);
+    payload[body..].copy_from_slice(&crc.to_le_bytes());
+}
+
+#[test]
+fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
+    assert_eq!(crc64(b"123456789"), 0xe9c6_d914_c4b8_d9ca);
+    let mut server = Server::start("restore");
+    let mut c = server.conn();
+    c.cmd(&["SBF.RESERVE", "f", "0.01", "1000"]);
+    c.cmd(&["SBF.MADD", "f", "a", "b", "c"]);
+    let filter = c.cmd(&["SBF.DUMP", "f"]).bytes();
+    // Redis's DUMP: type 7 (module, v2), the module id as a 64-bit length (0x81 + 8 bytes big
+    // endian; its low 10 bits are the encoding version), the value, RDB version, CRC-64.
+    let payload = c.cmd(&["DUMP", "f"]).bytes();
+    assert_eq!(&payload[..2], [7, 0x81]);
+    let id = u64::from_be_bytes(payload[2..10].try_into().unwrap());
+    assert_eq!(id & 0x3ff, 1, "encoding version 1");
+
+    // The untouched payload restores bit-identically (the control).
+    assert_eq!(
+        c.cmd(&[b"RESTORE".as_slice(), b"copy", b"0", &payload]),
+        Reply::Status("OK".into())
+    );
+    assert_eq!(c.cmd(&["SBF.DUMP", "copy"]).bytes(), filter);
+
+    let mut bad_version = payload.clone();
+    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 2).to_be_bytes());
+    reseal(&mut bad_version);
+    let mut bad_filter = payload.clone();
+    // A bit of the bitset, inside the crate's checksummed bytes, near the end of the value.
+    let at = payload.len() - 8 - 2 - 40;
+    bad_filter[at] ^= 0x10;
+    reseal(&mut bad_filter);
+    let truncated = payload[..payload.len() - 20].to_vec();
+
+    for (name, bad) in [
+        ("version 2", &bad_version),
+        ("flipped bit", &bad_filter),
+        ("truncated", &truncated),
+    ] {
+        for key in ["new", "f"] {
+            let mut args = vec![b"RESTORE".to_vec(), key.into(), b"0".to_vec(), bad.clone()];
+            if key == "f" {
+                args.push(b"REPLACE".to_vec());
+            }
+            let reply = c.cmd(&args);
+            assert!(reply.is_error(), "{name} into {key}: {reply:?}");
+            assert!(server.alive(), "{name} killed the server");
+            assert_eq!(c.cmd(&["PING"]), Reply::Status("PONG".into()));
+        }
+    }
+    assert_eq!(c.cmd(&["EXISTS", "new"]).int(), 0);
+    assert_eq!(c.cmd(&["SBF.DUMP", "f"]).bytes(), filter);
+    assert!(
+        server.log().contains("refusing RDB encoding version 2"),
+        "{}",
+        server.log()
+    );
+}
+
+#[test]
+fn a_replica_answers_like_its_primary() {
+    let primary = Server::start("primary");
+    let mut p = primary.conn();
+    // Before the replica exists: it gets these through the initial sync (an RDB transfer).
+    populate(&mut p);
+    let replica = Server::start_with(
+        "replica",
+        &["--replicaof", "127.0.0.1", &primary.port.to_string()],
+    );
+    let mut r = replica.conn();
+    wait_until("the initial sync", || {
+        info_field(&mut r, "replication", "master_link_status") == "up"
+    });
+    // After: through the command stream.
+    p.cmd(&["SBF.MADD", "big", "later-1", "later-2"]);
+    p.cmd(&["SBF.INSERT", "new", "ITEMS", "n1", "n2"]);
+    p.cmd(&["SBF.MERGE", "m1", "m1", "small"]);
+    let bytes = p.cmd(&["SBF.DUMP", "ins"]).bytes();
+    p.cmd(&[b"SBF.LOAD".as_slice(), b"loaded", &bytes]);
+    assert_eq!(p.cmd(&["WAIT", "1", "10000"]).int(), 1);
+
+    assert_same(&state(&mut r), &state(&mut p), "the replica differs");
+    for key in ["new", "loaded"] {
+        assert!(
+            r.cmd(&["SBF.DUMP", key]) == p.cmd(&["SBF.DUMP", key]),
+            "{key}"
+        );
+        assert_eq!(r.cmd(&["SBF.INFO", key]), p.cmd(&["SBF.INFO", key]));
+    }
+    let probe: Vec<String> = (0..25_000).step_by(7).map(|i| format!("key:{i}")).collect();
+    let mut mexists = vec!["SBF.MEXISTS".to_string(), "big".into()];
+    mexists.extend(probe);
+    mexists.push("later-2".into());
+    assert_eq!(r.cmd(&mexists), p.cmd(&mexists));
+    // A replica is read-only.
+    assert!(
+        r.cmd(&["SBF.ADD", "big", "x"])
+            .error()
+            .starts_with("READONLY")
+    );
+}
