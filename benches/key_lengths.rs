@@ -18,11 +18,11 @@
 //! under 16 bytes. Run on a shared machine with short settings:
 //!
 //! ```text
-//! cargo bench --bench key_lengths -- --warm-up-time 1 --measurement-time 2
+//! cargo bench -p splitbloom-bench --bench key_lengths -- --warm-up-time 1 --measurement-time 2
 //! ```
 //!
 //! On a machine shared with other jobs, criterion's medians move by 2x between neighbouring
-//! benchmarks. `SPLITBLOOM_BENCH=interleaved cargo bench --bench key_lengths` instead runs
+//! benchmarks. `SPLITBLOOM_BENCH=interleaved cargo bench -p splitbloom-bench --bench key_lengths` instead runs
 //! every variant of a length in turn, 3000 rounds of 1024 keys each, and prints the fastest
 //! round of each (the run least disturbed by other jobs) as a table: ratios within one round
 //! robin are stable to a few percent there.

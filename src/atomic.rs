@@ -31,7 +31,7 @@ use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks}
 /// completes). An atomic insert costs several times a plain one (up to four locked
 /// read-modify-writes), so for a bulk load that nobody reads until it ends, building one
 /// [`Filter`] per thread and merging them with [`Filter::union`] (bit-identical) is faster;
-/// `cargo bench --bench atomic` compares the two.
+/// `cargo bench -p splitbloom-bench --bench atomic` compares the two.
 ///
 /// ```
 /// use splitbloom::AtomicFilter;
