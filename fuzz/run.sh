@@ -26,8 +26,8 @@ else
   echo "no nightly toolchain: fuzzing on stable without a sanitizer"
 fi
 
-# cargo-fuzz replaces RUSTFLAGS; keep AES on x86_64 so the default (gxhash) hasher is fuzzed, as
-# the repository's .cargo/config.toml does for ordinary builds.
+# cargo-fuzz replaces RUSTFLAGS; keep AES on x86_64 so the opt-in GxHash hasher can run and is
+# fuzzed next to the default XXH3, as the repository's .cargo/config.toml does for ordinary builds.
 if [ "$(uname -m)" = x86_64 ]; then
   export RUSTFLAGS="${RUSTFLAGS:-} -C target-feature=+aes"
 fi
