@@ -146,6 +146,13 @@ impl fmt::Display for Error {
             Error::ZeroBlocks => f.write_str("a filter needs at least one block"),
             // The byte size depends on the filter type (a counting block is four times larger)
             // and MAX_BLOCKS on the pointer width, so the message states blocks only.
+            // Absurd rates ask for astronomically many blocks: past a billion, scientific
+            // notation keeps the message one short line (`{:.0}` would print 300 digits).
+            Error::TooLarge { blocks } if blocks.abs() >= 1e9 || !blocks.is_finite() => write!(
+                f,
+                "a filter of {blocks:.3e} blocks exceeds the maximum of {} blocks",
+                crate::block::MAX_BLOCKS
+            ),
             Error::TooLarge { blocks } => write!(
                 f,
                 "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks",

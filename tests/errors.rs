@@ -98,4 +98,15 @@ fn errors_display_actionable_messages() {
     assert!(messages[1].contains("maximum"));
     assert!(messages[2].contains("10 bytes"));
     assert!(messages[3].contains("neon"));
+    // An absurd request stays one short line, not 300 digits.
+    let absurd = Error::TooLarge { blocks: 1e300 }.to_string();
+    assert!(absurd.len() < 100, "{absurd}");
+    assert!(absurd.contains("1.000e300"), "{absurd}");
+    assert!(
+        Error::TooLarge {
+            blocks: 5_000_000_000.0
+        }
+        .to_string()
+        .contains("5.000e9")
+    );
 }
