@@ -137,6 +137,11 @@ static SBF_TYPE: RedisType = RedisType::new(
 
 /// RDB encoding 1: capacity (unsigned), error rate (double), items (unsigned), then the crate's
 /// own format (`Filter::to_bytes`: versioned, checksummed) as one string.
+///
+/// # Safety
+///
+/// Redis calls it with `value` a live value of this type, made by this module (`set_value::<Sbf>`
+/// or [`rdb_load`]), not yet freed.
 unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
     // SAFETY: Redis passes a value this module created with `set_value::<Sbf>`.
     let sbf = unsafe { &*value.cast::<Sbf>() };
@@ -146,6 +151,12 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
     raw::save_slice(rdb, &sbf.filter.to_bytes());
 }
 
+/// Reads a value saved by [`rdb_save`]; a null pointer (Redis then refuses the RDB) for an
+/// unknown encoding version or a filter that does not validate.
+///
+/// # Safety
+///
+/// Redis calls it with `rdb` an RDB reader positioned at a value of this type.
 unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *mut c_void {
     if encver != ENCODING_VERSION {
         redis_module::logging::log_warning(format!(
@@ -179,6 +190,11 @@ fn load_value(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
 }
 
 /// Rewrites a key as one `SBF.LOAD key bytes CAPACITY c ERROR e CARD n`.
+///
+/// # Safety
+///
+/// Redis calls it with `value` a live value of this type, made by this module (`set_value::<Sbf>`
+/// or [`rdb_load`]), not yet freed.
 unsafe extern "C" fn aof_rewrite(
     aof: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
@@ -190,8 +206,9 @@ unsafe extern "C" fn aof_rewrite(
     let capacity = sbf.capacity.to_string();
     let error_rate = sbf.error_rate.to_string();
     let items = sbf.items.to_string();
-    // SAFETY: Redis set the API pointers before calling any type method; the format "sbcbcbcb" matches the arguments: `s` a RedisModuleString (the key
-    // Redis gave us), each `c` a NUL-terminated C string, each `b` a pointer and its length.
+    // SAFETY: Redis set the API pointers before calling any type method; the format "sbcbcbcb"
+    // matches the arguments: `s` a RedisModuleString (the key Redis gave us), each `c` a
+    // NUL-terminated C string, each `b` a pointer and its length.
     unsafe {
         let emit = raw::RedisModule_EmitAOF.expect("Redis provides RedisModule_EmitAOF");
         emit(
@@ -214,11 +231,22 @@ unsafe extern "C" fn aof_rewrite(
     }
 }
 
+/// Frees a value.
+///
+/// # Safety
+///
+/// Redis calls it once per value, with `value` made by this module through `Box::new`.
 unsafe extern "C" fn free(value: *mut c_void) {
     // SAFETY: Redis frees each value once; it was made by `Box::new` in `set_value`/`rdb_load`.
     drop(unsafe { Box::from_raw(value.cast::<Sbf>()) });
 }
 
+/// `MEMORY USAGE`: the value's struct and its bitset.
+///
+/// # Safety
+///
+/// Redis calls it with `value` a live value of this type, made by this module (`set_value::<Sbf>`
+/// or [`rdb_load`]), not yet freed.
 unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
     // SAFETY: Redis passes a value this module created with `set_value::<Sbf>`.
     let sbf = unsafe { &*value.cast::<Sbf>() };
