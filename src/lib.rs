@@ -70,10 +70,13 @@
 //!
 //! ## Safety
 //!
-//! `unsafe` code lives only in the kernel modules (`src/arch/`; the crate denies `unsafe_code`
-//! everywhere else): each kernel is a token type
-//! that can only be constructed once its CPU feature has been detected, so holding one proves
-//! its `#[target_feature]` functions may be called.
+//! `unsafe` code lives only in two modules, and the crate denies `unsafe_code` everywhere else:
+//! the kernels (`src/arch/`), where each kernel is a token type that can only be constructed
+//! once its CPU feature has been detected, so holding one proves its `#[target_feature]`
+//! functions may be called; and the block storage (`src/storage/`: the aligned, lazily zeroed
+//! allocation and its zero-copy atomic view). Inline assembly declares every register it
+//! changes, so callers compiled with AVX keep their vector registers
+//! (`tests/caller_registers.rs`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(clippy::undocumented_unsafe_blocks)]
