@@ -4,36 +4,14 @@
 
 use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{DefaultHasher, Filter, FilterHasher, FilterRef, Xxh3Hash};
 
-/// A fresh directory for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs the binary with `args` and `stdin`.
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A process that fails early may exit before reading its input.
-    let written = child.stdin.take().unwrap().write_all(stdin);
-    assert!(written.is_ok() || written.unwrap_err().kind() == std::io::ErrorKind::BrokenPipe);
-    child.wait_with_output().unwrap()
-}
+mod cli_support;
+use cli_support::{run, scratch};
 
 fn path(dir: &Path, name: &str) -> String {
     dir.join(name).to_str().unwrap().to_owned()

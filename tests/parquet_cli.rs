@@ -3,46 +3,19 @@
 //! the ways users write values: logical types, negative numbers, batches, column names.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Instant;
+
+mod cli_support;
+use cli_support::{run, scratch};
 
 fn fixture(name: &str) -> String {
     format!(
         "{}/tests/fixtures/parquet/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
-}
-
-fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("parquet_cli")
-        .join(test);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// Runs the binary with `args`, writing `stdin` from another thread.
-fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let written = input.write_all(&stdin);
-        assert!(written.is_ok() || written.unwrap_err().kind() == std::io::ErrorKind::BrokenPipe);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    output
 }
 
 /// Asserts status `code` and returns stdout.
