@@ -279,11 +279,94 @@ fn interleaved() {
     }
 }
 
+/// Where a short key's time goes in `GxHash` (hasher id 1), whose output cannot change: the
+/// hash alone (no filter) through each hasher, next to gxhash64 alone on a 16-byte key padded
+/// in advance (so without the padding, the length-dependent seed and the final fold). Printed
+/// after the `contains` table in the interleaved mode, where gxhash is available.
+#[cfg(all(
+    target_feature = "aes",
+    any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_feature = "neon")
+    )
+))]
+fn interleaved_gxhash_breakdown() {
+    use splitbloom::hash::{BytesHash, GxBytes};
+    let Ok(gx) = GxHash::new(0) else {
+        return;
+    };
+    let plain = Xxh3Plain::default();
+    let xxh3 = Xxh3Hash::default();
+    type Hash<'a> = (&'static str, Box<dyn Fn(&[u8], &[u8; 16]) -> u64 + 'a>);
+    let hashes: Vec<Hash<'_>> = vec![
+        (
+            "reference xxh3_64",
+            Box::new(|key, _| xxhash_rust::xxh3::xxh3_64(key)),
+        ),
+        (
+            "default hash_bytes",
+            Box::new(|key, _| plain.hash_bytes(key)),
+        ),
+        (
+            "xxh3 (id 2) hash_bytes",
+            Box::new(|key, _| xxh3.hash_bytes(key)),
+        ),
+        ("gxhash hash_bytes", Box::new(|key, _| gx.hash_bytes(key))),
+        (
+            "gxhash64 alone, pre-padded",
+            Box::new(|_, padded| GxBytes::hash_bytes(padded, 0)),
+        ),
+    ];
+    println!();
+    let names: Vec<&str> = hashes.iter().map(|(name, _)| *name).collect();
+    println!("| key bytes (hash only) | {} |", names.join(" | "));
+    println!("|---:|{}", "---:|".repeat(names.len()));
+    for len in [0, 1, 4, 8, 12, 15, 16] {
+        let keys = keys(len);
+        let padded: Vec<[u8; 16]> = keys
+            .iter()
+            .map(|key| {
+                let mut padded = [0u8; 16];
+                padded[..len].copy_from_slice(key.as_bytes());
+                padded
+            })
+            .collect();
+        let mut best = vec![f64::MAX; hashes.len()];
+        for _ in 0..3000 {
+            for ((_, hash), best) in hashes.iter().zip(&mut best) {
+                let start = Instant::now();
+                let mut total = 0u64;
+                for (key, padded) in keys.iter().zip(&padded) {
+                    total = total.wrapping_add(hash(black_box(key.as_bytes()), black_box(padded)));
+                }
+                black_box(total);
+                *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
+            }
+        }
+        let cells: Vec<String> = best
+            .iter()
+            .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
+            .collect();
+        println!("| {len} | {} |", cells.join(" | "));
+    }
+}
+
+/// Builds without gxhash have no breakdown to print.
+#[cfg(not(all(
+    target_feature = "aes",
+    any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_feature = "neon")
+    )
+)))]
+fn interleaved_gxhash_breakdown() {}
+
 criterion_group!(benches, hashing, contains);
 
 fn main() {
     if std::env::var("SPLITBLOOM_BENCH").as_deref() == Ok("interleaved") {
         interleaved();
+        interleaved_gxhash_breakdown();
         return;
     }
     benches();
