@@ -351,6 +351,71 @@ fn interleaved_gxhash_breakdown() {
     }
 }
 
+/// `u64` keys through `contains(&key)`: the default (id 4, one folded multiply per key) and
+/// `Xxh3Hash` (id 2, two), next to `contains_hash` of the key itself (no hashing at all), in
+/// the interleaved mode's style.
+fn interleaved_u64_keys() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let keys: Vec<u64> = (0..KEYS)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        })
+        .collect();
+    let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
+    let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
+    let mut unhashed = Filter::with_num_blocks(1024).unwrap();
+    for key in keys.iter().step_by(2) {
+        plain.insert(key);
+        xxh3.insert(key);
+        unhashed.insert_hash(*key);
+    }
+    type U64Probe<'a> = (&'static str, Box<dyn Fn(u64) -> bool + 'a>);
+    let probes: Vec<U64Probe<'_>> = vec![
+        (
+            "contains_hash(key), no hashing",
+            Box::new(|key| unhashed.contains_hash(key)),
+        ),
+        (
+            "default contains(&u64)",
+            Box::new(|key| plain.contains(&key)),
+        ),
+        (
+            "xxh3 (id 2) contains(&u64)",
+            Box::new(|key| xxh3.contains(&key)),
+        ),
+    ];
+    for (name, probe) in &probes {
+        assert!(
+            keys.iter().step_by(2).all(|key| probe(*key)),
+            "{name}: false negative"
+        );
+    }
+    let mut best = vec![f64::MAX; probes.len()];
+    for _ in 0..3000 {
+        for ((_, probe), best) in probes.iter().zip(&mut best) {
+            let start = Instant::now();
+            let mut total = 0usize;
+            for key in &keys {
+                total += usize::from(probe(black_box(*key)));
+            }
+            black_box(total);
+            *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
+        }
+    }
+    println!();
+    let names: Vec<&str> = probes.iter().map(|(name, _)| *name).collect();
+    println!("| u64 keys | {} |", names.join(" | "));
+    println!("|---|{}", "---:|".repeat(names.len()));
+    let cells: Vec<String> = best
+        .iter()
+        .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
+        .collect();
+    println!("| random | {} |", cells.join(" | "));
+}
+
 /// Builds without gxhash have no breakdown to print.
 #[cfg(not(all(
     target_feature = "aes",
@@ -367,6 +432,7 @@ fn main() {
     if std::env::var("SPLITBLOOM_BENCH").as_deref() == Ok("interleaved") {
         interleaved();
         interleaved_gxhash_breakdown();
+        interleaved_u64_keys();
         return;
     }
     benches();
