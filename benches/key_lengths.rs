@@ -185,6 +185,31 @@ fn contains(c: &mut Criterion) {
     }
 }
 
+/// The interleaved mode's timing: `count` variants run in turn, 3000 rounds, `round(index)`
+/// doing variant `index`'s work over all `KEYS` keys and returning a total that is kept from
+/// the optimizer. Returns the fastest round of each variant, in ns per key (the round least
+/// disturbed by other jobs on a shared machine).
+fn fastest_rounds(count: usize, mut round: impl FnMut(usize) -> u64) -> Vec<f64> {
+    let mut best = vec![f64::MAX; count];
+    for _ in 0..3000 {
+        for (index, best) in best.iter_mut().enumerate() {
+            let start = Instant::now();
+            black_box(round(index));
+            *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
+        }
+    }
+    best
+}
+
+/// Table cells for `best` (ns per key): each with its ratio to the first (the reference).
+fn cells(best: &[f64]) -> String {
+    let cells: Vec<String> = best
+        .iter()
+        .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
+        .collect();
+    cells.join(" | ")
+}
+
 /// The `contains` variants of the interleaved mode: name and lookup, on filters built alike.
 type Probe<'a> = (&'static str, Box<dyn Fn(&str) -> bool + 'a>);
 
@@ -253,29 +278,18 @@ fn interleaved() {
             let found = keys.iter().step_by(2).filter(|key| probe(key)).count();
             assert_eq!(found, keys.len().div_ceil(2), "{name}: false negatives");
         }
-        let mut best = vec![f64::MAX; probes.len()];
-        for _ in 0..3000 {
-            for ((_, probe), best) in probes.iter().zip(&mut best) {
-                let start = Instant::now();
-                let mut total = 0usize;
-                for key in &keys {
-                    total += usize::from(probe(black_box(key.as_str())));
-                }
-                black_box(total);
-                *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
-            }
-        }
+        let best = fastest_rounds(probes.len(), |index| {
+            keys.iter()
+                .map(|key| u64::from(probes[index].1(black_box(key.as_str()))))
+                .sum()
+        });
         if !header {
             let names: Vec<&str> = probes.iter().map(|(name, _)| *name).collect();
             println!("| key bytes | {} |", names.join(" | "));
             println!("|---:|{}", "---:|".repeat(names.len()));
             header = true;
         }
-        let cells: Vec<String> = best
-            .iter()
-            .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
-            .collect();
-        println!("| {len} | {} |", cells.join(" | "));
+        println!("| {len} | {} |", cells(&best));
     }
 }
 
@@ -331,23 +345,15 @@ fn interleaved_gxhash_breakdown() {
                 padded
             })
             .collect();
-        let mut best = vec![f64::MAX; hashes.len()];
-        for _ in 0..3000 {
-            for ((_, hash), best) in hashes.iter().zip(&mut best) {
-                let start = Instant::now();
-                let mut total = 0u64;
-                for (key, padded) in keys.iter().zip(&padded) {
-                    total = total.wrapping_add(hash(black_box(key.as_bytes()), black_box(padded)));
-                }
-                black_box(total);
-                *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
-            }
-        }
-        let cells: Vec<String> = best
-            .iter()
-            .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
-            .collect();
-        println!("| {len} | {} |", cells.join(" | "));
+        let best = fastest_rounds(hashes.len(), |index| {
+            keys.iter().zip(&padded).fold(0u64, |total, (key, padded)| {
+                total.wrapping_add(hashes[index].1(
+                    black_box(key.as_bytes()),
+                    black_box(padded),
+                ))
+            })
+        });
+        println!("| {len} | {} |", cells(&best));
     }
 }
 
@@ -393,27 +399,16 @@ fn interleaved_u64_keys() {
             "{name}: false negative"
         );
     }
-    let mut best = vec![f64::MAX; probes.len()];
-    for _ in 0..3000 {
-        for ((_, probe), best) in probes.iter().zip(&mut best) {
-            let start = Instant::now();
-            let mut total = 0usize;
-            for key in &keys {
-                total += usize::from(probe(black_box(*key)));
-            }
-            black_box(total);
-            *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
-        }
-    }
+    let best = fastest_rounds(probes.len(), |index| {
+        keys.iter()
+            .map(|key| u64::from(probes[index].1(black_box(*key))))
+            .sum()
+    });
     println!();
     let names: Vec<&str> = probes.iter().map(|(name, _)| *name).collect();
     println!("| u64 keys | {} |", names.join(" | "));
     println!("|---|{}", "---:|".repeat(names.len()));
-    let cells: Vec<String> = best
-        .iter()
-        .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
-        .collect();
-    println!("| random | {} |", cells.join(" | "));
+    println!("| random | {} |", cells(&best));
 }
 
 /// Builds without gxhash have no breakdown to print.
