@@ -26,7 +26,10 @@
 //! benchmarks. `SPLITBLOOM_BENCH=interleaved cargo bench -p splitbloom-bench --bench key_lengths` instead runs
 //! every variant of a length in turn, 3000 rounds of 1024 keys each, and prints the fastest
 //! round of each (the run least disturbed by other jobs) as a table: ratios within one round
-//! robin are stable to a few percent there.
+//! robin are stable to a few percent there. It then prints two more tables the same way: the
+//! hash alone for keys up to 16 bytes, with gxhash64 on keys padded in advance (where
+//! `GxHash`'s short-key time goes), and random `u64` keys through `contains(&key)` for the
+//! default and `Xxh3Hash`, against `contains_hash` of the bare key.
 
 use std::hash::BuildHasher;
 use std::hint::black_box;
@@ -185,6 +188,31 @@ fn contains(c: &mut Criterion) {
     }
 }
 
+/// The interleaved mode's timing: `count` variants run in turn, 3000 rounds, `round(index)`
+/// doing variant `index`'s work over all `KEYS` keys and returning a total that is kept from
+/// the optimizer. Returns the fastest round of each variant, in ns per key (the round least
+/// disturbed by other jobs on a shared machine).
+fn fastest_rounds(count: usize, mut round: impl FnMut(usize) -> u64) -> Vec<f64> {
+    let mut best = vec![f64::MAX; count];
+    for _ in 0..3000 {
+        for (index, best) in best.iter_mut().enumerate() {
+            let start = Instant::now();
+            black_box(round(index));
+            *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
+        }
+    }
+    best
+}
+
+/// Table cells for `best` (ns per key): each with its ratio to the first (the reference).
+fn cells(best: &[f64]) -> String {
+    let cells: Vec<String> = best
+        .iter()
+        .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
+        .collect();
+    cells.join(" | ")
+}
+
 /// The `contains` variants of the interleaved mode: name and lookup, on filters built alike.
 type Probe<'a> = (&'static str, Box<dyn Fn(&str) -> bool + 'a>);
 
@@ -253,29 +281,18 @@ fn interleaved() {
             let found = keys.iter().step_by(2).filter(|key| probe(key)).count();
             assert_eq!(found, keys.len().div_ceil(2), "{name}: false negatives");
         }
-        let mut best = vec![f64::MAX; probes.len()];
-        for _ in 0..3000 {
-            for ((_, probe), best) in probes.iter().zip(&mut best) {
-                let start = Instant::now();
-                let mut total = 0usize;
-                for key in &keys {
-                    total += usize::from(probe(black_box(key.as_str())));
-                }
-                black_box(total);
-                *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
-            }
-        }
+        let best = fastest_rounds(probes.len(), |index| {
+            keys.iter()
+                .map(|key| u64::from(probes[index].1(black_box(key.as_str()))))
+                .sum()
+        });
         if !header {
             let names: Vec<&str> = probes.iter().map(|(name, _)| *name).collect();
             println!("| key bytes | {} |", names.join(" | "));
             println!("|---:|{}", "---:|".repeat(names.len()));
             header = true;
         }
-        let cells: Vec<String> = best
-            .iter()
-            .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
-            .collect();
-        println!("| {len} | {} |", cells.join(" | "));
+        println!("| {len} | {} |", cells(&best));
     }
 }
 
@@ -331,24 +348,70 @@ fn interleaved_gxhash_breakdown() {
                 padded
             })
             .collect();
-        let mut best = vec![f64::MAX; hashes.len()];
-        for _ in 0..3000 {
-            for ((_, hash), best) in hashes.iter().zip(&mut best) {
-                let start = Instant::now();
-                let mut total = 0u64;
-                for (key, padded) in keys.iter().zip(&padded) {
-                    total = total.wrapping_add(hash(black_box(key.as_bytes()), black_box(padded)));
-                }
-                black_box(total);
-                *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
-            }
-        }
-        let cells: Vec<String> = best
-            .iter()
-            .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
-            .collect();
-        println!("| {len} | {} |", cells.join(" | "));
+        let best = fastest_rounds(hashes.len(), |index| {
+            keys.iter().zip(&padded).fold(0u64, |total, (key, padded)| {
+                total.wrapping_add(hashes[index].1(
+                    black_box(key.as_bytes()),
+                    black_box(padded),
+                ))
+            })
+        });
+        println!("| {len} | {} |", cells(&best));
     }
+}
+
+/// `u64` keys through `contains(&key)`: the default (id 4, one folded multiply per key) and
+/// `Xxh3Hash` (id 2, two), next to `contains_hash` of the key itself (no hashing at all), in
+/// the interleaved mode's style.
+fn interleaved_u64_keys() {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let keys: Vec<u64> = (0..KEYS)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        })
+        .collect();
+    let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
+    let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
+    let mut unhashed = Filter::with_num_blocks(1024).unwrap();
+    for key in keys.iter().step_by(2) {
+        plain.insert(key);
+        xxh3.insert(key);
+        unhashed.insert_hash(*key);
+    }
+    type U64Probe<'a> = (&'static str, Box<dyn Fn(u64) -> bool + 'a>);
+    let probes: Vec<U64Probe<'_>> = vec![
+        (
+            "contains_hash(key), no hashing",
+            Box::new(|key| unhashed.contains_hash(key)),
+        ),
+        (
+            "default contains(&u64)",
+            Box::new(|key| plain.contains(&key)),
+        ),
+        (
+            "xxh3 (id 2) contains(&u64)",
+            Box::new(|key| xxh3.contains(&key)),
+        ),
+    ];
+    for (name, probe) in &probes {
+        assert!(
+            keys.iter().step_by(2).all(|key| probe(*key)),
+            "{name}: false negative"
+        );
+    }
+    let best = fastest_rounds(probes.len(), |index| {
+        keys.iter()
+            .map(|key| u64::from(probes[index].1(black_box(*key))))
+            .sum()
+    });
+    println!();
+    let names: Vec<&str> = probes.iter().map(|(name, _)| *name).collect();
+    println!("| u64 keys | {} |", names.join(" | "));
+    println!("|---|{}", "---:|".repeat(names.len()));
+    println!("| random | {} |", cells(&best));
 }
 
 /// Builds without gxhash have no breakdown to print.
@@ -367,6 +430,7 @@ fn main() {
     if std::env::var("SPLITBLOOM_BENCH").as_deref() == Ok("interleaved") {
         interleaved();
         interleaved_gxhash_breakdown();
+        interleaved_u64_keys();
         return;
     }
     benches();

@@ -1,10 +1,11 @@
 //! The CLI and the hashing contract: filters written with gxhash (hasher id 1, the default of
 //! earlier `+aes` builds) keep answering in the CLI wherever gxhash can run, and are a clear
-//! error elsewhere; CLI keys are the byte-key contract.
+//! error elsewhere; CLI keys are the byte-key contract; new files are id 4 and every id opens.
 
 use std::process::Command;
 
-use splitbloom::{Filter, GxHash, HasherKind};
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{Filter, FilterHasher, FilterRef, GxHash, HasherKind, Xxh3Hash, Xxh3Plain};
 
 /// A file path in the temporary directory, unique to this test process.
 fn temp_path(name: &str) -> std::path::PathBuf {
@@ -66,4 +67,70 @@ fn cli_keys_are_the_byte_contract() {
     std::fs::remove_file(&path).unwrap();
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "carol");
+}
+
+/// The CLI builds id 4 (`Xxh3Plain`) by default, names every id in `info`, and answers for a
+/// filter of every id that this build can compute, written by the library.
+#[test]
+fn the_cli_builds_id_4_and_reads_every_id() {
+    fn write<S: FilterHasher>(name: &str, hasher: S) -> std::path::PathBuf {
+        let path = temp_path(name);
+        let mut filter = Filter::with_fpr_and_hasher(100, 0.001, hasher).unwrap();
+        filter.insert_bytes(b"alice");
+        std::fs::write(&path, filter.to_bytes()).unwrap();
+        path
+    }
+    let run = |args: &[&str], stdin: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), stdin).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let built = temp_path("built.sbf");
+    run(
+        &[
+            "build",
+            "-n",
+            "100",
+            "-p",
+            "0.01",
+            "-o",
+            built.to_str().unwrap(),
+        ],
+        b"alice\n",
+    );
+    let bytes = std::fs::read(&built).unwrap();
+    assert_eq!(bytes[6], HasherKind::Xxh3Plain.id(), "the default is id 4");
+    assert!(
+        FilterRef::<Xxh3Plain>::from_bytes(&bytes)
+            .unwrap()
+            .contains("alice")
+    );
+    let files = [
+        (built, "xxh3-plain"),
+        (write("plain.sbf", Xxh3Plain::default()), "xxh3-plain"),
+        (write("xxh3.sbf", Xxh3Hash::default()), "xxh3"),
+        (
+            write("parquet.sbf", ParquetHash::default()),
+            "parquet-xxh64",
+        ),
+    ];
+    for (path, name) in files {
+        let file = path.to_str().unwrap();
+        assert_eq!(run(&["query", file, "alice"], b""), "alice\n", "{name}");
+        let info = run(&["info", "--json", file], b"");
+        assert!(info.contains(&format!("\"hasher\":\"{name}\"")), "{info}");
+        std::fs::remove_file(&path).unwrap();
+    }
 }

@@ -653,8 +653,15 @@ fn load(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     // WRONGTYPE before the (possibly long) validation.
     key.get_value::<Sbf>(&SBF_TYPE)?;
-    let filter = Bloom::from_bytes(args[2].as_slice())
-        .map_err(|error| err(&format!("bad filter bytes: {error}")))?;
+    let filter = Bloom::from_bytes(args[2].as_slice()).map_err(|error| match error {
+        // The crate's message tells a Rust caller which type to name; a Redis user needs to
+        // know which hasher the module takes (see `Bloom`).
+        splitbloom::Error::HasherKindMismatch { found, .. } => err(&format!(
+            "bad filter bytes: the filter uses hasher id {} ({found:?}), and this module stores Xxh3Hash (hasher id 2) filters: build it with splitbloom::Xxh3Hash or `splitbloom build --hasher xxh3`",
+            found.id()
+        )),
+        error => err(&format!("bad filter bytes: {error}")),
+    })?;
     let mut sbf = Sbf {
         filter,
         capacity: capacity.unwrap_or(0),

@@ -219,6 +219,7 @@ fn bad_input_gets_an_error_and_changes_nothing() {
     let mut bad_header = good.clone();
     bad_header[0] ^= 0xff;
     let truncated = good[..good.len() - 5].to_vec();
+    let crate_default = splitbloom::Filter::with_num_blocks(4).unwrap().to_bytes();
     let gxhash = splitbloom::GxHash::new(0)
         .and_then(|hasher| splitbloom::Filter::with_num_blocks_and_hasher(4, hasher))
         .map(|filter| filter.to_bytes());
@@ -360,6 +361,11 @@ fn bad_input_gets_an_error_and_changes_nothing() {
             // Another hasher's bytes (GxHash): valid for the crate, not for this module.
             cases.push((load("n", gxhash), "bad filter bytes"));
         }
+        // The crate's default (Xxh3Plain, id 4): refused with the hasher the module takes.
+        cases.push((
+            load("n", &crate_default),
+            "this module stores Xxh3Hash (hasher id 2)",
+        ));
         cases
     };
 

@@ -22,7 +22,7 @@
 //!   return [`Error::HasherUnavailable`]. It exists so that filters written by earlier versions
 //!   (whose `+aes` builds defaulted to it) keep opening, and for long keys (see the README's
 //!   key-length table: it is not faster below 16 bytes).
-//! * [`ParquetHash`](crate::parquet::ParquetHash) (id 3): XXH64, as Parquet hashes values.
+//! * [`ParquetHash`] (id 3): XXH64, as Parquet hashes values.
 //!
 //! # The byte-key contract (stable, reproducible in any language)
 //!
@@ -39,7 +39,7 @@
 //!   than 16 bytes are zero-padded to 16 bytes and the seed becomes `(seed ^
 //!   0x243f6a8885a308d3) + (len + 1) · 0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have
 //!   it).
-//! * [`ParquetHash`](crate::parquet::ParquetHash): `h = XXH64(bytes, seed)`: Parquet's hash of
+//! * [`ParquetHash`]: `h = XXH64(bytes, seed)`: Parquet's hash of
 //!   a `BYTE_ARRAY` value.
 //!
 //! The 64-bit `h` then picks block `((h >> 32) · z) >> 32` and the lane bits from `h as u32`
@@ -168,7 +168,7 @@ pub enum HasherKind {
     GxHash,
     /// [`Xxh3Hash`]: XXH3-64 for byte strings, folded multiply for integers.
     Xxh3,
-    /// [`ParquetHash`](crate::parquet::ParquetHash): XXH64 over the value's Parquet plain
+    /// [`ParquetHash`]: XXH64 over the value's Parquet plain
     /// encoding, as Parquet bloom filters hash values.
     ParquetXxh64,
     /// [`Xxh3Plain`], the default: exactly `XXH3_64_withSeed(bytes, seed)` for byte strings,
@@ -357,23 +357,23 @@ macro_rules! seeded_build_hasher {
             }
         }
 
-        impl FilterHasher for $name {
-            const KIND: HasherKind = $kind;
+        impl $crate::hash::FilterHasher for $name {
+            const KIND: $crate::hash::HasherKind = $kind;
 
-            fn try_with_seed(seed: u64) -> Result<Self, Error> {
+            fn try_with_seed(seed: u64) -> Result<Self, $crate::error::Error> {
                 Ok($name {
-                    initial_state: seed ^ INITIAL_STATE,
-                    proof: <$proof>::new().ok_or(Error::HasherUnavailable($kind))?,
+                    initial_state: seed ^ $crate::hash::INITIAL_STATE,
+                    proof: <$proof>::new().ok_or($crate::error::Error::HasherUnavailable($kind))?,
                 })
             }
 
             fn seed(&self) -> u64 {
-                self.initial_state ^ INITIAL_STATE
+                self.initial_state ^ $crate::hash::INITIAL_STATE
             }
 
             #[inline(always)]
             fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-                one_write(self, bytes)
+                $crate::hash::one_write(self, bytes)
             }
         }
     };
@@ -399,537 +399,15 @@ impl Always {
     }
 }
 
-/// XXH3-64 over byte strings.
-///
-/// ```
-/// use splitbloom::hash::{BytesHash, Xxh3Bytes};
-/// assert_ne!(Xxh3Bytes::hash_bytes(b"a", 0), Xxh3Bytes::hash_bytes(b"b", 0));
-/// ```
-#[derive(Clone, Copy, Debug)]
-pub struct Xxh3Bytes;
-
-impl BytesHash for Xxh3Bytes {
-    #[inline(always)]
-    fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-        if seed != INITIAL_STATE {
-            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
-        } else if bytes.len() > XXH3_MID_SIZE_MAX {
-            // Same value as `xxh3_64_with_seed` (XXH3 defines the seeded hash of a long input
-            // as the hash with the secret derived from the seed), without deriving the 192-byte
-            // secret on every call: for the default seed it is a constant. Measured at 256
-            // bytes: 1.6x plain xxh3_64 with the derivation, 1.01x without.
-            xxhash_rust::xxh3::xxh3_64_with_secret(bytes, &INITIAL_STATE_SECRET)
-        } else {
-            // The default seed's first write (every byte-contract hash and every `str` key of a
-            // default hasher), with the seed a constant the compiler folds into XXH3's secret
-            // words rather than a value loaded and mixed on every call.
-            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, INITIAL_STATE)
-        }
-    }
-}
-
-/// Inputs longer than this use XXH3's long-input algorithm, with a secret derived from the seed.
-const XXH3_MID_SIZE_MAX: usize = 240;
-
-/// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher with the default seed
-/// before its first write), derived once at compile time.
-const INITIAL_STATE_SECRET: [u8; 192] =
-    xxhash_rust::const_xxh3::const_custom_default_secret(INITIAL_STATE);
-
-seeded_build_hasher!(
-    /// Keys hashed with XXH3-64 and a final folded multiply: hasher id 2, the default of
-    /// earlier versions. Its output never changes, so filters written with it keep opening
-    /// and answering; new filters default to [`Xxh3Plain`], which is faster (no final
-    /// multiply) and whose byte contract is plain XXH3.
-    ///
-    /// ```
-    /// use splitbloom::{Filter, Xxh3Hash};
-    /// let mut filter = Filter::with_num_blocks_and_hasher(64, Xxh3Hash::with_seed(7))?;
-    /// filter.insert_bytes(b"key");
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    Xxh3Hash,
-    Xxh3Bytes,
-    KeyHasher<Xxh3Bytes>,
-    HasherKind::Xxh3,
-    Always
-);
-
-impl Xxh3Hash {
-    /// The hasher with `seed` (every build can compute XXH3, so this cannot fail).
-    ///
-    /// ```
-    /// use splitbloom::{FilterHasher, Xxh3Hash};
-    /// assert_eq!(Xxh3Hash::with_seed(9).seed(), 9);
-    /// ```
-    pub const fn with_seed(seed: u64) -> Xxh3Hash {
-        Xxh3Hash {
-            initial_state: seed ^ INITIAL_STATE,
-            proof: Always,
-        }
-    }
-}
-
-impl Default for Xxh3Hash {
-    /// Seed [`DEFAULT_SEED`].
-    fn default() -> Self {
-        Xxh3Hash::with_seed(DEFAULT_SEED)
-    }
-}
-
-impl BuildHasher for Xxh3Hash {
-    type Hasher = KeyHasher<Xxh3Bytes>;
-
-    #[inline(always)]
-    fn build_hasher(&self) -> Self::Hasher {
-        KeyHasher {
-            state: self.initial_state,
-            bytes: PhantomData,
-        }
-    }
-}
-
-/// Keys hashed with exactly XXH3-64 (byte strings) and one folded multiply (an integer): hasher
-/// id 4, the default hasher ([`DefaultHasher`]) of every build, on every target.
-///
-/// Its byte-key contract is `XXH3_64_withSeed(bytes, seed)` with nothing added, so any XXH3
-/// implementation reproduces it (with the default seed 0, plain `XXH3_64bits(bytes)`), and
-/// `insert(&str)`, `insert(&[u8])` and `insert_bytes` give the same hash today (see the
-/// [module docs](self#the-hasher-of-xxh3plain-id-4) for the framing of every [`Hasher`] call).
-///
-/// ```
-/// use core::hash::BuildHasher;
-/// use splitbloom::{Filter, FilterHasher, Xxh3Plain};
-/// let hasher = Xxh3Plain::with_seed(7);
-/// assert_eq!(hasher.hash_bytes(b"key"), xxhash_rust::xxh3::xxh3_64_with_seed(b"key", 7));
-/// assert_eq!(hasher.hash_one("key"), hasher.hash_bytes(b"key"));
-/// let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
-/// filter.insert_bytes(b"key");
-/// assert!(filter.contains("key"));
-/// # Ok::<(), splitbloom::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Xxh3Plain {
-    seed: u64,
-}
-
-impl core::fmt::Debug for Xxh3Plain {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Xxh3Plain")
-            .field("seed", &self.seed)
-            .finish()
-    }
-}
-
-impl Xxh3Plain {
-    /// The hasher with `seed` (every build can compute XXH3, so this cannot fail).
-    ///
-    /// ```
-    /// use splitbloom::{FilterHasher, Xxh3Plain};
-    /// assert_eq!(Xxh3Plain::with_seed(9).seed(), 9);
-    /// ```
-    pub const fn with_seed(seed: u64) -> Xxh3Plain {
-        Xxh3Plain { seed }
-    }
-}
-
-impl Default for Xxh3Plain {
-    /// Seed [`DEFAULT_SEED`].
-    fn default() -> Self {
-        Xxh3Plain::with_seed(DEFAULT_SEED)
-    }
-}
-
-impl FilterHasher for Xxh3Plain {
-    const KIND: HasherKind = HasherKind::Xxh3Plain;
-
-    fn try_with_seed(seed: u64) -> Result<Self, Error> {
-        Ok(Xxh3Plain::with_seed(seed))
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    #[inline(always)]
-    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        xxh3_seeded(bytes, self.seed)
-    }
-}
-
-impl BuildHasher for Xxh3Plain {
-    type Hasher = Xxh3PlainHasher;
-
-    #[inline(always)]
-    fn build_hasher(&self) -> Xxh3PlainHasher {
-        Xxh3PlainHasher {
-            state: self.seed,
-            word: 0,
-            pending: false,
-            after_bytes: false,
-        }
-    }
-}
-
-/// `XXH3_64_withSeed(bytes, seed)`. Seed 0 (the default) takes xxhash-rust's unseeded entry
-/// point, whose secret is a constant: the same value (XXH3 defines seed 0 as the default
-/// secret), without adding a seed the compiler cannot see into every secret word.
-#[inline(always)]
-fn xxh3_seeded(bytes: &[u8], seed: u64) -> u64 {
-    if seed == 0 {
-        xxhash_rust::xxh3::xxh3_64(bytes)
-    } else {
-        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
-    }
-}
-
-/// One integer word folded into the state of [`Xxh3PlainHasher`]: with `a = state ^ word ^
-/// INITIAL_STATE`, `fold(a, a.rotate_left(32) ^ MIX)`.
-///
-/// * `INITIAL_STATE` keeps state 0 (the default seed) and word 0 from folding to 0, which
-///   would make a folded zero word look like a dropped one.
-/// * Both factors depend on the key. With a constant factor (`fold(a, MIX)`, as Boost.Bloom
-///   mixes integers) the key's high bits reach only the high half of the low product word, and
-///   keys that differ only in their top bits (`i << 44`) measured a 1.3x false-positive rate;
-///   the rotated factor costs a rotate and an XOR, no second multiply (`tests/fpr.rs`).
-#[inline(always)]
-fn fold_word(state: u64, word: u64) -> u64 {
-    let a = state ^ word ^ INITIAL_STATE;
-    fold(a, a.rotate_left(32) ^ MIX)
-}
-
-/// The value std's `Hash for str` writes after a string's bytes (`write_u8(0xff)`), which
-/// [`Xxh3PlainHasher`] drops when it directly follows a byte write.
-const STR_TERMINATOR: u64 = 0xff;
-
-/// The [`Hasher`] of [`Xxh3Plain`]: integer words are buffered, so one integer costs one folded
-/// multiply in all; see the [module docs](self#the-hasher-of-xxh3plain-id-4) for the exact
-/// definition.
-///
-/// ```
-/// use core::hash::{BuildHasher, Hasher};
-/// let fold = |a: u64, b: u64| {
-///     let product = u128::from(a) * u128::from(b);
-///     (product as u64) ^ ((product >> 64) as u64)
-/// };
-/// let hasher = splitbloom::Xxh3Plain::with_seed(3);
-/// let mut state = hasher.build_hasher();
-/// state.write_u64(42);
-/// let a = 3 ^ 42 ^ 0x243f_6a88_85a3_08d3u64;
-/// assert_eq!(state.finish(), fold(a, a.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15));
-/// assert_eq!(hasher.hash_one(42u64), state.finish());
-/// ```
-#[derive(Clone, Debug)]
-pub struct Xxh3PlainHasher {
-    /// The state: the seed, then each byte hash or folded word.
-    state: u64,
-    /// The buffered integer word, when `pending`.
-    word: u64,
-    /// Whether `word` is buffered and not yet folded into `state`.
-    pending: bool,
-    /// Whether the last call was a byte write (`state` is then an XXH3 output).
-    after_bytes: bool,
-}
-
-impl Xxh3PlainHasher {
-    /// Folds the buffered word, if any, into the state.
-    #[inline(always)]
-    fn flush(&mut self) {
-        if self.pending {
-            self.state = fold_word(self.state, self.word);
-        }
-    }
-
-    /// One integer word: folds the previous buffered one and buffers this one, except std's
-    /// `str` terminator directly after a byte write, which is dropped.
-    #[inline(always)]
-    fn word(&mut self, value: u64) {
-        self.flush();
-        self.word = value;
-        self.pending = !(self.after_bytes && value == STR_TERMINATOR);
-        self.after_bytes = false;
-    }
-}
-
-impl Hasher for Xxh3PlainHasher {
-    #[inline(always)]
-    fn write(&mut self, bytes: &[u8]) {
-        // A buffered word equal to the length is std's length prefix of `[u8]`: XXH3 already
-        // hashes the length, so it is dropped; any other buffered word is folded in first.
-        if self.word != bytes.len() as u64 {
-            self.flush();
-        }
-        self.state = xxh3_seeded(bytes, self.state);
-        self.pending = false;
-        self.after_bytes = true;
-    }
-
-    #[inline(always)]
-    fn write_u8(&mut self, value: u8) {
-        self.word(u64::from(value));
-    }
-
-    #[inline(always)]
-    fn write_u16(&mut self, value: u16) {
-        self.word(u64::from(value));
-    }
-
-    #[inline(always)]
-    fn write_u32(&mut self, value: u32) {
-        self.word(u64::from(value));
-    }
-
-    #[inline(always)]
-    fn write_u64(&mut self, value: u64) {
-        self.word(value);
-    }
-
-    #[inline(always)]
-    fn write_u128(&mut self, value: u128) {
-        self.word(value as u64);
-        self.word((value >> 64) as u64);
-    }
-
-    #[inline(always)]
-    fn write_usize(&mut self, value: usize) {
-        self.word(value as u64);
-    }
-
-    #[inline(always)]
-    fn finish(&self) -> u64 {
-        if self.pending {
-            fold_word(self.state, self.word)
-        } else {
-            self.state
-        }
-    }
-}
-
-/// gxhash 3.x over byte strings, never reading past the input. Exists only in builds that can
-/// compute gxhash (AES at compile time); [`GxHash`] exists in every build.
-///
-/// Inputs shorter than 16 bytes (gxhash would read 16 bytes from them) are hashed as the
-/// 16-byte value holding the input followed by zeros, with the seed increased by
-/// `(len + 1) · 0x9e37_79b9_7f4a_7c15` (wrapping) so that "a" and "a\0" stay apart. That value
-/// is assembled in registers from two overlapping loads inside the input, as XXH3 does for
-/// short inputs, rather than copied into a stack buffer: the copy (a `memcpy` call, then a
-/// 16-byte load over narrower stores, which store-to-load forwarding cannot serve) took 10 ns
-/// of a 12 ns hash on short keys.
-///
-/// ```
-/// # #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] {
-/// # if splitbloom::HasherKind::GxHash.is_available() {
-/// use splitbloom::hash::{BytesHash, GxBytes};
-/// // Short inputs are padded, with the length folded in: "a" and "a\0" stay apart.
-/// assert_ne!(GxBytes::hash_bytes(b"a", 0), GxBytes::hash_bytes(b"a\0", 0));
-/// # } }
-/// ```
-#[cfg(splitbloom_gxhash)]
-#[derive(Clone, Copy, Debug)]
-pub struct GxBytes;
+mod gxhash;
+pub(crate) mod parquet;
+mod xxh3;
 
 #[cfg(splitbloom_gxhash)]
-impl BytesHash for GxBytes {
-    #[inline(always)]
-    fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-        const VECTOR: usize = 16;
-        if bytes.len() >= VECTOR {
-            // gxhash reads whole 16-byte vectors, all inside `bytes` at this length.
-            gxhash::gxhash64(bytes, seed as i64)
-        } else {
-            let seed = seed.wrapping_add((bytes.len() as u64 + 1).wrapping_mul(MIX));
-            gxhash::gxhash64(&zero_padded(bytes), seed as i64)
-        }
-    }
-}
-
-/// `bytes` (at most 15) followed by zeros, as 16 bytes, from at most two loads of 8, 4 or 1
-/// bytes that stay inside `bytes` (overlapping when the length is not a power of two).
-#[inline(always)]
-#[cfg_attr(not(splitbloom_gxhash), allow(dead_code))]
-fn zero_padded(bytes: &[u8]) -> [u8; 16] {
-    let len = bytes.len();
-    // Little-endian words of `bytes[at..at + N]`.
-    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
-    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
-    let (low, high) = match len {
-        0 => (0, 0),
-        // Bytes 0, len / 2 and len - 1 cover every byte of a 1..=3-byte input.
-        1..=3 => {
-            let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
-            (byte(0) | byte(len / 2) | byte(len - 1), 0)
-        }
-        // Two 4-byte loads, the second ending at the last byte; overlapping bytes are equal.
-        4..=8 => {
-            let last = u64::from(u32_at(len - 4)) << (8 * (len - 4));
-            (u64::from(u32_at(0)) | last, 0)
-        }
-        // The first 8 bytes, then the 8 ending at the last byte shifted down to start at byte 8.
-        _ => (u64_at(0), u64_at(len - 8) >> (8 * (16 - len))),
-    };
-    let mut padded = [0u8; 16];
-    padded[..8].copy_from_slice(&low.to_le_bytes());
-    padded[8..].copy_from_slice(&high.to_le_bytes());
-    padded
-}
-
-/// The proof that gxhash can run in this build: constructible only where it can.
-#[cfg(splitbloom_gxhash)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-struct GxAvailable;
-
-/// The proof that gxhash can run in this build: uninhabited, since it cannot.
-#[cfg(not(splitbloom_gxhash))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-enum GxAvailable {}
-
-impl GxAvailable {
-    /// The proof, where this build can compute gxhash.
-    const fn new() -> Option<GxAvailable> {
-        #[cfg(splitbloom_gxhash)]
-        return Some(GxAvailable);
-        #[cfg(not(splitbloom_gxhash))]
-        return None;
-    }
-}
-
-seeded_build_hasher!(
-    /// Keys hashed with gxhash (byte strings) and a folded multiply (integers): hasher id 1,
-    /// opt-in.
-    ///
-    /// The type exists in every build; a value of it only where the target has AES at compile
-    /// time (this repository's `.cargo/config.toml` enables it on x86_64; dependent crates need
-    /// `RUSTFLAGS="-C target-feature=+aes"` or `-C target-cpu=native`). Elsewhere
-    /// [`GxHash::new`] and [`FilterRef::<GxHash>::from_bytes`](crate::FilterRef::from_bytes)
-    /// return [`Error::HasherUnavailable`]. Filters written by earlier versions with gxhash keep
-    /// opening, with the same answers, wherever they could before.
-    ///
-    /// ```
-    /// use splitbloom::{Error, Filter, GxHash, HasherKind};
-    /// match GxHash::new(7) {
-    ///     Ok(hasher) => {
-    ///         let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
-    ///         filter.insert_bytes(b"key");
-    ///         assert!(filter.contains_bytes(b"key"));
-    ///     }
-    ///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash)),
-    /// }
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    GxHash,
-    GxBytes,
-    GxHasher,
-    HasherKind::GxHash,
-    GxAvailable
-);
-
-impl GxHash {
-    /// The hasher with `seed`, or [`Error::HasherUnavailable`] where this build cannot compute
-    /// gxhash (no AES at compile time).
-    ///
-    /// ```
-    /// use splitbloom::{GxHash, HasherKind};
-    /// assert_eq!(GxHash::new(0).is_ok(), HasherKind::GxHash.is_available());
-    /// ```
-    pub fn new(seed: u64) -> Result<GxHash, Error> {
-        <GxHash as FilterHasher>::try_with_seed(seed)
-    }
-}
-
-/// The [`Hasher`] of [`GxHash`]: [`KeyHasher`] over `GxBytes` where gxhash can run; in other
-/// builds no [`GxHash`] value, and so no `GxHasher`, can exist.
-///
-/// ```
-/// use core::hash::{BuildHasher, Hasher};
-/// if let Ok(hasher) = splitbloom::GxHash::new(0) {
-///     let mut state: splitbloom::hash::GxHasher = hasher.build_hasher();
-///     state.write(b"key");
-///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
-/// }
-/// ```
-#[derive(Clone, Debug)]
-pub struct GxHasher {
-    #[cfg(splitbloom_gxhash)]
-    inner: KeyHasher<GxBytes>,
-    #[cfg(not(splitbloom_gxhash))]
-    never: GxAvailable,
-}
-
-impl BuildHasher for GxHash {
-    type Hasher = GxHasher;
-
-    #[inline(always)]
-    fn build_hasher(&self) -> GxHasher {
-        #[cfg(splitbloom_gxhash)]
-        return GxHasher {
-            inner: KeyHasher {
-                state: self.initial_state,
-                bytes: PhantomData,
-            },
-        };
-        // Uninhabited: this build has no GxHash value to call this on.
-        #[cfg(not(splitbloom_gxhash))]
-        match self.proof {}
-    }
-}
-
-/// Forwards every call to the [`KeyHasher`] inside (see the [module docs](self)).
-#[cfg(splitbloom_gxhash)]
-impl Hasher for GxHasher {
-    #[inline(always)]
-    fn write(&mut self, bytes: &[u8]) {
-        self.inner.write(bytes);
-    }
-
-    #[inline(always)]
-    fn write_u8(&mut self, value: u8) {
-        self.inner.write_u8(value);
-    }
-
-    #[inline(always)]
-    fn write_u16(&mut self, value: u16) {
-        self.inner.write_u16(value);
-    }
-
-    #[inline(always)]
-    fn write_u32(&mut self, value: u32) {
-        self.inner.write_u32(value);
-    }
-
-    #[inline(always)]
-    fn write_u64(&mut self, value: u64) {
-        self.inner.write_u64(value);
-    }
-
-    #[inline(always)]
-    fn write_u128(&mut self, value: u128) {
-        self.inner.write_u128(value);
-    }
-
-    #[inline(always)]
-    fn write_usize(&mut self, value: usize) {
-        self.inner.write_usize(value);
-    }
-
-    #[inline(always)]
-    fn finish(&self) -> u64 {
-        self.inner.finish()
-    }
-}
-
-/// Uninhabited in this build (see [`GxHasher`]).
-#[cfg(not(splitbloom_gxhash))]
-impl Hasher for GxHasher {
-    fn write(&mut self, _bytes: &[u8]) {
-        match self.never {}
-    }
-
-    fn finish(&self) -> u64 {
-        match self.never {}
-    }
-}
-
+pub use gxhash::GxBytes;
+pub use gxhash::{GxHash, GxHasher};
+pub use parquet::{ParquetHash, ParquetHasher};
+pub use xxh3::{Xxh3Bytes, Xxh3Hash, Xxh3Plain, Xxh3PlainHasher};
 /// The default hasher of every build: [`Xxh3Plain`] (hasher id 4), whatever the target and
 /// build flags. Filters written with [`Xxh3Hash`] (id 2, the default of earlier versions) or
 /// [`GxHash`] (id 1) open by naming their type.
@@ -1059,6 +537,8 @@ impl<S: FilterHasher> crate::ScalableFilter<S> {
 
 #[cfg(test)]
 mod tests {
+    use super::gxhash::zero_padded;
+    use super::xxh3::fold_word;
     use super::*;
 
     fn hash_of<S: BuildHasher>(hasher: &S, bytes: &[u8]) -> u64 {

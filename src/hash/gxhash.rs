@@ -1,0 +1,236 @@
+//! The gxhash hasher, [`GxHash`] (hasher id 1, opt-in): nameable in every build, computable
+//! only where the target has AES at compile time. The [`hash`](crate::hash) module documents
+//! its contract.
+
+use core::hash::{BuildHasher, Hasher};
+#[cfg(splitbloom_gxhash)]
+use core::marker::PhantomData;
+
+#[cfg(splitbloom_gxhash)]
+use super::{BytesHash, KeyHasher, MIX};
+use super::{FilterHasher, HasherKind};
+use crate::error::Error;
+
+/// gxhash 3.x over byte strings, never reading past the input. Exists only in builds that can
+/// compute gxhash (AES at compile time); [`GxHash`] exists in every build.
+///
+/// Inputs shorter than 16 bytes (gxhash would read 16 bytes from them) are hashed as the
+/// 16-byte value holding the input followed by zeros, with the seed increased by
+/// `(len + 1) · 0x9e37_79b9_7f4a_7c15` (wrapping) so that "a" and "a\0" stay apart. That value
+/// is assembled in registers from two overlapping loads inside the input, as XXH3 does for
+/// short inputs, rather than copied into a stack buffer: the copy (a `memcpy` call, then a
+/// 16-byte load over narrower stores, which store-to-load forwarding cannot serve) took 10 ns
+/// of a 12 ns hash on short keys.
+///
+/// ```
+/// # #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] {
+/// # if splitbloom::HasherKind::GxHash.is_available() {
+/// use splitbloom::hash::{BytesHash, GxBytes};
+/// // Short inputs are padded, with the length folded in: "a" and "a\0" stay apart.
+/// assert_ne!(GxBytes::hash_bytes(b"a", 0), GxBytes::hash_bytes(b"a\0", 0));
+/// # } }
+/// ```
+#[cfg(splitbloom_gxhash)]
+#[derive(Clone, Copy, Debug)]
+pub struct GxBytes;
+
+#[cfg(splitbloom_gxhash)]
+impl BytesHash for GxBytes {
+    #[inline(always)]
+    fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+        const VECTOR: usize = 16;
+        if bytes.len() >= VECTOR {
+            // gxhash reads whole 16-byte vectors, all inside `bytes` at this length.
+            gxhash::gxhash64(bytes, seed as i64)
+        } else {
+            let seed = seed.wrapping_add((bytes.len() as u64 + 1).wrapping_mul(MIX));
+            gxhash::gxhash64(&zero_padded(bytes), seed as i64)
+        }
+    }
+}
+
+/// `bytes` (at most 15) followed by zeros, as 16 bytes, from at most two loads of 8, 4 or 1
+/// bytes that stay inside `bytes` (overlapping when the length is not a power of two).
+#[inline(always)]
+#[cfg_attr(not(splitbloom_gxhash), allow(dead_code))]
+pub(super) fn zero_padded(bytes: &[u8]) -> [u8; 16] {
+    let len = bytes.len();
+    // Little-endian words of `bytes[at..at + N]`.
+    let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap_or_default());
+    let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap_or_default());
+    let (low, high) = match len {
+        0 => (0, 0),
+        // Bytes 0, len / 2 and len - 1 cover every byte of a 1..=3-byte input.
+        1..=3 => {
+            let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
+            (byte(0) | byte(len / 2) | byte(len - 1), 0)
+        }
+        // Two 4-byte loads, the second ending at the last byte; overlapping bytes are equal.
+        4..=8 => {
+            let last = u64::from(u32_at(len - 4)) << (8 * (len - 4));
+            (u64::from(u32_at(0)) | last, 0)
+        }
+        // The first 8 bytes, then the 8 ending at the last byte shifted down to start at byte 8.
+        _ => (u64_at(0), u64_at(len - 8) >> (8 * (16 - len))),
+    };
+    let mut padded = [0u8; 16];
+    padded[..8].copy_from_slice(&low.to_le_bytes());
+    padded[8..].copy_from_slice(&high.to_le_bytes());
+    padded
+}
+
+/// The proof that gxhash can run in this build: constructible only where it can.
+#[cfg(splitbloom_gxhash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct GxAvailable;
+
+/// The proof that gxhash can run in this build: uninhabited, since it cannot.
+#[cfg(not(splitbloom_gxhash))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum GxAvailable {}
+
+impl GxAvailable {
+    /// The proof, where this build can compute gxhash.
+    const fn new() -> Option<GxAvailable> {
+        #[cfg(splitbloom_gxhash)]
+        return Some(GxAvailable);
+        #[cfg(not(splitbloom_gxhash))]
+        return None;
+    }
+}
+
+seeded_build_hasher!(
+    /// Keys hashed with gxhash (byte strings) and a folded multiply (integers): hasher id 1,
+    /// opt-in.
+    ///
+    /// The type exists in every build; a value of it only where the target has AES at compile
+    /// time (this repository's `.cargo/config.toml` enables it on x86_64; dependent crates need
+    /// `RUSTFLAGS="-C target-feature=+aes"` or `-C target-cpu=native`). Elsewhere
+    /// [`GxHash::new`] and [`FilterRef::<GxHash>::from_bytes`](crate::FilterRef::from_bytes)
+    /// return [`Error::HasherUnavailable`]. Filters written by earlier versions with gxhash keep
+    /// opening, with the same answers, wherever they could before.
+    ///
+    /// ```
+    /// use splitbloom::{Error, Filter, GxHash, HasherKind};
+    /// match GxHash::new(7) {
+    ///     Ok(hasher) => {
+    ///         let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
+    ///         filter.insert_bytes(b"key");
+    ///         assert!(filter.contains_bytes(b"key"));
+    ///     }
+    ///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash)),
+    /// }
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    GxHash,
+    GxBytes,
+    GxHasher,
+    HasherKind::GxHash,
+    GxAvailable
+);
+
+impl GxHash {
+    /// The hasher with `seed`, or [`Error::HasherUnavailable`] where this build cannot compute
+    /// gxhash (no AES at compile time).
+    ///
+    /// ```
+    /// use splitbloom::{GxHash, HasherKind};
+    /// assert_eq!(GxHash::new(0).is_ok(), HasherKind::GxHash.is_available());
+    /// ```
+    pub fn new(seed: u64) -> Result<GxHash, Error> {
+        <GxHash as FilterHasher>::try_with_seed(seed)
+    }
+}
+
+/// The [`Hasher`] of [`GxHash`]: [`KeyHasher`](super::KeyHasher) over `GxBytes` where gxhash can run; in other
+/// builds no [`GxHash`] value, and so no `GxHasher`, can exist.
+///
+/// ```
+/// use core::hash::{BuildHasher, Hasher};
+/// if let Ok(hasher) = splitbloom::GxHash::new(0) {
+///     let mut state: splitbloom::hash::GxHasher = hasher.build_hasher();
+///     state.write(b"key");
+///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
+/// }
+/// ```
+#[derive(Clone, Debug)]
+pub struct GxHasher {
+    #[cfg(splitbloom_gxhash)]
+    inner: KeyHasher<GxBytes>,
+    #[cfg(not(splitbloom_gxhash))]
+    never: GxAvailable,
+}
+
+impl BuildHasher for GxHash {
+    type Hasher = GxHasher;
+
+    #[inline(always)]
+    fn build_hasher(&self) -> GxHasher {
+        #[cfg(splitbloom_gxhash)]
+        return GxHasher {
+            inner: KeyHasher {
+                state: self.initial_state,
+                bytes: PhantomData,
+            },
+        };
+        // Uninhabited: this build has no GxHash value to call this on.
+        #[cfg(not(splitbloom_gxhash))]
+        match self.proof {}
+    }
+}
+
+/// Forwards every call to the [`KeyHasher`](super::KeyHasher) inside (see the [module docs](crate::hash)).
+#[cfg(splitbloom_gxhash)]
+impl Hasher for GxHasher {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        self.inner.write(bytes);
+    }
+
+    #[inline(always)]
+    fn write_u8(&mut self, value: u8) {
+        self.inner.write_u8(value);
+    }
+
+    #[inline(always)]
+    fn write_u16(&mut self, value: u16) {
+        self.inner.write_u16(value);
+    }
+
+    #[inline(always)]
+    fn write_u32(&mut self, value: u32) {
+        self.inner.write_u32(value);
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, value: u64) {
+        self.inner.write_u64(value);
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, value: u128) {
+        self.inner.write_u128(value);
+    }
+
+    #[inline(always)]
+    fn write_usize(&mut self, value: usize) {
+        self.inner.write_usize(value);
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        self.inner.finish()
+    }
+}
+
+/// Uninhabited in this build (see [`GxHasher`]).
+#[cfg(not(splitbloom_gxhash))]
+impl Hasher for GxHasher {
+    fn write(&mut self, _bytes: &[u8]) {
+        match self.never {}
+    }
+
+    fn finish(&self) -> u64 {
+        match self.never {}
+    }
+}
