@@ -91,21 +91,14 @@ extern crate alloc;
               SAFETY argument"
 )]
 mod arch;
-// Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
-#[cfg(target_has_atomic = "32")]
-mod atomic;
 mod block;
-mod counting;
 mod error;
 mod filter;
-mod fold;
 pub mod format;
 pub mod hash;
 mod kernel;
-mod lookup;
 pub mod math;
 pub mod parquet;
-mod scalable;
 #[allow(
     unsafe_code,
     reason = "the block allocator (alloc_zeroed, alignment, huge-page hint) and the zero-copy \
@@ -115,16 +108,14 @@ mod storage;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
-#[cfg(target_has_atomic = "32")]
-pub use atomic::AtomicFilter;
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
-pub use counting::CountingFilter;
 pub use error::Error;
-pub use filter::Filter;
+#[cfg(target_has_atomic = "32")]
+pub use filter::AtomicFilter;
+pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
 pub use format::FilterRef;
 pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash};
 pub use kernel::{Kernel, UnknownKernel};
-pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

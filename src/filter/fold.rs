@@ -10,7 +10,7 @@
 use crate::Filter;
 use crate::block::LANES;
 use crate::error::Error;
-use crate::lookup::block_fpr;
+use crate::filter::view::block_fpr;
 use crate::math;
 
 impl<S> Filter<S> {

@@ -1,14 +1,42 @@
-//! [`Filter`]: the owned, mutable split-block Bloom filter.
+//! The filter family: [`Filter`] (this file: the owned, mutable split-block Bloom filter) and
+//! the types built on the same blocks, block choice, lane bits and hashing.
+//!
+//! | file | holds |
+//! |---|---|
+//! | `mod.rs` | [`Filter`] |
+//! | `view.rs` | the read-only logic every type shares, written once over a borrowed bitset |
+//! | `filter_ref.rs` | [`FilterRef`]: a zero-copy view of serialized bytes |
+//! | `atomic.rs` | [`AtomicFilter`]: inserts through `&self` from many threads |
+//! | `counting.rs` | [`CountingFilter`]: 4-bit counters, so keys can be removed |
+//! | `scalable.rs` | [`ScalableFilter`]: a chain of filters that grows |
+//! | `fold.rs` | [`Filter::fold`] and [`Filter::fold_to_fpr`] |
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
+use crate::format::{HEADER_BYTES, decode_into, to_bytes, validate};
 use crate::hash::{DefaultHasher, FilterHasher};
 use crate::storage::Blocks;
-use crate::{Kernel, arch, lookup, math};
+use crate::{Kernel, arch, math};
+
+// Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
+#[cfg(target_has_atomic = "32")]
+mod atomic;
+mod counting;
+mod filter_ref;
+mod fold;
+mod scalable;
+pub(crate) mod view;
+
+#[cfg(target_has_atomic = "32")]
+pub use atomic::AtomicFilter;
+pub use counting::CountingFilter;
+pub use filter_ref::FilterRef;
+pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
 ///
@@ -195,7 +223,7 @@ impl<S> Filter<S> {
     /// ```
     #[inline]
     pub fn contains_hash(&self, hash: u64) -> bool {
-        lookup::contains_hash(self.kernel, self.words(), hash)
+        view::contains_hash(self.kernel, self.words(), hash)
     }
 
     /// Adds every hash of `hashes`, with the loop inside the kernel. On filters larger than the
@@ -230,7 +258,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        lookup::contains_hash_batch(self.kernel, self.words(), hashes, out);
+        view::contains_hash_batch(self.kernel, self.words(), hashes, out);
     }
 
     /// How many of `hashes` may be present (the number of `true` answers
@@ -348,7 +376,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn fill_ratio(&self) -> f64 {
-        lookup::fill_ratio(self.words())
+        view::fill_ratio(self.words())
     }
 
     /// The false-positive rate of the filter as it is now: the chance that a random hash lands
@@ -366,7 +394,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
-        lookup::estimated_fpr(self.words())
+        view::estimated_fpr(self.words())
     }
 
     /// An estimate of how many distinct keys were inserted, from the fill ratio (see
@@ -574,6 +602,78 @@ impl<S: FilterHasher> Filter<S> {
         crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
             self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
         });
+    }
+}
+
+impl<S: FilterHasher> Filter<S> {
+    /// The filter in splitbloom's format (see the [`format`](crate::format) module for the layout).
+    ///
+    /// ```
+    /// use splitbloom::Filter;
+    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert("key");
+    /// let bytes = filter.to_bytes();
+    /// let copy: Filter = Filter::from_bytes(&bytes)?;
+    /// assert!(copy.contains("key"));
+    /// assert_eq!(copy.to_bytes(), bytes);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        to_bytes(S::KIND, self.hasher().seed(), self.words())
+    }
+
+    /// The length of [`to_bytes`](Filter::to_bytes): 32 bytes of header plus the bitset.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_num_blocks(10)?;
+    /// assert_eq!(filter.serialized_len(), 32 + 320);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        HEADER_BYTES + self.size_in_bytes()
+    }
+
+    /// Writes [`to_bytes`](Filter::to_bytes) to `writer` without building it in memory first.
+    ///
+    /// ```
+    /// let filter = splitbloom::Filter::with_num_blocks(2)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        crate::format::write_to(S::KIND, self.hasher().seed(), self.words(), writer)
+    }
+
+    /// Reads a filter written by [`to_bytes`](Filter::to_bytes) into an owned copy.
+    ///
+    /// `bytes` must hold exactly one filter, built with hasher type `S` (the seed comes from
+    /// the bytes). Every problem is an [`Error`]: wrong magic, unknown version or flags,
+    /// truncated or over-long input, zero or too many blocks, checksum mismatch, unknown or
+    /// unavailable hasher, hasher kind other than `S`'s. Nothing is allocated before the
+    /// input has been validated.
+    ///
+    /// ```
+    /// use splitbloom::{Error, Filter, Xxh3Hash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?.to_bytes();
+    /// let filter = Filter::<Xxh3Hash>::from_bytes(&bytes)?;
+    /// assert_eq!(filter.num_blocks(), 8);
+    /// let mut corrupt = bytes.clone();
+    /// corrupt[40] ^= 1;
+    /// assert!(matches!(
+    ///     Filter::<Xxh3Hash>::from_bytes(&corrupt),
+    ///     Err(Error::ChecksumMismatch { .. })
+    /// ));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        let (header, payload) = validate::<S>(bytes)?;
+        let mut filter =
+            Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
+        decode_into(payload, filter.words_mut());
+        Ok(filter)
     }
 }
 

@@ -1,0 +1,396 @@
+//! [`FilterRef`]: a read-only filter answering straight from serialized bytes, without copying
+//! them.
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+
+use crate::Kernel;
+use crate::arch::Dispatch;
+use crate::block::LANES;
+use crate::error::Error;
+use crate::filter::{Filter, view};
+use crate::format::{Header, checked_length, to_bytes, validate, view_payload};
+use crate::hash::{DefaultHasher, FilterHasher};
+
+/// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
+/// entry) without copying them.
+///
+/// It answers exactly like the [`Filter`] that was serialized, with the same kernels and the
+/// same lookup code. Bytes are viewed in place when the host is little-endian and the bitset
+/// is 4-byte aligned (always, when the buffer is: the header is 32 bytes); otherwise they are
+/// copied once, which [`is_zero_copy`](FilterRef::is_zero_copy) reports.
+///
+/// ```
+/// use splitbloom::{Filter, FilterRef};
+/// let mut filter = Filter::with_fpr(1000, 0.01)?;
+/// filter.insert("key");
+/// let bytes = filter.to_bytes();
+/// let view: FilterRef = FilterRef::from_bytes(&bytes)?;
+/// assert!(view.contains("key"));
+/// assert_eq!(view.num_blocks(), filter.num_blocks());
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct FilterRef<'a, S = DefaultHasher> {
+    blocks: Cow<'a, [[u32; LANES]]>,
+    kernel: Dispatch,
+    hasher: S,
+}
+
+impl<'a, S> FilterRef<'a, S> {
+    /// A view of validated blocks with `hasher`, on the best kernel.
+    pub(crate) fn from_parts(blocks: Cow<'a, [[u32; LANES]]>, hasher: S) -> Self {
+        FilterRef {
+            blocks,
+            kernel: Dispatch::best(),
+            hasher,
+        }
+    }
+
+    /// The same view owning a copy of its blocks, for readers whose input does not outlive
+    /// them (`serde` formats that lend no bytes).
+    #[cfg(feature = "serde")]
+    pub(crate) fn into_owned(self) -> FilterRef<'static, S> {
+        FilterRef {
+            blocks: Cow::Owned(self.blocks.into_owned()),
+            kernel: self.kernel,
+            hasher: self.hasher,
+        }
+    }
+}
+
+impl<'a, S: FilterHasher> FilterRef<'a, S> {
+    /// Validates `bytes` like [`Filter::from_bytes`] (checksum included) and views them.
+    ///
+    /// ```
+    /// use splitbloom::{Error, FilterRef};
+    /// assert!(matches!(
+    ///     FilterRef::<splitbloom::Xxh3Hash>::from_bytes(b"not a filter"),
+    ///     Err(Error::WrongMagic { .. })
+    /// ));
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        let (header, payload) = validate::<S>(bytes)?;
+        Ok(FilterRef::from_parts(
+            view_payload(payload)?,
+            S::try_with_seed(header.seed)?,
+        ))
+    }
+
+    /// Views bytes the caller has already verified (e.g. a block cache that checksums its
+    /// blocks), without the checksum pass of [`from_bytes`](FilterRef::from_bytes): O(1) on a
+    /// little-endian host with a 4-byte aligned buffer (the bitset is read in place), instead
+    /// of reading every byte.
+    ///
+    /// The header is still fully checked (magic, version, flags, hasher, block count) and the
+    /// length must match it exactly, so this never panics, never reads out of bounds and never
+    /// allocates more than the input. What is skipped is the proof that the bitset is the one
+    /// that was written: on corrupted bytes the answers may be wrong, false negatives
+    /// included. Use [`from_bytes`](FilterRef::from_bytes) for bytes from disk or network
+    /// that nothing else verified.
+    ///
+    /// ```
+    /// use splitbloom::{Error, Filter, FilterRef};
+    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert_bytes(b"key");
+    /// let bytes = filter.to_bytes();
+    /// let view: FilterRef = FilterRef::from_trusted_bytes(&bytes)?;
+    /// assert!(view.contains_bytes(b"key"));
+    /// // The header and length are still checked; the bitset is not.
+    /// assert!(matches!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&bytes[..40]), Err(Error::Truncated { .. })));
+    /// let mut corrupt = bytes.clone();
+    /// corrupt[40] ^= 1;
+    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&corrupt).is_ok());
+    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_bytes(&corrupt).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_trusted_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        let header = Header::parse(bytes)?;
+        let payload = checked_length(&header, bytes)?;
+        header.check_hasher::<S>()?;
+        Ok(FilterRef::from_parts(
+            view_payload(payload)?,
+            S::try_with_seed(header.seed)?,
+        ))
+    }
+
+    /// Re-serializes the view: the same bytes it was read from.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.to_bytes(), bytes);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        to_bytes(S::KIND, self.hasher.seed(), &self.blocks)
+    }
+
+    /// An owned, mutable copy.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut filter = view.to_filter()?;
+    /// filter.insert("new");
+    /// assert!(filter.contains("new"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_filter(&self) -> Result<Filter<S>, Error> {
+        let mut filter =
+            Filter::with_num_blocks_and_hasher(self.blocks.len(), self.hasher.clone())?
+                .with_kernel(self.kernel())?;
+        filter.words_mut().copy_from_slice(&self.blocks);
+        Ok(filter)
+    }
+}
+
+impl<S> FilterRef<'_, S> {
+    /// Whether a pre-hashed key may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
+    /// filter.insert_hash(42 << 40 | 7);
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains_hash(42 << 40 | 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_hash(&self, hash: u64) -> bool {
+        view::contains_hash(self.kernel, &self.blocks, hash)
+    }
+
+    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != hashes.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
+    /// filter.insert_hash(5 << 40);
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = [false; 2];
+    /// view.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        view::contains_hash_batch(self.kernel, &self.blocks, hashes, out);
+    }
+
+    /// The same view running on `kernel`; errors when this CPU cannot run it.
+    ///
+    /// ```
+    /// use splitbloom::{FilterRef, Kernel};
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: FilterRef = FilterRef::from_bytes(&bytes)?.with_kernel(Kernel::Scalar)?;
+    /// assert_eq!(view.kernel(), Kernel::Scalar);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        Ok(self)
+    }
+
+    /// The kernel this view runs on.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.kernel().is_available());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.kernel()
+    }
+
+    /// The hasher keys go through (kind and seed from the bytes).
+    ///
+    /// ```
+    /// use splitbloom::{Filter, FilterHasher, FilterRef, Xxh3Hash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(2, Xxh3Hash::with_seed(5))?.to_bytes();
+    /// assert_eq!(FilterRef::<Xxh3Hash>::from_bytes(&bytes)?.hasher().seed(), 5);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Whether the view reads the caller's bytes in place (`false`: they were copied, because
+    /// the bitset was not 4-byte aligned or the host is big-endian).
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes(); // a Vec: aligned
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.is_zero_copy(), cfg!(target_endian = "little"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn is_zero_copy(&self) -> bool {
+        matches!(self.blocks, Cow::Borrowed(_))
+    }
+
+    /// The number of 32-byte blocks.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(3)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.num_blocks(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(3)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.fill_ratio(), 0.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        view::fill_ratio(&self.blocks)
+    }
+
+    /// The false-positive rate of the filter as it is (see [`Filter::estimated_fpr`]).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(3)?;
+    /// filter.insert("x");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.estimated_fpr(), filter.estimated_fpr());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        view::estimated_fpr(&self.blocks)
+    }
+}
+
+impl<S: FilterHasher> FilterRef<'_, S> {
+    /// Writes [`to_bytes`](FilterRef::to_bytes) to `writer`.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = Vec::new();
+    /// view.write_to(&mut out)?;
+    /// assert_eq!(out, bytes);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        crate::format::write_to(S::KIND, self.hasher.seed(), &self.blocks, writer)
+    }
+}
+
+impl<S: BuildHasher> FilterRef<'_, S> {
+    /// Whether `key` may be present: `false` means certainly absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert("present");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains("present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        self.contains_hash(self.hasher.hash_one(key))
+    }
+}
+
+/// The byte-key contract (see [`hash`](crate::hash)): keys given as exactly their bytes, the
+/// same hashes as [`Filter::insert_bytes`].
+impl<S: FilterHasher> FilterRef<'_, S> {
+    /// The hash [`contains_bytes`](FilterRef::contains_bytes) gives `key`: exactly its bytes.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.hash_bytes(b"key"), filter.hash_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_bytes(key)
+    }
+
+    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
+    /// absent.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"present");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert!(view.contains_bytes(b"present"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains_hash(self.hash_bytes(key))
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+    ///
+    /// # Panics
+    ///
+    /// When `out.len() != keys.len()`.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes(b"apple");
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// let mut out = [false; 2];
+    /// view.contains_bytes_batch(&["apple", "kiwi"], &mut out);
+    /// assert!(out[0]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+        assert_eq!(
+            keys.len(),
+            out.len(),
+            "contains_bytes_batch: `out` must have one slot per key"
+        );
+        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
+            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
+        });
+    }
+}
+
+/// Shows the shape and statistics, not the bits.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+/// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+/// assert!(format!("{view:?}").contains("num_blocks: 2"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: fmt::Debug> fmt::Debug for FilterRef<'_, S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FilterRef")
+            .field("num_blocks", &self.blocks.len())
+            .field("zero_copy", &self.is_zero_copy())
+            .field("kernel", &self.kernel())
+            .field("hasher", &self.hasher)
+            .field("fill_ratio", &self.fill_ratio())
+            .finish()
+    }
+}
+
+// Compile-time check that views can be shared between threads (e.g. one mmap'd file probed by
+// many readers).
+const _: fn() = || {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<FilterRef<'static>>();
+};
