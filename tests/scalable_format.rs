@@ -252,3 +252,34 @@ fn files_of_the_first_release_are_written_and_read_identically() {
         assert_eq!(read.to_bytes(), bytes);
     }
 }
+
+/// One header reader for both containers: a short input of another kind is `WrongMagic` for
+/// the scalable reader as for the plain one (it used to be `Truncated` when shorter than the
+/// 64-byte scalable header).
+#[test]
+fn short_input_of_another_kind_is_wrong_magic_for_both_readers() {
+    for input in [
+        &b"PAR1"[..],
+        b"SBLM\x01\x00\x02\x00",
+        b"not a filter at all",
+    ] {
+        assert!(matches!(
+            Scalable::from_bytes(input).map(|_| ()).unwrap_err(),
+            Error::WrongMagic { .. }
+        ));
+    }
+    for input in [
+        &b"PAR1"[..],
+        b"SBLS\x01\x00\x00\x00",
+        b"not a filter at all",
+    ] {
+        assert!(matches!(
+            splitbloom::format::Header::parse(input).unwrap_err(),
+            Error::WrongMagic { .. }
+        ));
+    }
+    assert!(matches!(
+        Scalable::from_bytes(b"SBLS").map(|_| ()).unwrap_err(),
+        Error::Truncated { needed: 64, .. }
+    ));
+}

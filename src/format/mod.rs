@@ -155,34 +155,9 @@ impl Header {
     /// assert!(matches!(Header::parse(b"SBLM"), Err(Error::Truncated { .. })));
     /// ```
     pub fn parse(bytes: &[u8]) -> Result<Header, Error> {
-        let truncated = || Error::Truncated {
-            needed: HEADER_BYTES as u64,
-            available: bytes.len(),
-        };
-        let magic: [u8; 4] = bytes
-            .get(..4)
-            .ok_or_else(truncated)?
-            .try_into()
-            .unwrap_or_default();
-        if magic != MAGIC {
-            return Err(Error::WrongMagic { found: magic });
-        }
-        let header: &[u8; HEADER_BYTES] = bytes
-            .get(..HEADER_BYTES)
-            .and_then(|header| header.try_into().ok())
-            .ok_or_else(truncated)?;
-        let u64_at = |at: usize| {
-            let mut word = [0; 8];
-            word.copy_from_slice(&header[at..at + 8]);
-            u64::from_le_bytes(word)
-        };
-        let version = u16::from_le_bytes([header[4], header[5]]);
-        if version == 0 || version > VERSION {
-            return Err(Error::UnsupportedVersion {
-                found: version,
-                supported: VERSION,
-            });
-        }
+        let raw = RawHeader::<HEADER_BYTES>::read(bytes, MAGIC)?;
+        let (header, version) = (raw.bytes, raw.version);
+        let u64_at = |at| raw.u64_at(at);
         if header[7] != 0 {
             return Err(Error::UnsupportedFlags(header[7]));
         }
@@ -229,6 +204,58 @@ impl Header {
                 found: self.hasher,
             })
         }
+    }
+}
+
+/// The one header reader: the checks every header of the format shares, for the filter
+/// header ([`Header`], `SBLM`) and the scalable container's (`SBLS`), so both refuse bad bytes
+/// in the same order with the same errors.
+pub(crate) struct RawHeader<'a, const N: usize> {
+    /// The header's bytes: the first `N` of the input.
+    pub(crate) bytes: &'a [u8; N],
+    /// The format version (1 ..= [`VERSION`]).
+    pub(crate) version: u16,
+}
+
+impl<'a, const N: usize> RawHeader<'a, N> {
+    /// The first `N` bytes of `bytes`, once they start with `magic` and a version this build
+    /// reads. The magic is checked first, so any input of four bytes or more that is not of
+    /// this kind is [`Error::WrongMagic`], whatever its length.
+    pub(crate) fn read(bytes: &'a [u8], magic: [u8; 4]) -> Result<Self, Error> {
+        let truncated = || Error::Truncated {
+            needed: N as u64,
+            available: bytes.len(),
+        };
+        let found: [u8; 4] = bytes
+            .get(..4)
+            .ok_or_else(truncated)?
+            .try_into()
+            .unwrap_or_default();
+        if found != magic {
+            return Err(Error::WrongMagic { found });
+        }
+        let header: &[u8; N] = bytes
+            .get(..N)
+            .and_then(|header| header.try_into().ok())
+            .ok_or_else(truncated)?;
+        let version = u16::from_le_bytes([header[4], header[5]]);
+        if version == 0 || version > VERSION {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        Ok(RawHeader {
+            bytes: header,
+            version,
+        })
+    }
+
+    /// The little-endian `u64` at byte `at` of the header.
+    pub(crate) fn u64_at(&self, at: usize) -> u64 {
+        let mut word = [0; 8];
+        word.copy_from_slice(&self.bytes[at..at + 8]);
+        u64::from_le_bytes(word)
     }
 }
 

@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::{Header, SCALABLE_HEADER_BYTES, SCALABLE_MAGIC, VERSION};
+use super::{Header, RawHeader, SCALABLE_HEADER_BYTES, SCALABLE_MAGIC, VERSION};
 use crate::error::Error;
 use crate::filter::{Filter, ScalableFilter, ScalableParameters};
 use crate::hash::FilterHasher;
@@ -109,29 +109,9 @@ impl<S: FilterHasher> ScalableFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let header: &[u8; SCALABLE_HEADER_BYTES] = bytes
-            .get(..SCALABLE_HEADER_BYTES)
-            .and_then(|header| header.try_into().ok())
-            .ok_or(Error::Truncated {
-                needed: SCALABLE_HEADER_BYTES as u64,
-                available: bytes.len(),
-            })?;
-        let u64_at = |at: usize| {
-            let mut word = [0; 8];
-            word.copy_from_slice(&header[at..at + 8]);
-            u64::from_le_bytes(word)
-        };
-        let magic = [header[0], header[1], header[2], header[3]];
-        if magic != SCALABLE_MAGIC {
-            return Err(Error::WrongMagic { found: magic });
-        }
-        let version = u16::from_le_bytes([header[4], header[5]]);
-        if version == 0 || version > VERSION {
-            return Err(Error::UnsupportedVersion {
-                found: version,
-                supported: VERSION,
-            });
-        }
+        let raw = RawHeader::<SCALABLE_HEADER_BYTES>::read(bytes, SCALABLE_MAGIC)?;
+        let header = raw.bytes;
+        let u64_at = |at| raw.u64_at(at);
         if header[6] != 0 || header[7] != 0 {
             return Err(Error::UnsupportedFlags(header[6] | header[7]));
         }
