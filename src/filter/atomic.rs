@@ -88,6 +88,22 @@ pub struct AtomicFilter<S = DefaultHasher> {
     hasher: S,
 }
 
+read_methods! {
+    type: AtomicFilter,
+    setup: "let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "Every key whose insert completed before this call is found (see [`AtomicFilter`]); \
+           a key inserted concurrently may be reported present or absent.",
+    probe: |filter, hash| {
+        let block = &filter.blocks[block_index(hash, filter.blocks.len())];
+        filter.kernel.contains(&block.load(), hash as u32)
+    },
+    bytes: yes,
+}
+
 impl AtomicFilter {
     /// An empty filter for `items` keys with a false-positive rate of at most `fpr`; the same
     /// size as [`Filter::with_fpr`].
@@ -206,21 +222,6 @@ impl<S> AtomicFilter<S> {
         block.insert(self.kernel.mask(hash as u32))
     }
 
-    /// Whether a pre-hashed key may be present: `false` means certainly absent (for every key
-    /// whose insert completed before this call).
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
-    /// filter.insert_hash(42 << 40 | 7);
-    /// assert!(filter.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        let block = &self.blocks[block_index(hash, self.blocks.len())];
-        self.kernel.contains(&block.load(), hash as u32)
-    }
-
     /// Adds every hash of `hashes`.
     ///
     /// ```
@@ -232,31 +233,6 @@ impl<S> AtomicFilter<S> {
     pub fn insert_hash_batch(&self, hashes: &[u64]) {
         for &hash in hashes {
             self.insert_hash(hash);
-        }
-    }
-
-    /// Writes into `out[i]` whether `hashes[i]` may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != hashes.len()`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
-    /// filter.insert_hash(5 << 40);
-    /// let mut out = [false; 2];
-    /// filter.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: `out` must have one slot per hash"
-        );
-        for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-            *answer = self.contains_hash(hash);
         }
     }
 
@@ -316,39 +292,12 @@ impl<S: BuildHasher> AtomicFilter<S> {
     pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.insert_hash(self.hasher.hash_one(key))
     }
-
-    /// Whether `key` may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("present");
-    /// assert!(filter.contains("present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
-    }
 }
 
 /// The byte-key contract: keys given as exactly their bytes, hashed with
 /// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
 /// another program can reproduce it. Use these for persisted string and byte keys.
 impl<S: FilterHasher> AtomicFilter<S> {
-    /// The hash [`insert_bytes`](AtomicFilter::insert_bytes) gives `key`: exactly its bytes, with the
-    /// framing of the [byte-key contract](crate::hash).
-    ///
-    /// ```
-    /// use splitbloom::FilterHasher;
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_bytes(key)
-    }
-
     /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
     /// already set.
     ///
@@ -363,20 +312,6 @@ impl<S: FilterHasher> AtomicFilter<S> {
         self.insert_hash(self.hash_bytes(key))
     }
 
-    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
-    /// absent.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"key");
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
-    }
-
     /// Adds every key of `keys` (each exactly its bytes): the result of
     /// [`insert_bytes`](AtomicFilter::insert_bytes) on each, through the pre-hashed batch path.
     ///
@@ -389,31 +324,6 @@ impl<S: FilterHasher> AtomicFilter<S> {
     pub fn insert_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K]) {
         crate::hash::for_each_hashed_chunk(&self.hasher, keys, |_, hashes| {
             self.insert_hash_batch(hashes);
-        });
-    }
-
-    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != keys.len()`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"apple");
-    /// let mut out = [false; 2];
-    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
-            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
         });
     }
 }

@@ -71,6 +71,21 @@ pub struct CountingFilter<S = DefaultHasher> {
     hasher: S,
 }
 
+read_methods! {
+    type: CountingFilter,
+    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "A key may be present when all eight of its counters are non-zero: the answers of \
+           [`to_filter`](CountingFilter::to_filter)'s plain filter.",
+    probe: |filter, hash| {
+        filter.count_estimate_hash(hash) > 0
+    },
+    bytes: yes,
+}
+
 impl CountingFilter {
     /// A counting filter for `items` keys whose projection has a false-positive rate of at most
     /// `fpr`: the block count of [`Filter::with_fpr`], at 128 bytes per block.
@@ -257,20 +272,6 @@ impl<S> CountingFilter<S> {
         present
     }
 
-    /// Whether a pre-hashed key may be present (every counter non-zero): `false` means
-    /// certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
-    /// filter.insert_hash(42 << 40 | 7);
-    /// assert!(filter.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        self.count_estimate_hash(hash) > 0
-    }
-
     /// An upper bound on how many times a pre-hashed key is present: the smallest of its eight
     /// counters (0 means certainly absent; [`COUNTER_MAX`](Self::COUNTER_MAX) means "at least
     /// that many, or sharing saturated counters"). Exact unless other keys share all eight
@@ -398,18 +399,6 @@ impl<S: BuildHasher> CountingFilter<S> {
         self.remove_hash(self.hasher.hash_one(key))
     }
 
-    /// Whether `key` may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("present");
-    /// assert!(filter.contains("present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
-    }
-
     /// An upper bound on how many times `key` is present (see
     /// [`count_estimate_hash`](Self::count_estimate_hash)).
     ///
@@ -430,19 +419,6 @@ impl<S: BuildHasher> CountingFilter<S> {
 /// another program can reproduce it; the same hashes as [`Filter`]'s byte entry points, so
 /// [`to_filter`](CountingFilter::to_filter) keeps answering for them.
 impl<S: FilterHasher> CountingFilter<S> {
-    /// The hash [`insert_bytes`](CountingFilter::insert_bytes) gives `key`: exactly its bytes.
-    ///
-    /// ```
-    /// use splitbloom::FilterHasher;
-    /// let filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_bytes(key)
-    }
-
     /// Adds the key made of exactly `key`'s bytes (see
     /// [`insert_hash`](CountingFilter::insert_hash) for the return value).
     ///
@@ -474,18 +450,6 @@ impl<S: FilterHasher> CountingFilter<S> {
         self.remove_hash(hash)
     }
 
-    /// Whether the key made of exactly `key`'s bytes may be present.
-    ///
-    /// ```
-    /// let filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
-    }
-
     /// The estimated count of the key made of exactly `key`'s bytes (see
     /// [`count_estimate_hash`](CountingFilter::count_estimate_hash)).
     ///
@@ -512,31 +476,6 @@ impl<S: FilterHasher> CountingFilter<S> {
     pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
         for key in keys {
             self.insert_bytes(key.as_ref());
-        }
-    }
-
-    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != keys.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"apple");
-    /// let mut out = [false; 2];
-    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        for (answer, key) in out.iter_mut().zip(keys) {
-            *answer = self.contains_bytes(key.as_ref());
         }
     }
 }

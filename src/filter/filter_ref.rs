@@ -4,14 +4,14 @@
 use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::fmt;
-use core::hash::{BuildHasher, Hash};
 
 use crate::Kernel;
 use crate::arch::Dispatch;
 use crate::block::LANES;
 use crate::error::Error;
-use crate::filter::{Filter, view};
-use crate::format::{Header, checked_length, to_bytes, validate, view_payload};
+use crate::filter::Filter;
+use crate::filter::view::View;
+use crate::format::{Header, checked_length, validate, view_payload};
 use crate::hash::{DefaultHasher, FilterHasher};
 
 /// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
@@ -39,6 +39,20 @@ pub struct FilterRef<'a, S = DefaultHasher> {
     hasher: S,
 }
 
+read_methods! {
+    type: FilterRef<'_>,
+    setup: "let mut source = splitbloom::Filter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    source.insert(key);
+    source.insert_bytes(key.as_bytes());
+}
+let bytes = source.to_bytes();
+let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
+    note: "The same answers as the [`Filter`] that was serialized, through the same kernels.",
+    reader: |filter| filter.view(),
+    bytes: yes,
+}
+
 impl<'a, S> FilterRef<'a, S> {
     /// A view of validated blocks with `hasher`, on the best kernel.
     pub(crate) fn from_parts(blocks: Cow<'a, [[u32; LANES]]>, hasher: S) -> Self {
@@ -46,6 +60,16 @@ impl<'a, S> FilterRef<'a, S> {
             blocks,
             kernel: Dispatch::best(),
             hasher,
+        }
+    }
+
+    /// The read view: every read goes through it (see [`view`](crate::filter::view)).
+    #[inline(always)]
+    fn view(&self) -> View<'_, S> {
+        View {
+            blocks: &self.blocks,
+            kernel: self.kernel,
+            hasher: &self.hasher,
         }
     }
 
@@ -125,7 +149,7 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        to_bytes(S::KIND, self.hasher.seed(), &self.blocks)
+        self.view().to_bytes()
     }
 
     /// An owned, mutable copy.
@@ -148,41 +172,6 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
 }
 
 impl<S> FilterRef<'_, S> {
-    /// Whether a pre-hashed key may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
-    /// filter.insert_hash(42 << 40 | 7);
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert!(view.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        view::contains_hash(self.kernel, &self.blocks, hash)
-    }
-
-    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != hashes.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
-    /// filter.insert_hash(5 << 40);
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// let mut out = [false; 2];
-    /// view.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        view::contains_hash_batch(self.kernel, &self.blocks, hashes, out);
-    }
-
     /// The same view running on `kernel`; errors when this CPU cannot run it.
     ///
     /// ```
@@ -255,7 +244,7 @@ impl<S> FilterRef<'_, S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn fill_ratio(&self) -> f64 {
-        view::fill_ratio(&self.blocks)
+        self.view().fill_ratio()
     }
 
     /// The false-positive rate of the filter as it is (see [`Filter::estimated_fpr`]).
@@ -269,7 +258,7 @@ impl<S> FilterRef<'_, S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
-        view::estimated_fpr(&self.blocks)
+        self.view().estimated_fpr()
     }
 }
 
@@ -286,85 +275,7 @@ impl<S: FilterHasher> FilterRef<'_, S> {
     /// ```
     #[cfg(feature = "std")]
     pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        crate::format::write_to(S::KIND, self.hasher.seed(), &self.blocks, writer)
-    }
-}
-
-impl<S: BuildHasher> FilterRef<'_, S> {
-    /// Whether `key` may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert("present");
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert!(view.contains("present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
-    }
-}
-
-/// The byte-key contract (see [`hash`](crate::hash)): keys given as exactly their bytes, the
-/// same hashes as [`Filter::insert_bytes`].
-impl<S: FilterHasher> FilterRef<'_, S> {
-    /// The hash [`contains_bytes`](FilterRef::contains_bytes) gives `key`: exactly its bytes.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert_eq!(view.hash_bytes(b"key"), filter.hash_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_bytes(key)
-    }
-
-    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
-    /// absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"present");
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert!(view.contains_bytes(b"present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
-    }
-
-    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != keys.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"apple");
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// let mut out = [false; 2];
-    /// view.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
-            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
-        });
+        self.view().write_to(writer)
     }
 }
 

@@ -18,19 +18,22 @@ use core::hash::{BuildHasher, Hash};
 use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
-use crate::format::{HEADER_BYTES, decode_into, to_bytes, validate};
+use crate::format::{HEADER_BYTES, decode_into, validate};
 use crate::hash::{DefaultHasher, FilterHasher};
 use crate::storage::Blocks;
 use crate::{Kernel, arch, math};
+use view::View;
 
 // Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
+// First: it defines `read_methods!`, which the other files use.
+#[macro_use]
+pub(crate) mod view;
 #[cfg(target_has_atomic = "32")]
 mod atomic;
 mod counting;
 mod filter_ref;
 mod fold;
 mod scalable;
-pub(crate) mod view;
 
 #[cfg(target_has_atomic = "32")]
 pub use atomic::AtomicFilter;
@@ -58,6 +61,19 @@ pub struct Filter<S = DefaultHasher> {
     blocks: Blocks,
     kernel: Dispatch,
     hasher: S,
+}
+
+read_methods! {
+    type: Filter,
+    setup: "let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "Batches run inside the kernel, which on filters larger than the L2 cache hashes each \
+           key and prefetches its block 128 keys before probing it.",
+    reader: |filter| filter.view(),
+    bytes: yes,
 }
 
 impl Filter {
@@ -213,19 +229,6 @@ impl<S> Filter<S> {
         kernel.insert_hash(self.words_mut(), hash)
     }
 
-    /// Whether a pre-hashed key may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
-    /// filter.insert_hash(42 << 40 | 7);
-    /// assert!(filter.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        view::contains_hash(self.kernel, self.words(), hash)
-    }
-
     /// Adds every hash of `hashes`, with the loop inside the kernel. On filters larger than the
     /// L2 cache the loop prefetches each hash's block a few hashes ahead, so the cache misses
     /// of a batch overlap instead of following one another.
@@ -240,47 +243,6 @@ impl<S> Filter<S> {
         let distance = arch::prefetch_distance(self.blocks.len());
         let kernel = self.kernel;
         kernel.insert_keys(self.words_mut(), &PreHashed, hashes, distance);
-    }
-
-    /// Writes into `out[i]` whether `hashes[i]` may be present, with the loop inside the kernel
-    /// (prefetching as in [`insert_hash_batch`](Filter::insert_hash_batch)).
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != hashes.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
-    /// filter.insert_hash(5 << 40);
-    /// let mut out = [false; 2];
-    /// filter.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        view::contains_hash_batch(self.kernel, self.words(), hashes, out);
-    }
-
-    /// How many of `hashes` may be present (the number of `true` answers
-    /// [`contains_hash_batch`](Filter::contains_hash_batch) would give), without an output
-    /// slice.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(64)?;
-    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
-    /// assert!(filter.count_contained_hashes(&[1 << 40, 2 << 40, 3 << 40]) >= 2);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn count_contained_hashes(&self, hashes: &[u64]) -> usize {
-        let mut answers = [false; BATCH_CHUNK];
-        hashes
-            .chunks(BATCH_CHUNK)
-            .map(|chunk| {
-                let answers = &mut answers[..chunk.len()];
-                self.contains_hash_batch(chunk, answers);
-                count_true(answers)
-            })
-            .sum()
     }
 
     /// Clears every bit: the filter is empty again, with the same size.
@@ -327,6 +289,16 @@ impl<S> Filter<S> {
     /// ```
     pub fn as_words(&self) -> &[u32] {
         bytemuck::cast_slice(&self.blocks)
+    }
+
+    /// The read view of the filter: every read goes through it (see [`view`]).
+    #[inline(always)]
+    pub(crate) fn view(&self) -> View<'_, S> {
+        View {
+            blocks: self.words(),
+            kernel: self.kernel,
+            hasher: &self.hasher,
+        }
     }
 
     /// The blocks as arrays of lanes, for the kernels.
@@ -376,7 +348,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn fill_ratio(&self) -> f64 {
-        view::fill_ratio(self.words())
+        self.view().fill_ratio()
     }
 
     /// The false-positive rate of the filter as it is now: the chance that a random hash lands
@@ -394,7 +366,7 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
-        view::estimated_fpr(self.words())
+        self.view().estimated_fpr()
     }
 
     /// An estimate of how many distinct keys were inserted, from the fill ratio (see
@@ -427,19 +399,6 @@ impl<S: BuildHasher> Filter<S> {
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
         self.insert_hash(self.hasher.hash_one(key))
     }
-
-    /// Whether `key` may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert("present");
-    /// assert!(filter.contains("present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
-    }
 }
 
 impl<S: BuildHasher> Filter<S> {
@@ -466,74 +425,12 @@ impl<S: BuildHasher> Filter<S> {
             distance,
         );
     }
-
-    /// Writes into `out[i]` whether `keys[i]` may be present: the answers of
-    /// [`contains`](Filter::contains), hashed and probed inside the kernel as
-    /// [`insert_batch`](Filter::insert_batch) does.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != keys.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
-    /// filter.insert_batch(&["apple", "pear"]);
-    /// let mut out = [false; 3];
-    /// filter.contains_batch(&["apple", "kiwi", "pear"], &mut out);
-    /// assert!(out[0] && out[2]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_batch<K: Hash>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_batch: `out` must have one slot per key"
-        );
-        let distance = arch::prefetch_distance(self.blocks.len());
-        self.kernel
-            .contains_keys(self.words(), &self.hasher, keys, out, distance);
-    }
-
-    /// How many of `keys` may be present (the number of `true` answers
-    /// [`contains_batch`](Filter::contains_batch) would give), without an output slice: for
-    /// example the selectivity of a join's probe side.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
-    /// filter.insert_batch(&[10u64, 20, 30]);
-    /// assert!(filter.count_contained(&[10u64, 20, 30, 40]) >= 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn count_contained<K: Hash>(&self, keys: &[K]) -> usize {
-        let mut answers = [false; BATCH_CHUNK];
-        keys.chunks(BATCH_CHUNK)
-            .map(|chunk| {
-                let answers = &mut answers[..chunk.len()];
-                self.contains_batch(chunk, answers);
-                count_true(answers)
-            })
-            .sum()
-    }
 }
 
 /// The byte-key contract: keys given as exactly their bytes, hashed with
 /// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
 /// another program can reproduce it. Use these for persisted string and byte keys.
 impl<S: FilterHasher> Filter<S> {
-    /// The hash [`insert_bytes`](Filter::insert_bytes) gives `key`: exactly its bytes, with the
-    /// framing of the [byte-key contract](crate::hash).
-    ///
-    /// ```
-    /// use splitbloom::FilterHasher;
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_bytes(key)
-    }
-
     /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
     /// already set.
     ///
@@ -549,20 +446,6 @@ impl<S: FilterHasher> Filter<S> {
         self.insert_hash(hash)
     }
 
-    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
-    /// absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"key");
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
-    }
-
     /// Adds every key of `keys` (each exactly its bytes): the result of
     /// [`insert_bytes`](Filter::insert_bytes) on each, through the pre-hashed batch path.
     ///
@@ -576,31 +459,6 @@ impl<S: FilterHasher> Filter<S> {
         let hasher = self.hasher.clone();
         crate::hash::for_each_hashed_chunk(&hasher, keys, |_, hashes| {
             self.insert_hash_batch(hashes);
-        });
-    }
-
-    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != keys.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"apple");
-    /// let mut out = [false; 2];
-    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
-            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
         });
     }
 }
@@ -619,7 +477,7 @@ impl<S: FilterHasher> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        to_bytes(S::KIND, self.hasher().seed(), self.words())
+        self.view().to_bytes()
     }
 
     /// The length of [`to_bytes`](Filter::to_bytes): 32 bytes of header plus the bitset.
@@ -644,7 +502,7 @@ impl<S: FilterHasher> Filter<S> {
     /// ```
     #[cfg(feature = "std")]
     pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        crate::format::write_to(S::KIND, self.hasher().seed(), self.words(), writer)
+        self.view().write_to(writer)
     }
 
     /// Reads a filter written by [`to_bytes`](Filter::to_bytes) into an owned copy.
@@ -674,75 +532,6 @@ impl<S: FilterHasher> Filter<S> {
             Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
         decode_into(payload, filter.words_mut());
         Ok(filter)
-    }
-}
-
-/// The count operations answer this many keys at a time into a buffer on the stack: long
-/// enough for the prefetch pipeline to fill, short enough to stay in L1.
-const BATCH_CHUNK: usize = 512;
-
-/// The number of `true` answers.
-fn count_true(answers: &[bool]) -> usize {
-    answers.iter().map(|&answer| usize::from(answer)).sum()
-}
-
-impl<S: PartialEq> Filter<S> {
-    /// Makes `self` the union of both filters: afterwards it contains every key of either.
-    /// The result is exactly the filter built from both key sets.
-    ///
-    /// Errors when the filters differ in size or hasher.
-    ///
-    /// ```
-    /// use splitbloom::Filter;
-    /// let mut a = Filter::with_num_blocks(64)?;
-    /// let mut b = Filter::with_num_blocks(64)?;
-    /// a.insert("left");
-    /// b.insert("right");
-    /// a.union(&b)?;
-    /// assert!(a.contains("left") && a.contains("right"));
-    /// assert!(a.union(&Filter::with_num_blocks(32)?).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn union(&mut self, other: &Self) -> Result<(), Error> {
-        self.combine(other, |word, other| *word |= other)
-    }
-
-    /// Makes `self` the intersection of both filters: keys of both stay present (no false
-    /// negatives for them); the false-positive rate is at most that of either filter.
-    ///
-    /// Errors when the filters differ in size or hasher.
-    ///
-    /// ```
-    /// use splitbloom::Filter;
-    /// let mut a = Filter::with_num_blocks(64)?;
-    /// let mut b = Filter::with_num_blocks(64)?;
-    /// a.insert("both");
-    /// b.insert("both");
-    /// a.insert("only a");
-    /// a.intersect(&b)?;
-    /// assert!(a.contains("both"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn intersect(&mut self, other: &Self) -> Result<(), Error> {
-        self.combine(other, |word, other| *word &= other)
-    }
-
-    /// Applies `op` word by word after checking the filters are compatible.
-    fn combine(&mut self, other: &Self, op: impl Fn(&mut u32, u32)) -> Result<(), Error> {
-        if self.blocks.len() != other.blocks.len() {
-            return Err(Error::ShapeMismatch {
-                left: self.blocks.len(),
-                right: other.blocks.len(),
-            });
-        }
-        if self.hasher != other.hasher {
-            return Err(Error::HasherMismatch);
-        }
-        let words: &mut [u32] = bytemuck::cast_slice_mut(&mut self.blocks);
-        for (word, &other) in words.iter_mut().zip(other.as_words()) {
-            op(word, other);
-        }
-        Ok(())
     }
 }
 

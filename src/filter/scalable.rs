@@ -179,6 +179,50 @@ pub struct ScalableFilter<S = DefaultHasher> {
     last_stage_capacity: u64,
 }
 
+read_methods! {
+    type: ScalableFilter,
+    setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key)?;
+    filter.insert_bytes(key.as_bytes())?;
+}",
+    note: "Every stage answers, newest first (it is the largest and holds most keys); a key may \
+           be present when any stage says so.",
+    probe: |filter, hash| {
+        // Newest first: it is the largest stage and holds most of the keys.
+        filter.stages
+            .iter()
+            .rev()
+            .any(|stage| stage.contains_hash(hash))
+    },
+    probe_all: |filter, hashes, out| filter.stages_batch(hashes, out),
+    bytes: no,
+}
+
+impl<S> ScalableFilter<S> {
+    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage (same lengths),
+    /// with each stage's batch lookup running inside its kernel.
+    fn stages_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        // The newest stage answers into `out`; older stages answer a chunk at a time into a
+        // buffer on the stack that is ORed in, so there is no allocation.
+        const CHUNK: usize = 256;
+        let mut stages = self.stages.iter().rev();
+        if let Some(newest) = stages.next() {
+            newest.contains_hash_batch(hashes, out);
+        }
+        let mut older = [false; CHUNK];
+        for stage in stages {
+            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+                let older = &mut older[..hashes.len()];
+                stage.contains_hash_batch(hashes, older);
+                for (answer, &found) in out.iter_mut().zip(older.iter()) {
+                    *answer |= found;
+                }
+            }
+        }
+    }
+}
+
 impl ScalableFilter {
     /// A filter whose first stage holds `initial_capacity` keys, with a compound false-positive
     /// rate below `fpr` and the default growth factor (2) and tightening ratio (0.85).
@@ -390,66 +434,6 @@ impl<S> ScalableFilter<S> {
         &self.stages[self.stages.len() - 1]
     }
 
-    /// Whether a pre-hashed key may be present in any stage (newest first): `false` means
-    /// certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_hash(42 << 40 | 7)?;
-    /// assert!(filter.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        // Newest first: it is the largest stage and holds most of the keys.
-        self.stages
-            .iter()
-            .rev()
-            .any(|stage| stage.contains_hash(hash))
-    }
-
-    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage, with each stage's
-    /// batch lookup running inside its kernel.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != hashes.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// for key in 0..100u64 {
-    ///     filter.insert_hash(key << 40)?;
-    /// }
-    /// let mut out = [false; 2];
-    /// filter.contains_hash_batch(&[5 << 40, 99 << 40], &mut out);
-    /// assert_eq!(out, [true, true]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: `out` must have one slot per hash"
-        );
-        // The newest stage answers into `out`; older stages answer a chunk at a time into a
-        // buffer on the stack that is ORed in, so there is no allocation.
-        const CHUNK: usize = 256;
-        let mut stages = self.stages.iter().rev();
-        if let Some(newest) = stages.next() {
-            newest.contains_hash_batch(hashes, out);
-        }
-        let mut older = [false; CHUNK];
-        for stage in stages {
-            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-                let older = &mut older[..hashes.len()];
-                stage.contains_hash_batch(hashes, older);
-                for (answer, &found) in out.iter_mut().zip(older.iter()) {
-                    *answer |= found;
-                }
-            }
-        }
-    }
-
     /// The stages, oldest first; every one a plain [`Filter`].
     ///
     /// ```
@@ -573,20 +557,7 @@ impl<S: BuildHasher + Clone> ScalableFilter<S> {
     }
 }
 
-impl<S: BuildHasher> ScalableFilter<S> {
-    /// Whether `key` may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("present")?;
-    /// assert!(filter.contains("present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
-    }
-}
+impl<S: BuildHasher> ScalableFilter<S> {}
 
 #[cfg(test)]
 mod tests {
