@@ -10,9 +10,8 @@
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::Kernel;
 use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{BLOCK_BYTES, Block, block_index};
+use crate::block::{Block, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::{DefaultHasher, FilterHasher};
@@ -88,6 +87,13 @@ pub struct AtomicFilter<S = DefaultHasher> {
     hasher: S,
 }
 
+shared_methods! {
+    type: AtomicFilter,
+    make: "let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;",
+    block_bytes: 32,
+    constructors: yes,
+}
+
 read_methods! {
     type: AtomicFilter,
     setup: "let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
@@ -104,30 +110,20 @@ for key in [\"apple\", \"pear\"] {
     bytes: yes,
 }
 
-impl AtomicFilter {
-    /// An empty filter for `items` keys with a false-positive rate of at most `fpr`; the same
-    /// size as [`Filter::with_fpr`].
+impl<S> AtomicFilter<S> {
+    /// [`AtomicFilter::with_num_blocks`] with a given hasher.
+    ///
+    /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS), or
+    /// the allocation fails.
     ///
     /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(1_000_000, 0.01)?;
-    /// assert_eq!(filter.size_in_bytes(), 41_130 * 32);
-    /// assert!(splitbloom::AtomicFilter::with_fpr(0, 0.01).is_err());
+    /// use splitbloom::{AtomicFilter, Xxh3Hash};
+    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?;
+    /// assert_eq!(filter.num_blocks(), 8);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
-        Filter::with_fpr(items, fpr).map(Filter::into_atomic)
-    }
-
-    /// An empty filter of exactly `num_blocks` 32-byte blocks, as [`Filter::with_num_blocks`].
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
-    /// assert_eq!(filter.num_blocks(), 64);
-    /// assert!(splitbloom::AtomicFilter::with_num_blocks(0).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
-        Filter::with_num_blocks(num_blocks).map(Filter::into_atomic)
+    pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
+        Filter::with_num_blocks_and_hasher(num_blocks, hasher).map(Filter::into_atomic)
     }
 }
 
@@ -234,48 +230,6 @@ impl<S> AtomicFilter<S> {
         for &hash in hashes {
             self.insert_hash(hash);
         }
-    }
-
-    /// The kernel that computes masks and answers lookups.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
-    /// assert_eq!(filter.kernel(), splitbloom::Kernel::best());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn kernel(&self) -> Kernel {
-        self.kernel.kernel()
-    }
-
-    /// The hasher keys go through.
-    ///
-    /// ```
-    /// use splitbloom::{AtomicFilter, DefaultHasher};
-    /// assert_eq!(*AtomicFilter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    /// The number of 32-byte blocks.
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::AtomicFilter::with_num_blocks(3)?.num_blocks(), 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// The size of the bitset in bytes (32 per block).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::AtomicFilter::with_num_blocks(3)?.size_in_bytes(), 96);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * BLOCK_BYTES
     }
 }
 

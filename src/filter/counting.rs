@@ -24,8 +24,8 @@ use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::{DefaultHasher, FilterHasher};
+use crate::math;
 use crate::storage::Blocks;
-use crate::{Kernel, math};
 
 /// Bits per counter.
 const COUNTER_BITS: u32 = 4;
@@ -37,6 +37,9 @@ const LOW_BITS: u128 = u128::MAX / 0xF;
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 #[repr(C, align(64))]
 struct CounterBlock([u128; LANES]);
+
+// `shared_methods!` is given the block size as a literal, for its doc examples.
+const _: () = assert!(size_of::<CounterBlock>() == 128);
 
 /// A split-block Bloom filter that supports removal: each bit of the [`Filter`] layout is a
 /// 4-bit saturating counter.
@@ -71,6 +74,13 @@ pub struct CountingFilter<S = DefaultHasher> {
     hasher: S,
 }
 
+shared_methods! {
+    type: CountingFilter,
+    make: "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;",
+    block_bytes: 128,
+    constructors: yes,
+}
+
 read_methods! {
     type: CountingFilter,
     setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
@@ -86,32 +96,6 @@ for key in [\"apple\", \"pear\"] {
     bytes: yes,
 }
 
-impl CountingFilter {
-    /// A counting filter for `items` keys whose projection has a false-positive rate of at most
-    /// `fpr`: the block count of [`Filter::with_fpr`], at 128 bytes per block.
-    ///
-    /// ```
-    /// let filter = splitbloom::CountingFilter::with_fpr(1_000_000, 0.01)?;
-    /// assert_eq!(filter.num_blocks(), 41_130);
-    /// assert_eq!(filter.size_in_bytes(), 41_130 * 128); // 42 bits per key
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(items, fpr, DefaultHasher::default())
-    }
-
-    /// A counting filter of exactly `num_blocks` blocks of 256 counters.
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(3)?.size_in_bytes(), 384);
-    /// assert!(splitbloom::CountingFilter::with_num_blocks(0).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(num_blocks, DefaultHasher::default())
-    }
-}
-
 impl<S> CountingFilter<S> {
     /// The largest value of a counter; a counter that reaches it stays there.
     ///
@@ -125,18 +109,6 @@ impl<S> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub const COUNTER_MAX: u8 = 15;
-
-    /// [`CountingFilter::with_fpr`] with a given hasher.
-    ///
-    /// ```
-    /// use splitbloom::{CountingFilter, FilterHasher, Xxh3Hash};
-    /// let filter = CountingFilter::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(3))?;
-    /// assert_eq!(filter.hasher().seed(), 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr_and_hasher(items: u64, fpr: f64, hasher: S) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(math::num_blocks_for_fpr(items, fpr)?, hasher)
-    }
 
     /// [`CountingFilter::with_num_blocks`] with a given hasher.
     ///
@@ -162,41 +134,6 @@ impl<S> CountingFilter<S> {
             kernel: Dispatch::best(),
             hasher,
         })
-    }
-
-    /// The same filter running on `kernel`; errors when this CPU cannot run it.
-    ///
-    /// ```
-    /// use splitbloom::{CountingFilter, Kernel};
-    /// let filter = CountingFilter::with_num_blocks(8)?.with_kernel(Kernel::Scalar)?;
-    /// assert_eq!(filter.kernel(), Kernel::Scalar);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
-        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
-        Ok(self)
-    }
-
-    /// The kernel that computes the lane bits.
-    ///
-    /// ```
-    /// let filter = splitbloom::CountingFilter::with_num_blocks(1)?;
-    /// assert!(filter.kernel().is_available());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn kernel(&self) -> Kernel {
-        self.kernel.kernel()
-    }
-
-    /// The hasher keys go through.
-    ///
-    /// ```
-    /// use splitbloom::{CountingFilter, DefaultHasher};
-    /// assert_eq!(*CountingFilter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
     }
 
     /// The block of `hash` and the bit offsets of its eight counters, one per lane.
@@ -348,26 +285,6 @@ impl<S> CountingFilter<S> {
     /// ```
     pub fn clear(&mut self) {
         self.blocks.fill(CounterBlock::default());
-    }
-
-    /// The number of blocks (256 counters each).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(5)?.num_blocks(), 5);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// The size of the counters in bytes (128 per block).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(5)?.size_in_bytes(), 640);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * size_of::<CounterBlock>()
     }
 }
 

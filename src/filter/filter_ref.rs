@@ -5,7 +5,6 @@ use alloc::borrow::Cow;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::Kernel;
 use crate::arch::Dispatch;
 use crate::block::LANES;
 use crate::error::Error;
@@ -37,6 +36,14 @@ pub struct FilterRef<'a, S = DefaultHasher> {
     blocks: Cow<'a, [[u32; LANES]]>,
     kernel: Dispatch,
     hasher: S,
+}
+
+shared_methods! {
+    type: FilterRef<'_>,
+    make: "let bytes = splitbloom::Filter::with_num_blocks(8)?.to_bytes();
+let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
+    block_bytes: 32,
+    constructors: no,
 }
 
 read_methods! {
@@ -172,44 +179,6 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
 }
 
 impl<S> FilterRef<'_, S> {
-    /// The same view running on `kernel`; errors when this CPU cannot run it.
-    ///
-    /// ```
-    /// use splitbloom::{FilterRef, Kernel};
-    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
-    /// let view: FilterRef = FilterRef::from_bytes(&bytes)?.with_kernel(Kernel::Scalar)?;
-    /// assert_eq!(view.kernel(), Kernel::Scalar);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
-        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
-        Ok(self)
-    }
-
-    /// The kernel this view runs on.
-    ///
-    /// ```
-    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert!(view.kernel().is_available());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn kernel(&self) -> Kernel {
-        self.kernel.kernel()
-    }
-
-    /// The hasher keys go through (kind and seed from the bytes).
-    ///
-    /// ```
-    /// use splitbloom::{Filter, FilterHasher, FilterRef, Xxh3Hash};
-    /// let bytes = Filter::with_num_blocks_and_hasher(2, Xxh3Hash::with_seed(5))?.to_bytes();
-    /// assert_eq!(FilterRef::<Xxh3Hash>::from_bytes(&bytes)?.hasher().seed(), 5);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
     /// Whether the view reads the caller's bytes in place (`false`: they were copied, because
     /// the bitset was not 4-byte aligned or the host is big-endian).
     ///
@@ -221,18 +190,6 @@ impl<S> FilterRef<'_, S> {
     /// ```
     pub fn is_zero_copy(&self) -> bool {
         matches!(self.blocks, Cow::Borrowed(_))
-    }
-
-    /// The number of 32-byte blocks.
-    ///
-    /// ```
-    /// let bytes = splitbloom::Filter::with_num_blocks(3)?.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert_eq!(view.num_blocks(), 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
     }
 
     /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).

@@ -25,6 +25,183 @@ use crate::{Kernel, arch, math};
 use view::View;
 
 // Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
+/// Writes the methods the filter types share beyond the reads (which `read_methods!` in
+/// `view.rs` writes): the kernel and hasher accessors and the size, and, for the types that own
+/// their memory, the sized constructors, each from the type's `with_num_blocks_and_hasher`.
+///
+/// * `type`: the type, with `'_` when it borrows;
+/// * `make`: doc-example lines that bind an empty `filter` of 8 blocks;
+/// * `block_bytes`: the bytes one block takes in this type;
+/// * `constructors`: whether to write `with_fpr`, `with_bits_per_key`, `with_num_blocks` and
+///   their `_and_hasher` forms.
+macro_rules! shared_methods {
+    (
+        type: $Type:ident $(<$lt:lifetime>)?,
+        make: $make:literal,
+        block_bytes: $block_bytes:expr,
+        constructors: $constructors:tt $(,)?
+    ) => {
+        impl<S> $Type<$($lt,)? S> {
+            /// The same filter running on `kernel`; errors when this CPU cannot run it. Results
+            /// never depend on the kernel, only speed does.
+            ///
+            /// ```
+            /// use splitbloom::Kernel;
+            #[doc = $make]
+            /// let filter = filter.with_kernel(Kernel::Scalar)?;
+            /// assert_eq!(filter.kernel(), Kernel::Scalar);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_kernel(mut self, kernel: $crate::Kernel) -> Result<Self, $crate::Error> {
+                self.kernel = $crate::arch::Dispatch::new(kernel)
+                    .ok_or($crate::Error::KernelUnavailable(kernel))?;
+                Ok(self)
+            }
+
+            /// The kernel this filter runs on ([`Kernel::best`](crate::Kernel::best) unless
+            /// chosen with `with_kernel`).
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert!(filter.kernel().is_available());
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn kernel(&self) -> $crate::Kernel {
+                self.kernel.kernel()
+            }
+
+            /// The hasher keys go through.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert_eq!(*filter.hasher(), splitbloom::DefaultHasher::default());
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn hasher(&self) -> &S {
+                &self.hasher
+            }
+
+            /// The number of blocks.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert_eq!(filter.num_blocks(), 8);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn num_blocks(&self) -> usize {
+                self.blocks.len()
+            }
+
+            #[doc = concat!("The size of the blocks in bytes (", stringify!($block_bytes), " per block).")]
+            ///
+            /// ```
+            #[doc = $make]
+            #[doc = concat!("assert_eq!(filter.size_in_bytes(), 8 * ", stringify!($block_bytes), ");")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn size_in_bytes(&self) -> usize {
+                self.blocks.len() * $block_bytes
+            }
+        }
+
+        shared_methods!(@constructors $constructors $Type);
+    };
+    (@constructors no $Type:ident) => {};
+    (@constructors yes $Type:ident) => {
+        impl $Type {
+            /// An empty filter for `items` keys with a false-positive rate of at most `fpr`,
+            /// sized with the split-block formula
+            /// ([`math::num_blocks_for_fpr`](crate::math::num_blocks_for_fpr)).
+            ///
+            /// Errors when `items` is 0, `fpr` is not strictly between 0 and 1, or the filter
+            /// would be too large to allocate.
+            ///
+            /// ```
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr(1_000_000, 0.01)?;")]
+            /// assert_eq!(filter.num_blocks(), 41_130); // 10.53 bits per key
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(1000, 1.0).is_err());")]
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(0, 0.01).is_err());")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, $crate::Error> {
+                Self::with_fpr_and_hasher(items, fpr, $crate::DefaultHasher::default())
+            }
+
+            /// An empty filter for `items` keys with `bits_per_key` bits each (rounded up to
+            /// whole blocks of 256 bits).
+            ///
+            /// ```
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key(1000, 10.0)?;")]
+            /// assert_eq!(filter.num_blocks(), 40);
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_bits_per_key(1000, f64::NAN).is_err());")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_bits_per_key(items: u64, bits_per_key: f64) -> Result<Self, $crate::Error> {
+                Self::with_bits_per_key_and_hasher(
+                    items,
+                    bits_per_key,
+                    $crate::DefaultHasher::default(),
+                )
+            }
+
+            /// An empty filter of exactly `num_blocks` blocks.
+            ///
+            /// ```
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_num_blocks(100)?;")]
+            /// assert_eq!(filter.num_blocks(), 100);
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_num_blocks(0).is_err());")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_num_blocks(num_blocks: usize) -> Result<Self, $crate::Error> {
+                Self::with_num_blocks_and_hasher(num_blocks, $crate::DefaultHasher::default())
+            }
+        }
+
+        impl<S> $Type<S> {
+            #[doc = concat!("[`", stringify!($Type), "::with_fpr`] with a given hasher.")]
+            ///
+            /// ```
+            /// use splitbloom::{FilterHasher, Xxh3Hash};
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(9))?;")]
+            /// assert_eq!(filter.hasher().seed(), 9);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_fpr_and_hasher(
+                items: u64,
+                fpr: f64,
+                hasher: S,
+            ) -> Result<Self, $crate::Error> {
+                Self::with_num_blocks_and_hasher(
+                    $crate::math::num_blocks_for_fpr(items, fpr)?,
+                    hasher,
+                )
+            }
+
+            #[doc = concat!("[`", stringify!($Type), "::with_bits_per_key`] with a given hasher.")]
+            ///
+            /// ```
+            /// use splitbloom::Xxh3Hash;
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key_and_hasher(1000, 16.0, Xxh3Hash::default())?;")]
+            /// assert_eq!(filter.num_blocks(), 63);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_bits_per_key_and_hasher(
+                items: u64,
+                bits_per_key: f64,
+                hasher: S,
+            ) -> Result<Self, $crate::Error> {
+                Self::with_num_blocks_and_hasher(
+                    $crate::math::num_blocks_for_bits(items, bits_per_key)?,
+                    hasher,
+                )
+            }
+        }
+    };
+}
+
+// `shared_methods!` is given the block size as a literal, for its doc examples.
+const _: () = assert!(BLOCK_BYTES == 32);
+
 // First: it defines `read_methods!`, which the other files use.
 #[macro_use]
 pub(crate) mod view;
@@ -63,6 +240,13 @@ pub struct Filter<S = DefaultHasher> {
     hasher: S,
 }
 
+shared_methods! {
+    type: Filter,
+    make: "let filter = splitbloom::Filter::with_num_blocks(8)?;",
+    block_bytes: 32,
+    constructors: yes,
+}
+
 read_methods! {
     type: Filter,
     setup: "let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
@@ -76,77 +260,7 @@ for key in [\"apple\", \"pear\"] {
     bytes: yes,
 }
 
-impl Filter {
-    /// A filter for `items` keys with a false-positive rate of at most `fpr`, sized with the
-    /// split-block formula (see [`math`]).
-    ///
-    /// Errors when `items` is 0, `fpr` is not strictly between 0 and 1, or the filter would be
-    /// too large to allocate.
-    ///
-    /// ```
-    /// let filter = splitbloom::Filter::with_fpr(1_000_000, 0.01)?;
-    /// assert_eq!(filter.size_in_bytes(), 41_130 * 32); // 10.53 bits per key
-    /// assert!(splitbloom::Filter::with_fpr(1000, 1.0).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(items, fpr, DefaultHasher::default())
-    }
-
-    /// A filter for `items` keys with `bits_per_key` bits each (rounded up to whole blocks).
-    ///
-    /// ```
-    /// let filter = splitbloom::Filter::with_bits_per_key(1000, 10.0)?;
-    /// assert_eq!(filter.num_blocks(), 40);
-    /// assert!(splitbloom::Filter::with_bits_per_key(1000, f64::NAN).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_bits_per_key(items: u64, bits_per_key: f64) -> Result<Self, Error> {
-        Self::with_bits_per_key_and_hasher(items, bits_per_key, DefaultHasher::default())
-    }
-
-    /// A filter of exactly `num_blocks` 32-byte blocks.
-    ///
-    /// ```
-    /// let filter = splitbloom::Filter::with_num_blocks(100)?;
-    /// assert_eq!(filter.size_in_bytes(), 3200);
-    /// assert!(splitbloom::Filter::with_num_blocks(0).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(num_blocks, DefaultHasher::default())
-    }
-}
-
 impl<S> Filter<S> {
-    /// [`Filter::with_fpr`] with a given hasher.
-    ///
-    /// ```
-    /// use splitbloom::{Filter, FilterHasher, Xxh3Hash};
-    /// let filter = Filter::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(9))?;
-    /// assert_eq!(filter.hasher().seed(), 9);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr_and_hasher(items: u64, fpr: f64, hasher: S) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(math::num_blocks_for_fpr(items, fpr)?, hasher)
-    }
-
-    /// [`Filter::with_bits_per_key`] with a given hasher.
-    ///
-    /// ```
-    /// use splitbloom::{Filter, Xxh3Hash};
-    /// let filter = Filter::with_bits_per_key_and_hasher(1000, 16.0, Xxh3Hash::default())?;
-    /// assert_eq!(filter.num_blocks(), 63);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_bits_per_key_and_hasher(
-        items: u64,
-        bits_per_key: f64,
-        hasher: S,
-    ) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(math::num_blocks_for_bits(items, bits_per_key)?, hasher)
-    }
-
     /// [`Filter::with_num_blocks`] with a given hasher.
     ///
     /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`], or the allocation fails.
@@ -169,46 +283,10 @@ impl<S> Filter<S> {
         })
     }
 
-    /// The same filter running on `kernel`; errors when this CPU cannot run it. Results never
-    /// depend on the kernel, only speed does.
-    ///
-    /// ```
-    /// use splitbloom::{Filter, Kernel};
-    /// let filter = Filter::with_num_blocks(8)?.with_kernel(Kernel::Scalar)?;
-    /// assert_eq!(filter.kernel(), Kernel::Scalar);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
-        self.set_kernel(kernel)?;
-        Ok(self)
-    }
-
     /// [`with_kernel`](Filter::with_kernel) in place, for filters held in collections.
     pub(crate) fn set_kernel(&mut self, kernel: Kernel) -> Result<(), Error> {
         self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
         Ok(())
-    }
-
-    /// The kernel this filter runs on.
-    ///
-    /// ```
-    /// let filter = splitbloom::Filter::with_num_blocks(1)?;
-    /// assert!(filter.kernel().is_available());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn kernel(&self) -> Kernel {
-        self.kernel.kernel()
-    }
-
-    /// The hasher keys go through.
-    ///
-    /// ```
-    /// use splitbloom::{DefaultHasher, Filter};
-    /// assert_eq!(*Filter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
     }
 
     /// Adds a pre-hashed key; returns `true` when all its bits were already set (the key was
@@ -256,26 +334,6 @@ impl<S> Filter<S> {
     /// ```
     pub fn clear(&mut self) {
         self.blocks.fill(Block::default());
-    }
-
-    /// The number of 32-byte blocks.
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::Filter::with_num_blocks(3)?.num_blocks(), 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// The size of the bitset in bytes (32 per block).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::Filter::with_num_blocks(3)?.size_in_bytes(), 96);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * BLOCK_BYTES
     }
 
     /// The bitset as `u32` words in native byte order, block after block.
