@@ -124,9 +124,9 @@ pub enum Error {
     /// A scalable filter's newest stage was said to hold more items than its capacity.
     StageOverfilled {
         /// The items said to be in the stage.
-        items: u64,
+        items: usize,
         /// The stage's capacity.
-        capacity: u64,
+        capacity: usize,
     },
 }
 

@@ -26,7 +26,8 @@ fn reseal(bytes: &mut [u8]) {
 
 fn filter_with_keys(num_keys: u64, seed: u64) -> Filter<Xxh3Hash> {
     let mut filter =
-        Filter::with_fpr_and_hasher(num_keys.max(1), 0.01, Xxh3Hash::with_seed(seed)).unwrap();
+        Filter::with_fpr_and_hasher(num_keys.max(1) as usize, 0.01, Xxh3Hash::with_seed(seed))
+            .unwrap();
     for key in 0..num_keys {
         filter.insert(&key);
     }
@@ -86,7 +87,7 @@ fn write_read_write_is_byte_identical() {
 #[test]
 fn filter_ref_answers_like_the_original_for_a_million_keys() {
     let (members, strangers) = common::members_and_strangers(7, 1_000_000, 1_000_000);
-    let mut filter = Filter::with_fpr(members.len() as u64, 0.01).unwrap();
+    let mut filter = Filter::with_fpr(members.len(), 0.01).unwrap();
     for key in &members {
         filter.insert(key);
     }

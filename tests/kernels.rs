@@ -119,7 +119,7 @@ fn no_false_negatives_for_a_million_keys_per_kernel() {
     let (members, _) = common::members_and_strangers(3, 1_000_000, 0);
     let mut reference: Option<Filter> = None;
     for kernel in kernels() {
-        let mut filter = Filter::with_fpr(members.len() as u64, 0.01)
+        let mut filter = Filter::with_fpr(members.len(), 0.01)
             .unwrap()
             .with_kernel(kernel)
             .unwrap();

@@ -211,7 +211,7 @@ fn parameters_survive_the_round_trip() {
 #[test]
 fn files_of_the_first_release_are_written_and_read_identically() {
     /// Parameters, keys inserted, then stages, length and XXH3 of the bytes written.
-    type Golden = (u64, f64, f64, f64, u64, usize, usize, u64);
+    type Golden = (usize, f64, f64, f64, u64, usize, usize, u64);
     let golden: [Golden; 4] = [
         (100, 0.01, 2.0, 0.85, 3000, 5, 6976, 0xd969_6030_a9df_4c11),
         (

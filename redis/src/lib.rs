@@ -68,9 +68,11 @@ struct Sbf {
 impl Sbf {
     fn new(capacity: u64, error_rate: f64) -> Result<Sbf, RedisError> {
         let cannot = |error: splitbloom::Error| err(&format!("cannot create filter: {error}"));
-        check_size(splitbloom::math::num_blocks_for_fpr(capacity, error_rate).map_err(cannot)?)?;
-        let filter = Bloom::with_fpr_and_hasher(capacity, error_rate, Xxh3Hash::default())
-            .map_err(cannot)?;
+        // Sizes are usize in the crate; a capacity beyond it is refused as too large.
+        let items = usize::try_from(capacity).unwrap_or(usize::MAX);
+        check_size(splitbloom::math::num_blocks_for_fpr(items, error_rate).map_err(cannot)?)?;
+        let filter =
+            Bloom::with_fpr_and_hasher(items, error_rate, Xxh3Hash::default()).map_err(cannot)?;
         Ok(Sbf {
             filter,
             capacity,

@@ -7,13 +7,14 @@
 //!
 //! The memory-ordering argument is in the docs of [`AtomicFilter`].
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, block_index};
 use crate::error::Error;
-use crate::filter::Filter;
+use crate::filter::{Filter, view};
 use crate::hash::{DefaultHasher, FilterHasher};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
@@ -246,6 +247,21 @@ impl<S: BuildHasher> AtomicFilter<S> {
     pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.insert_hash(self.hasher.hash_one(key))
     }
+
+    /// Adds every key of `keys` through a shared reference: the result of
+    /// [`insert`](AtomicFilter::insert) on each, the keys hashed a chunk at a time.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear", "plum"]);
+    /// assert!(filter.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&self, keys: &[K]) {
+        for key in keys {
+            self.insert(key);
+        }
+    }
 }
 
 /// The byte-key contract: keys given as exactly their bytes, hashed with
@@ -279,6 +295,108 @@ impl<S: FilterHasher> AtomicFilter<S> {
         crate::hash::for_each_hashed_chunk(&self.hasher, keys, |_, hashes| {
             self.insert_hash_batch(hashes);
         });
+    }
+}
+
+/// Statistics read each block once, as a lookup does: they hold every key whose insert
+/// completed before the call.
+impl<S> AtomicFilter<S> {
+    /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
+    /// filter.insert_hash(0);
+    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        view::fill_ratio(self.blocks.iter().map(AtomicBlock::load))
+    }
+
+    /// The false-positive rate of the filter as it is now (see [`Filter::estimated_fpr`]).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+    /// filter.insert("x");
+    /// assert_eq!(filter.estimated_fpr(), filter.snapshot().estimated_fpr());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
+    }
+}
+
+/// Persistence writes a [`snapshot`](AtomicFilter::snapshot): the bits as they are when it is
+/// taken, with every key whose insert completed before the call.
+impl<S: FilterHasher> AtomicFilter<S> {
+    /// The filter in splitbloom's format, the bytes of [`Filter::to_bytes`] of a
+    /// [`snapshot`](AtomicFilter::snapshot); read it back with [`Filter::from_bytes`] and
+    /// [`Filter::into_atomic`].
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("key");
+    /// let copy: splitbloom::Filter = splitbloom::Filter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.into_atomic().contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.snapshot().to_bytes()
+    }
+
+    /// Writes [`to_bytes`](AtomicFilter::to_bytes) to `writer`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(2)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        self.snapshot().write_to(writer)
+    }
+}
+
+/// A copy of the bits as they are now (a [`snapshot`](AtomicFilter::snapshot)), on the same
+/// kernel.
+///
+/// ```
+/// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+/// filter.insert("k");
+/// let copy = filter.clone();
+/// assert!(copy.contains("k"));
+/// assert_eq!(copy, filter);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: Clone> Clone for AtomicFilter<S> {
+    fn clone(&self) -> Self {
+        self.snapshot().into_atomic()
+    }
+}
+
+/// Equal when they hold the same bits and the same hasher, as [`Filter`]'s `==`; the bits are
+/// read block by block, so while writers run the answer describes no single moment.
+///
+/// ```
+/// let a = splitbloom::AtomicFilter::with_num_blocks(8)?;
+/// let b = splitbloom::AtomicFilter::with_num_blocks(8)?;
+/// a.insert("k");
+/// assert_ne!(a, b);
+/// b.insert("k");
+/// assert_eq!(a, b);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: PartialEq> PartialEq for AtomicFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hasher == other.hasher
+            && self.blocks.len() == other.blocks.len()
+            && self
+                .blocks
+                .iter()
+                .zip(other.blocks.iter())
+                .all(|(a, b)| a.load() == b.load())
     }
 }
 

@@ -209,6 +209,37 @@ impl<S> CountingFilter<S> {
         present
     }
 
+    /// Adds one occurrence of every hash of `hashes`: the result of
+    /// [`insert_hash`](CountingFilter::insert_hash) on each.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
+    /// assert!(filter.contains_hash(2 << 40));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
+        for &hash in hashes {
+            self.insert_hash(hash);
+        }
+    }
+
+    /// Removes one occurrence of every hash of `hashes` (see
+    /// [`remove_hash`](CountingFilter::remove_hash)); returns how many were removed.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
+    /// assert_eq!(filter.remove_hash_batch(&[1 << 40, 2 << 40]), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn remove_hash_batch(&mut self, hashes: &[u64]) -> usize {
+        hashes
+            .iter()
+            .map(|&hash| usize::from(self.remove_hash(hash)))
+            .sum()
+    }
+
     /// An upper bound on how many times a pre-hashed key is present: the smallest of its eight
     /// counters (0 means certainly absent; [`COUNTER_MAX`](Self::COUNTER_MAX) means "at least
     /// that many, or sharing saturated counters"). Exact unless other keys share all eight
@@ -263,13 +294,13 @@ impl<S> CountingFilter<S> {
     /// assert_eq!(filter.saturated_counters(), 8);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn saturated_counters(&self) -> u64 {
+    pub fn saturated_counters(&self) -> usize {
         self.blocks
             .iter()
             .flat_map(|block| block.0)
             .map(|lane| {
                 let full = lane & (lane >> 1) & (lane >> 2) & (lane >> 3) & LOW_BITS;
-                u64::from(full.count_ones())
+                full.count_ones() as usize
             })
             .sum()
     }
@@ -328,6 +359,36 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// ```
     pub fn count_estimate<K: Hash + ?Sized>(&self, key: &K) -> u8 {
         self.count_estimate_hash(self.hasher.hash_one(key))
+    }
+
+    /// Adds one occurrence of every key of `keys`: the result of
+    /// [`insert`](CountingFilter::insert) on each.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear"]);
+    /// assert!(filter.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
+        for key in keys {
+            self.insert(key);
+        }
+    }
+
+    /// Removes one occurrence of every key of `keys`: the result of
+    /// [`remove`](CountingFilter::remove) on each (only remove keys you inserted). Returns how
+    /// many were removed (found present).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear"]);
+    /// assert_eq!(filter.remove_batch(&["apple", "pear"]), 2);
+    /// assert!(!filter.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn remove_batch<K: Hash>(&mut self, keys: &[K]) -> usize {
+        keys.iter().map(|key| usize::from(self.remove(key))).sum()
     }
 }
 
@@ -394,6 +455,23 @@ impl<S: FilterHasher> CountingFilter<S> {
         for key in keys {
             self.insert_bytes(key.as_ref());
         }
+    }
+}
+
+/// Equal when they hold the same counters and the same hasher; the kernel is not compared.
+///
+/// ```
+/// let mut a = splitbloom::CountingFilter::with_num_blocks(4)?;
+/// let mut b = splitbloom::CountingFilter::with_num_blocks(4)?;
+/// a.insert("k");
+/// assert_ne!(a, b);
+/// b.insert("k");
+/// assert_eq!(a, b);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: PartialEq> PartialEq for CountingFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hasher == other.hasher && self.blocks == other.blocks
     }
 }
 

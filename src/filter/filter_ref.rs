@@ -236,6 +236,21 @@ impl<S: FilterHasher> FilterRef<'_, S> {
     }
 }
 
+/// Equal when they view the same bits with the same hasher, as [`Filter`]'s `==`.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+/// let a: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
+/// let b: splitbloom::FilterRef = splitbloom::FilterRef::from_trusted_bytes(&bytes)?;
+/// assert_eq!(a, b);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: PartialEq> PartialEq for FilterRef<'_, S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hasher == other.hasher && self.blocks == other.blocks
+    }
+}
+
 /// Shows the shape and statistics, not the bits.
 ///
 /// ```

@@ -123,7 +123,7 @@ macro_rules! shared_methods {
             #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(0, 0.01).is_err());")]
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
-            pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, $crate::Error> {
+            pub fn with_fpr(items: usize, fpr: f64) -> Result<Self, $crate::Error> {
                 Self::with_fpr_and_hasher(items, fpr, $crate::DefaultHasher::default())
             }
 
@@ -136,7 +136,7 @@ macro_rules! shared_methods {
             #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_bits_per_key(1000, f64::NAN).is_err());")]
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
-            pub fn with_bits_per_key(items: u64, bits_per_key: f64) -> Result<Self, $crate::Error> {
+            pub fn with_bits_per_key(items: usize, bits_per_key: f64) -> Result<Self, $crate::Error> {
                 Self::with_bits_per_key_and_hasher(
                     items,
                     bits_per_key,
@@ -167,7 +167,7 @@ macro_rules! shared_methods {
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             pub fn with_fpr_and_hasher(
-                items: u64,
+                items: usize,
                 fpr: f64,
                 hasher: S,
             ) -> Result<Self, $crate::Error> {
@@ -186,7 +186,7 @@ macro_rules! shared_methods {
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             pub fn with_bits_per_key_and_hasher(
-                items: u64,
+                items: usize,
                 bits_per_key: f64,
                 hasher: S,
             ) -> Result<Self, $crate::Error> {
@@ -590,6 +590,50 @@ impl<S: FilterHasher> Filter<S> {
             Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
         decode_into(payload, filter.words_mut());
         Ok(filter)
+    }
+}
+
+/// Adds every key (as [`insert`](Filter::insert)); a filter never refuses a key, it only fills
+/// up, so this cannot fail.
+///
+/// ```
+/// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
+/// filter.extend(0..100u64);
+/// filter.extend(&["apple", "pear"]);
+/// assert!(filter.contains(&99u64) && filter.contains("pear"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher, K: Hash> Extend<K> for Filter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+}
+
+/// A filter of every key, sized for exactly their number at a false-positive rate of 1%
+/// ([`Filter::with_fpr`]`(n, 0.01)`, about 10.5 bits per key): the keys are collected into a
+/// `Vec` first, to count them. For another rate, build with [`Filter::with_fpr`] and
+/// [`extend`](Extend::extend).
+///
+/// An empty iterator gives a one-block filter. Beyond [`math::MAX_BLOCKS`] blocks (about
+/// 4 · 10^11 keys) the filter is capped at that size: fuller, never missing a key.
+///
+/// ```
+/// let filter: splitbloom::Filter = (0..10_000u64).collect();
+/// assert_eq!(filter.num_blocks(), splitbloom::math::num_blocks_for_fpr(10_000, 0.01)?);
+/// assert!(filter.contains(&1234u64));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<K: Hash> FromIterator<K> for Filter {
+    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let keys: Vec<K> = keys.into_iter().collect();
+        let num_blocks =
+            math::num_blocks_for_fpr(keys.len().max(1), 0.01).unwrap_or(math::MAX_BLOCKS);
+        let blocks = Blocks::zeroed_or_abort(num_blocks);
+        let mut filter = Filter::from_parts(blocks, Dispatch::best(), DefaultHasher::default());
+        filter.insert_batch(&keys);
+        filter
     }
 }
 

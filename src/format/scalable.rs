@@ -18,11 +18,11 @@ fn scalable_header<S>(filter: &ScalableFilter<S>) -> [u8; SCALABLE_HEADER_BYTES]
     header[..4].copy_from_slice(&SCALABLE_MAGIC);
     header[4..6].copy_from_slice(&VERSION.to_le_bytes());
     // Bytes 6..8 are reserved (zero).
-    header[8..16].copy_from_slice(&parameters.initial_capacity.to_le_bytes());
+    header[8..16].copy_from_slice(&(parameters.initial_capacity as u64).to_le_bytes());
     header[16..24].copy_from_slice(&parameters.fpr.to_bits().to_le_bytes());
     header[24..32].copy_from_slice(&parameters.growth_factor.to_bits().to_le_bytes());
     header[32..40].copy_from_slice(&parameters.tightening_ratio.to_bits().to_le_bytes());
-    header[40..48].copy_from_slice(&filter.items_in_last_stage().to_le_bytes());
+    header[40..48].copy_from_slice(&(filter.items_in_last_stage() as u64).to_le_bytes());
     header[48..56].copy_from_slice(&(filter.stages().len() as u64).to_le_bytes());
     let checksum = xxhash_rust::xxh3::xxh3_64(&header[..SCALABLE_CHECKED_BYTES]);
     header[SCALABLE_CHECKED_BYTES..].copy_from_slice(&checksum.to_le_bytes());
@@ -122,10 +122,12 @@ impl<S: FilterHasher> ScalableFilter<S> {
                 computed,
             });
         }
-        let mut parameters = ScalableParameters::new(u64_at(8), f64::from_bits(u64_at(16)));
+        // Counts too large for this platform saturate, and the checks below refuse them.
+        let count_at = |at| usize::try_from(u64_at(at)).unwrap_or(usize::MAX);
+        let mut parameters = ScalableParameters::new(count_at(8), f64::from_bits(u64_at(16)));
         parameters.growth_factor = f64::from_bits(u64_at(24));
         parameters.tightening_ratio = f64::from_bits(u64_at(32));
-        let items_in_last_stage = u64_at(40);
+        let items_in_last_stage = count_at(40);
         let num_stages = u64_at(48);
         // Every stage takes at least 64 bytes, which bounds the allocation by the input size.
         let mut rest = &bytes[SCALABLE_HEADER_BYTES..];

@@ -178,10 +178,13 @@ fn scalable(mut file: File, head: &[u8], options: &Options) -> Result<Status, St
             .to_string(),
         ));
     }
-    let mut parameters = ScalableParameters::new(u64_at(8), f64::from_bits(u64_at(16)));
+    let mut parameters = ScalableParameters::new(
+        usize::try_from(u64_at(8)).unwrap_or(usize::MAX),
+        f64::from_bits(u64_at(16)),
+    );
     parameters.growth_factor = f64::from_bits(u64_at(24));
     parameters.tightening_ratio = f64::from_bits(u64_at(32));
-    let items_in_last_stage = u64_at(40);
+    let items_in_last_stage = usize::try_from(u64_at(40)).unwrap_or(usize::MAX);
     let num_stages = u64_at(48);
 
     let stages = read_stages(&mut file, num_stages).map_err(error)?;
