@@ -752,15 +752,9 @@ impl<S: FilterHasher> crate::ScalableFilter<S> {
     /// assert!(out[0]);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
+    #[track_caller]
     pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        for_each_hashed_chunk(self.hasher(), keys, |first, hashes| {
-            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
-        });
+        crate::filter::view::contains_bytes_batch(self, keys, out);
     }
 }
 
