@@ -8,7 +8,7 @@
 //! the crypto extension, 32-bit and big-endian targets. A filter built from the same keys has
 //! the same bytes whichever binary built it, and every build reads every other build's files.
 //! To pick another hasher, name it: `Filter::with_fpr_and_hasher(n, fpr, hasher)`,
-//! `FilterRef::<H>::from_bytes(..)`.
+//! `FilterRef::<H>::from_bytes_with_hasher(..)`.
 //!
 //! * [`Xxh3Hash`] (hasher id 2, the default): XXH3-64 from `xxhash-rust`.
 //! * [`GxHash`] (hasher id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash

@@ -357,3 +357,54 @@ fn constructors_size_every_type_alike() {
     let empty: Filter = std::iter::empty::<u64>().collect();
     assert_eq!(empty.num_blocks(), 1);
 }
+
+/// `from_bytes` needs no type annotation for the default hasher on every type that reads the
+/// format (this test does not compile where it would: E0283), and another hasher is named
+/// through the type with `from_bytes_with_hasher`.
+#[test]
+fn from_bytes_needs_no_type_annotation() {
+    let keys = keys();
+    let reference = reference(BLOCKS, &keys);
+    let bytes = reference.to_bytes();
+    // Each binding is used through a method before anything else fixes its type: without an
+    // inherent `from_bytes` on the default type, each line is E0282/E0283.
+    let filter = Filter::from_bytes(&bytes).unwrap();
+    assert_eq!(filter.num_blocks(), BLOCKS);
+    let view = FilterRef::from_bytes(&bytes).unwrap();
+    assert_eq!(view.num_blocks(), BLOCKS);
+    let trusted = FilterRef::from_trusted_bytes(&bytes).unwrap();
+    assert_eq!(trusted.num_blocks(), BLOCKS);
+    let atomic = AtomicFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(atomic.num_blocks(), BLOCKS);
+    assert_eq!(filter, reference);
+    assert_eq!(view.to_filter(), Ok(reference.clone()));
+    assert_eq!(trusted.to_filter(), Ok(reference.clone()));
+    assert_eq!(atomic.into_filter(), reference);
+    let bytes = ScalableFilter::with_fpr(100, 0.01).unwrap().to_bytes();
+    let scalable = ScalableFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(scalable.to_bytes(), bytes);
+
+    use splitbloom::parquet::ParquetHash;
+    let parquet = Filter::with_num_blocks_and_hasher(4, ParquetHash::default()).unwrap();
+    let bytes = parquet.to_bytes();
+    assert_eq!(
+        Filter::<ParquetHash>::from_bytes_with_hasher(&bytes),
+        Ok(parquet.clone())
+    );
+    assert!(
+        Filter::from_bytes(&bytes).is_err(),
+        "the default hasher refuses it"
+    );
+    assert_eq!(
+        FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes)
+            .unwrap()
+            .to_filter(),
+        Ok(parquet.clone())
+    );
+    assert_eq!(
+        AtomicFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)
+            .unwrap()
+            .into_filter(),
+        parquet
+    );
+}

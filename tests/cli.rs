@@ -197,7 +197,7 @@ fn library_and_cli_agree_on_key_hashing() {
             _ => {
                 check_library_view::<ParquetHash>(&bytes, &keys, strangers);
                 // For Parquet the rule is Parquet's BYTE_ARRAY hash: contains_value(bytes).
-                let filter = Filter::<ParquetHash>::from_bytes(&bytes).unwrap();
+                let filter = Filter::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap();
                 assert!(keys.iter().all(|key| filter.contains_value(key.as_slice())));
                 assert!(filter.num_blocks().is_power_of_two(), "Parquet sizing");
             }
@@ -219,7 +219,7 @@ fn check_library_view<S: FilterHasher>(
     keys: &[Vec<u8>],
     strangers: impl Iterator<Item = Vec<u8>>,
 ) {
-    let view = FilterRef::<S>::from_bytes(bytes).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher(bytes).unwrap();
     for key in keys {
         assert!(view.contains_hash(cli_hash(view.hasher(), key)), "{key:?}");
     }

@@ -331,7 +331,7 @@ fn hasher_ids_are_checked() {
     // An XXH3 filter read as a Parquet filter: a known, available, but different hasher.
     let bytes = valid_bytes();
     assert_eq!(
-        Filter::<ParquetHash>::from_bytes(&bytes).unwrap_err(),
+        Filter::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
         Error::HasherKindMismatch {
             expected: HasherKind::ParquetXxh64,
             found: HasherKind::Xxh3
@@ -445,7 +445,7 @@ fn random_and_mutated_inputs_never_panic() {
         let owned = Filter::<Xxh3Hash>::from_bytes(&bytes);
         let view = FilterRef::<Xxh3Hash>::from_bytes(&bytes);
         let _ = Header::parse(&bytes);
-        let _ = Filter::<ParquetHash>::from_bytes(&bytes);
+        let _ = Filter::<ParquetHash>::from_bytes_with_hasher(&bytes);
         match (owned, view) {
             (Ok(owned), Ok(view)) => {
                 accepted += 1;

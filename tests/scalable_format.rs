@@ -138,7 +138,7 @@ fn every_bad_input_is_a_clear_error() {
     ));
     // Read with another hasher type (Parquet's is never the default).
     assert!(matches!(
-        ScalableFilter::<ParquetHash>::from_bytes(&bytes)
+        ScalableFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)
             .map(|_| ())
             .unwrap_err(),
         Error::HasherKindMismatch { .. }

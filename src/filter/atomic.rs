@@ -326,6 +326,22 @@ impl<S> AtomicFilter<S> {
     }
 }
 
+impl AtomicFilter {
+    /// Reads a filter written with the default hasher (by any filter type's `to_bytes`), as
+    /// [`Filter::from_bytes`] then [`Filter::into_atomic`]; no type annotation is needed.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("key");
+    /// let copy = splitbloom::AtomicFilter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<AtomicFilter, Error> {
+        Filter::from_bytes(bytes).map(Filter::into_atomic)
+    }
+}
+
 /// Persistence writes a [`snapshot`](AtomicFilter::snapshot): the bits as they are when it is
 /// taken, with every key whose insert completed before the call.
 impl<S: FilterHasher> AtomicFilter<S> {
@@ -342,6 +358,20 @@ impl<S: FilterHasher> AtomicFilter<S> {
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
         self.snapshot().to_bytes()
+    }
+
+    /// Reads a filter built with hasher type `S`, as [`Filter::from_bytes_with_hasher`] then
+    /// [`Filter::into_atomic`] (the bitset is not copied again).
+    ///
+    /// ```
+    /// use splitbloom::{AtomicFilter, Filter, parquet::ParquetHash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(4, ParquetHash::default())?.to_bytes();
+    /// let filter = AtomicFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)?;
+    /// assert_eq!(filter.num_blocks(), 4);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
+        Filter::from_bytes_with_hasher(bytes).map(Filter::into_atomic)
     }
 
     /// Writes [`to_bytes`](AtomicFilter::to_bytes) to `writer`.

@@ -92,17 +92,47 @@ impl<'a, S> FilterRef<'a, S> {
     }
 }
 
-impl<'a, S: FilterHasher> FilterRef<'a, S> {
-    /// Validates `bytes` like [`Filter::from_bytes`] (checksum included) and views them.
+impl<'a> FilterRef<'a> {
+    /// [`from_bytes_with_hasher`](FilterRef::from_bytes_with_hasher) for the default hasher:
+    /// validates `bytes` (checksum included) and views them, without a type annotation.
     ///
     /// ```
-    /// use splitbloom::{Error, FilterRef};
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view = splitbloom::FilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.num_blocks(), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        FilterRef::from_bytes_with_hasher(bytes)
+    }
+
+    /// [`from_trusted_bytes_with_hasher`](FilterRef::from_trusted_bytes_with_hasher) for the
+    /// default hasher, without a type annotation.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let view = splitbloom::FilterRef::from_trusted_bytes(&bytes)?;
+    /// assert_eq!(view.num_blocks(), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_trusted_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+        FilterRef::from_trusted_bytes_with_hasher(bytes)
+    }
+}
+
+impl<'a, S: FilterHasher> FilterRef<'a, S> {
+    /// Validates `bytes` like [`Filter::from_bytes_with_hasher`] (checksum included) and views
+    /// them, for a filter built with hasher type `S`; [`FilterRef::from_bytes`] is this for the
+    /// default hasher, without a type annotation.
+    ///
+    /// ```
+    /// use splitbloom::{Error, FilterRef, parquet::ParquetHash};
     /// assert!(matches!(
-    ///     FilterRef::<splitbloom::Xxh3Hash>::from_bytes(b"not a filter"),
+    ///     FilterRef::<ParquetHash>::from_bytes_with_hasher(b"not a filter"),
     ///     Err(Error::WrongMagic { .. })
     /// ));
     /// ```
-    pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+    pub fn from_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
         let (header, payload) = validate::<S>(bytes)?;
         Ok(FilterRef::from_parts(
             view_payload(payload)?,
@@ -137,7 +167,7 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
     /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_bytes(&corrupt).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn from_trusted_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
+    pub fn from_trusted_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
         let header = Header::parse(bytes)?;
         let payload = checked_length(&header, bytes)?;
         header.check_hasher::<S>()?;

@@ -563,7 +563,9 @@ impl<S: FilterHasher> Filter<S> {
         self.view().write_to(writer)
     }
 
-    /// Reads a filter written by [`to_bytes`](Filter::to_bytes) into an owned copy.
+    /// Reads a filter built with hasher type `S` (named through the type:
+    /// `Filter::<ParquetHash>::from_bytes_with_hasher`) into an owned copy;
+    /// [`Filter::from_bytes`] is this for the default hasher, without a type annotation.
     ///
     /// `bytes` must hold exactly one filter, built with hasher type `S` (the seed comes from
     /// the bytes). Every problem is an [`Error`]: wrong magic, unknown version or flags,
@@ -574,17 +576,17 @@ impl<S: FilterHasher> Filter<S> {
     /// ```
     /// use splitbloom::{Error, Filter, Xxh3Hash};
     /// let bytes = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?.to_bytes();
-    /// let filter = Filter::<Xxh3Hash>::from_bytes(&bytes)?;
+    /// let filter = Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes)?;
     /// assert_eq!(filter.num_blocks(), 8);
     /// let mut corrupt = bytes.clone();
     /// corrupt[40] ^= 1;
     /// assert!(matches!(
-    ///     Filter::<Xxh3Hash>::from_bytes(&corrupt),
+    ///     Filter::<Xxh3Hash>::from_bytes_with_hasher(&corrupt),
     ///     Err(Error::ChecksumMismatch { .. })
     /// ));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
         let (header, payload) = validate::<S>(bytes)?;
         let mut filter =
             Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
@@ -634,6 +636,26 @@ impl<K: Hash> FromIterator<K> for Filter {
         let mut filter = Filter::from_parts(blocks, Dispatch::best(), DefaultHasher::default());
         filter.insert_batch(&keys);
         filter
+    }
+}
+
+impl Filter {
+    /// Reads a filter written by [`to_bytes`](Filter::to_bytes) with the default hasher into an
+    /// owned copy, with every check of
+    /// [`from_bytes_with_hasher`](Filter::from_bytes_with_hasher) (which reads filters of other
+    /// hashers). No type annotation is needed.
+    ///
+    /// ```
+    /// use splitbloom::{Error, Filter};
+    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert("key");
+    /// let copy = Filter::from_bytes(&filter.to_bytes())?;
+    /// assert_eq!(copy, filter);
+    /// assert!(matches!(Filter::from_bytes(b"SBLM"), Err(Error::Truncated { .. })));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<Filter, Error> {
+        Filter::from_bytes_with_hasher(bytes)
     }
 }
 

@@ -94,21 +94,22 @@ impl<S: FilterHasher> ScalableFilter<S> {
         Ok(())
     }
 
-    /// Reads a filter written by [`to_bytes`](ScalableFilter::to_bytes). Every problem is an
+    /// Reads a filter written by [`to_bytes`](ScalableFilter::to_bytes) with hasher type `S`
+    /// ([`ScalableFilter::from_bytes`] for the default one). Every problem is an
     /// [`Error`], as for [`Filter::from_bytes`], plus invalid parameters, no stages, or stages
     /// whose sizes do not follow the parameters.
     ///
     /// ```
     /// use splitbloom::{Error, ScalableFilter};
     /// let bytes = ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
-    /// assert!(ScalableFilter::<splitbloom::DefaultHasher>::from_bytes(&bytes).is_ok());
+    /// assert!(ScalableFilter::<splitbloom::DefaultHasher>::from_bytes_with_hasher(&bytes).is_ok());
     /// assert!(matches!(
-    ///     ScalableFilter::<splitbloom::DefaultHasher>::from_bytes(&bytes[..70]),
+    ///     ScalableFilter::<splitbloom::DefaultHasher>::from_bytes_with_hasher(&bytes[..70]),
     ///     Err(Error::Truncated { .. })
     /// ));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
         let raw = RawHeader::<SCALABLE_HEADER_BYTES>::read(bytes, SCALABLE_MAGIC)?;
         let header = raw.bytes;
         let u64_at = |at| raw.u64_at(at);
@@ -149,7 +150,7 @@ impl<S: FilterHasher> ScalableFilter<S> {
                     needed: length,
                     available,
                 })?;
-            stages.push(Filter::<S>::from_bytes(stage_bytes)?);
+            stages.push(Filter::<S>::from_bytes_with_hasher(stage_bytes)?);
             rest = &rest[stage_bytes.len()..];
         }
         if !rest.is_empty() {
@@ -159,5 +160,20 @@ impl<S: FilterHasher> ScalableFilter<S> {
             });
         }
         ScalableFilter::from_stages(parameters, stages, items_in_last_stage)
+    }
+}
+
+impl ScalableFilter {
+    /// [`from_bytes_with_hasher`](ScalableFilter::from_bytes_with_hasher) for the default
+    /// hasher, without a type annotation.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// let copy = splitbloom::ScalableFilter::from_bytes(&filter.to_bytes())?;
+    /// assert_eq!(copy, filter);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<ScalableFilter, Error> {
+        ScalableFilter::from_bytes_with_hasher(bytes)
     }
 }
