@@ -430,6 +430,22 @@ impl<S: PartialEq> PartialEq for AtomicFilter<S> {
     }
 }
 
+/// Adds every key (as [`insert`](AtomicFilter::insert)); cannot fail.
+///
+/// ```
+/// let mut filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
+/// filter.extend(0..100u64);
+/// assert!(filter.contains(&99u64));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher, K: Hash> Extend<K> for AtomicFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+}
+
 /// Shows the shape, not the bits (which may be changing).
 ///
 /// ```

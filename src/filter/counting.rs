@@ -458,6 +458,22 @@ impl<S: FilterHasher> CountingFilter<S> {
     }
 }
 
+/// Adds one occurrence of every key (as [`insert`](CountingFilter::insert)); cannot fail.
+///
+/// ```
+/// let mut filter = splitbloom::CountingFilter::with_fpr(1000, 0.01)?;
+/// filter.extend(["a", "b", "a"]);
+/// assert_eq!(filter.count_estimate("a"), 2);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher, K: Hash> Extend<K> for CountingFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
+    }
+}
+
 /// Equal when they hold the same counters and the same hasher; the kernel is not compared.
 ///
 /// ```
