@@ -81,6 +81,8 @@ use crate::hash::{FilterHasher, HasherKind};
 use crate::math::MAX_BLOCKS;
 
 mod scalable;
+
+pub use scalable::ScalableHeader;
 #[cfg(feature = "serde")]
 mod serde;
 

@@ -29,6 +29,69 @@ fn scalable_header<S>(filter: &ScalableFilter<S>) -> [u8; SCALABLE_HEADER_BYTES]
     header
 }
 
+/// The decoded header of a serialized [`ScalableFilter`]: what a reader (the `splitbloom info`
+/// command, or [`ScalableFilter::from_bytes`]) learns before the stages. The parameters are
+/// not validated here; [`ScalableFilter::from_stages`] does that with the stages.
+///
+/// ```
+/// use splitbloom::{ScalableFilter, format::ScalableHeader};
+/// let bytes = ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
+/// let header = ScalableHeader::parse(&bytes)?;
+/// assert_eq!((header.parameters.initial_capacity, header.num_stages), (100, 1));
+/// assert!(ScalableHeader::parse(&bytes[..10]).is_err());
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ScalableHeader {
+    /// The format version.
+    pub version: u16,
+    /// The parameters that size the stages.
+    pub parameters: ScalableParameters,
+    /// Keys in the newest stage (saturating at `usize::MAX`, which no stage can hold).
+    pub items_in_last_stage: usize,
+    /// The number of stages that follow.
+    pub num_stages: u64,
+}
+
+impl ScalableHeader {
+    /// Decodes and checks the 64-byte header at the start of `bytes` (magic, version, reserved
+    /// bytes, checksum), through the same reader as [`Header::parse`]; the stages after it are
+    /// not looked at.
+    ///
+    /// ```
+    /// use splitbloom::{Error, format::ScalableHeader};
+    /// assert!(matches!(ScalableHeader::parse(b"SBLM"), Err(Error::WrongMagic { .. })));
+    /// assert!(matches!(ScalableHeader::parse(b"SBLS"), Err(Error::Truncated { .. })));
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<ScalableHeader, Error> {
+        let raw = RawHeader::<SCALABLE_HEADER_BYTES>::read(bytes, SCALABLE_MAGIC)?;
+        let header = raw.bytes;
+        let u64_at = |at| raw.u64_at(at);
+        if header[6] != 0 || header[7] != 0 {
+            return Err(Error::UnsupportedFlags(header[6] | header[7]));
+        }
+        let computed = xxhash_rust::xxh3::xxh3_64(&header[..SCALABLE_CHECKED_BYTES]);
+        if computed != u64_at(SCALABLE_CHECKED_BYTES) {
+            return Err(Error::ChecksumMismatch {
+                stored: u64_at(SCALABLE_CHECKED_BYTES),
+                computed,
+            });
+        }
+        // Counts too large for this platform saturate, and the stage checks refuse them.
+        let count_at = |at| usize::try_from(u64_at(at)).unwrap_or(usize::MAX);
+        let mut parameters = ScalableParameters::new(count_at(8), f64::from_bits(u64_at(16)));
+        parameters.growth_factor = f64::from_bits(u64_at(24));
+        parameters.tightening_ratio = f64::from_bits(u64_at(32));
+        Ok(ScalableHeader {
+            version: raw.version,
+            parameters,
+            items_in_last_stage: count_at(40),
+            num_stages: u64_at(48),
+        })
+    }
+}
+
 /// Serialization of [`ScalableFilter`]: a 64-byte header followed by every stage, oldest first,
 /// each a complete filter in the format above (its own header, checksum and bitset).
 ///
@@ -110,26 +173,12 @@ impl<S: FilterHasher> ScalableFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
-        let raw = RawHeader::<SCALABLE_HEADER_BYTES>::read(bytes, SCALABLE_MAGIC)?;
-        let header = raw.bytes;
-        let u64_at = |at| raw.u64_at(at);
-        if header[6] != 0 || header[7] != 0 {
-            return Err(Error::UnsupportedFlags(header[6] | header[7]));
-        }
-        let computed = xxhash_rust::xxh3::xxh3_64(&header[..SCALABLE_CHECKED_BYTES]);
-        if computed != u64_at(SCALABLE_CHECKED_BYTES) {
-            return Err(Error::ChecksumMismatch {
-                stored: u64_at(SCALABLE_CHECKED_BYTES),
-                computed,
-            });
-        }
-        // Counts too large for this platform saturate, and the checks below refuse them.
-        let count_at = |at| usize::try_from(u64_at(at)).unwrap_or(usize::MAX);
-        let mut parameters = ScalableParameters::new(count_at(8), f64::from_bits(u64_at(16)));
-        parameters.growth_factor = f64::from_bits(u64_at(24));
-        parameters.tightening_ratio = f64::from_bits(u64_at(32));
-        let items_in_last_stage = count_at(40);
-        let num_stages = u64_at(48);
+        let ScalableHeader {
+            parameters,
+            items_in_last_stage,
+            num_stages,
+            ..
+        } = ScalableHeader::parse(bytes)?;
         // Every stage takes at least 64 bytes, which bounds the allocation by the input size.
         let mut rest = &bytes[SCALABLE_HEADER_BYTES..];
         let mut stages = Vec::new();
