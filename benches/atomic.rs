@@ -53,7 +53,7 @@ fn build_union(mut left: Filter, mut right: Filter, keys: &[u64]) -> Filter {
 }
 
 fn empty() -> Filter {
-    Filter::with_fpr(KEYS as u64, 0.01).unwrap()
+    Filter::with_fpr(KEYS, 0.01).unwrap()
 }
 
 fn insert_throughput(c: &mut Criterion) {

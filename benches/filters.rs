@@ -289,7 +289,7 @@ fn run_batches(c: &mut Criterion, kernel: Kernel, work: &Workload) {
 }
 
 fn splitbloom_filter(n: usize, kernel: Kernel) -> Filter {
-    Filter::with_bits_per_key(n as u64, BITS_PER_KEY as f64)
+    Filter::with_bits_per_key(n, BITS_PER_KEY as f64)
         .and_then(|filter| filter.with_kernel(kernel))
         .expect("filter")
 }

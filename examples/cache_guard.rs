@@ -45,7 +45,7 @@ struct Guarded {
 impl Guarded {
     fn new(store: SlowStore) -> Result<Guarded, splitbloom::Error> {
         // Room for growth: sized for twice the current keys at 0.1% false positives.
-        let mut filter = Filter::with_fpr(2 * store.rows.len() as u64, 0.001)?;
+        let mut filter = Filter::with_fpr(2 * store.rows.len(), 0.001)?;
         for id in store.rows.keys() {
             filter.insert(id);
         }

@@ -66,7 +66,7 @@ impl Service {
     /// A filter holding every key of `store`, with room for the keys written until the next
     /// rebuild.
     fn build_filter(store: &HashMap<u64, String>) -> AtomicFilter {
-        let capacity = (store.len() as u64 * 2).max(1_000);
+        let capacity = (store.len() * 2).max(1_000);
         let filter = AtomicFilter::with_fpr(capacity, FPR).expect("capacity and rate are valid");
         for key in store.keys() {
             filter.insert(key);

@@ -42,7 +42,7 @@ fn put_u32(out: &mut Vec<u8>, value: usize) {
 fn write_sst(records: &[(Vec<u8>, Vec<u8>)]) -> Vec<u8> {
     let mut file = Vec::new();
     let mut index = Vec::new();
-    let mut filter = Filter::with_fpr(records.len() as u64, 0.01).expect("valid sizing");
+    let mut filter = Filter::with_fpr(records.len(), 0.01).expect("valid sizing");
     let mut block_start = 0;
     for (i, (key, value)) in records.iter().enumerate() {
         put_u32(&mut file, key.len());

@@ -124,9 +124,9 @@ pub enum Error {
     /// A scalable filter's newest stage was said to hold more items than its capacity.
     StageOverfilled {
         /// The items said to be in the stage.
-        items: u64,
+        items: usize,
         /// The stage's capacity.
-        capacity: u64,
+        capacity: usize,
     },
 }
 
@@ -202,7 +202,7 @@ impl fmt::Display for Error {
             ),
             Error::HasherKindMismatch { expected, found } => write!(
                 f,
-                "the filter was built with the {found:?} hasher (hasher id {id}), but was read as a filter using {expected:?}; read it with the type `{name}` (e.g. `FilterRef::<{name}>::from_bytes`)",
+                "the filter was built with the {found:?} hasher (hasher id {id}), but was read as a filter using {expected:?}; read it with the type `{name}` (e.g. `FilterRef::<{name}>::from_bytes_with_hasher`)",
                 id = found.id(),
                 name = found.type_name()
             ),

@@ -59,6 +59,71 @@
 //! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halve a filter once the real
 //!   key count is known; the result equals the filter built at the smaller size.
 //!
+//! ## The filter family: every type, every operation
+//!
+//! The types share one vocabulary, written once (`src/filter/view.rs`) and checked against
+//! [`Filter`] for every type by `tests/api_matrix.rs`. "—" marks an operation that does not
+//! apply, with the reason.
+//!
+//! | operation | [`Filter`] | [`FilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] |
+//! |---|---|---|---|---|---|
+//! | `with_fpr`, `with_bits_per_key`, `with_num_blocks`, `…_and_hasher` | ✓ | — read from bytes, never built | ✓ | ✓ | `with_fpr`, `with_parameters`: stages are sized by the parameters |
+//! | `insert`, `insert_hash`, `insert_bytes` | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail |
+//! | `insert_batch`, `insert_hash_batch`, `insert_bytes_batch` | ✓ | — | ✓ `&self` | ✓ | ✓ `Result` |
+//! | `remove`, `remove_hash`, `remove_bytes`, `remove_batch`, `count_estimate` | — bits are shared by keys | — | — | ✓ | — |
+//! | `contains`, `contains_hash`, `contains_bytes`, `hash_bytes` | ✓ | ✓ | ✓ | ✓ | ✓ |
+//! | `contains_batch`, `contains_hash_batch`, `contains_bytes_batch` (one length check) | ✓ | ✓ | ✓ | ✓ | ✓ |
+//! | `count_contained`, `count_contained_hashes` | ✓ | ✓ | ✓ | ✓ | ✓ |
+//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container |
+//! | `serde` | ✓ | ✓ | — use `to_bytes` | — | — use `to_bytes` |
+//! | `kernel`, `with_kernel`, `hasher` | ✓ | ✓ | ✓ | ✓ | ✓ |
+//! | `num_blocks`, `size_in_bytes` | ✓ | ✓ | ✓ | ✓ (128 bytes a block) | `size_in_bytes`; blocks per stage via `stages()` |
+//! | `fill_ratio`, `estimated_fpr` | ✓ | ✓ | ✓ | — counters: use `to_filter()` | `estimated_fpr`; fill per stage |
+//! | `union`, `intersect`, `fold`, `fold_to_fpr` | ✓ `Result` | — read-only | — `into_filter()` first | — counters do not combine as sets | — stages differ in size |
+//! | `Clone`, `Debug`, `PartialEq` | ✓ | ✓ | ✓ (`Clone` is a snapshot) | ✓ | ✓ |
+//! | `Extend` | ✓ | — | ✓ | ✓ | ✓ panics only when a new stage cannot be made |
+//! | `FromIterator` | ✓ sized for the keys at 1% | — | — collect a `Filter`, then `into_atomic()` | — a counting filter is sized for its workload | ✓ grows from the size hint, 1% |
+//! | `\|=`, `&=` | — | — | — | — | — |
+//!
+//! There is no `|=` or `&=`: two filters of different sizes or hashers cannot be combined, and
+//! an operator could only panic on them. [`Filter::union`] and [`Filter::intersect`] return
+//! that as an [`Error`]. Sizes and counts are `usize` everywhere; `u64` appears only in
+//! on-disk fields.
+//!
+//! ## Architecture: a key's path, and where each concern lives
+//!
+//! `filter.insert(&key)` ([`Filter`], `src/filter/mod.rs`) goes through five rooms:
+//!
+//! 1. **Hasher** (`src/hash/`): the filter's `S: BuildHasher` turns the key into a 64-bit `h`
+//!    ([`Xxh3Hash`] by default, [`GxHash`], [`ParquetHash`](parquet::ParquetHash));
+//!    [`FilterHasher::hash_bytes`] is the byte-key contract another program can reproduce.
+//! 2. **Block index** (`src/block.rs`): [`block_index`] picks block `((h >> 32) · z) >> 32`;
+//!    this file also holds the layout ([`SALT`], [`mask`], [`LANES`], [`BLOCK_BYTES`]), the
+//!    scalar oracle every kernel is tested against, and `MAX_BLOCKS`.
+//! 3. **Dispatch** (`src/arch/dispatch.rs`): the filter holds a `Dispatch`, chosen once at
+//!    construction ([`Kernel::best`], or `with_kernel`, or `SPLITBLOOM_KERNEL`), and each
+//!    operation is one direct call into that kernel's entry points (`EntryPoints` and the
+//!    `entry_points!` macro in `src/arch/mod.rs`; batch loops and prefetching in
+//!    `src/arch/generic.rs` and `src/arch/prefetch.rs`).
+//! 4. **Kernel** (`src/arch/{scalar,portable,avx2,neon}.rs`): computes the key's eight-lane
+//!    mask from the low 32 bits of `h` and ORs it into, or tests it against, the block. The
+//!    public label is [`Kernel`] (`src/kernel.rs`, a leaf that imports nothing); the "adding
+//!    a kernel" checklist is in `src/arch/mod.rs`.
+//! 5. **Block** (`src/storage/`): 32-byte blocks in aligned, lazily zeroed memory (huge pages
+//!    for large filters), and the atomic view [`AtomicFilter`] writes through.
+//!
+//! The other rooms:
+//!
+//! | where | what |
+//! |---|---|
+//! | `src/filter/` | the family: `mod.rs` ([`Filter`]), `view.rs` (every read, written once over a `Probe` each type provides, and the macros that write the shared methods), `filter_ref.rs`, `atomic.rs`, `counting.rs`, `scalable.rs`, `fold.rs` (union, intersect, fold) |
+//! | `src/format/` | the `SBLM` format: `mod.rs` (constants, [`format::Header`], the one header reader, the codec over plain slices; names no filter type), `serde.rs`, `scalable.rs` (the `SBLS` container) |
+//! | `src/parquet/` | Parquet value hashing, the Thrift `BloomFilterHeader`, sizing |
+//! | `src/math.rs` | false-positive rates and sizing from the split-block formula |
+//! | `src/error.rs` | [`Error`] |
+//! | `src/bin/splitbloom/` | the CLI (feature `cli`) |
+//! | `benches/` (own package), `fuzz/`, `redis/`, `tests/`, `examples/` | benchmarks, fuzzing, the Redis module, tests, examples |
+//!
 //! ## Crate features
 //!
 //! * `std` (default): run-time CPU feature detection and the `SPLITBLOOM_KERNEL` override.
@@ -93,21 +158,14 @@ extern crate alloc;
               SAFETY argument"
 )]
 mod arch;
-// Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
-#[cfg(target_has_atomic = "32")]
-mod atomic;
 mod block;
-mod counting;
 mod error;
 mod filter;
-mod fold;
 pub mod format;
 pub mod hash;
 mod kernel;
-mod lookup;
 pub mod math;
 pub mod parquet;
-mod scalable;
 #[allow(
     unsafe_code,
     reason = "the block allocator (alloc_zeroed, alignment, huge-page hint) and the zero-copy \
@@ -117,18 +175,16 @@ mod storage;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
-#[cfg(target_has_atomic = "32")]
-pub use atomic::AtomicFilter;
 pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
-pub use counting::CountingFilter;
 pub use error::Error;
-pub use filter::Filter;
+#[cfg(target_has_atomic = "32")]
+pub use filter::AtomicFilter;
+pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
 pub use format::FilterRef;
 pub use hash::{
     DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash, Xxh3Plain,
 };
 pub use kernel::{Kernel, UnknownKernel};
-pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

@@ -349,9 +349,9 @@ pub fn bits_per_key_for_fpr(fpr: f64) -> Result<f64, Error> {
 /// let blocks = num_blocks_for_fpr(1_000_000, 0.01).unwrap();
 /// assert!(fpr_for_keys_per_block(1e6 / blocks as f64) <= 0.01);
 /// assert!(fpr_for_keys_per_block(1e6 / (blocks - 1) as f64) > 0.01);
-/// assert!(num_blocks_for_fpr(u64::MAX, 0.01).is_err()); // more than 2^32 blocks
+/// assert!(num_blocks_for_fpr(usize::MAX, 0.01).is_err()); // more than 2^32 blocks
 /// ```
-pub fn num_blocks_for_fpr(items: u64, fpr: f64) -> Result<usize, Error> {
+pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<usize, Error> {
     if items == 0 {
         return Err(Error::ZeroItems);
     }
@@ -383,7 +383,7 @@ pub fn num_blocks_for_fpr(items: u64, fpr: f64) -> Result<usize, Error> {
 /// ```
 /// assert_eq!(splitbloom::math::num_blocks_for_bits(1000, 10.0).unwrap(), 40);
 /// ```
-pub fn num_blocks_for_bits(items: u64, bits_per_key: f64) -> Result<usize, Error> {
+pub fn num_blocks_for_bits(items: usize, bits_per_key: f64) -> Result<usize, Error> {
     if items == 0 {
         return Err(Error::ZeroItems);
     }
@@ -566,7 +566,10 @@ pub(crate) mod scalable_v1 {
             return old_procedure(items, fpr);
         }
         // The crossing of the current rate, then the crossing of the old one next to it.
-        let Ok(mut blocks) = num_blocks_for_fpr(items, fpr) else {
+        let Some(mut blocks) = usize::try_from(items)
+            .ok()
+            .and_then(|items| num_blocks_for_fpr(items, fpr).ok())
+        else {
             return old_procedure(items, fpr);
         };
         let rate_at = |blocks: usize| rate(items as f64 / blocks as f64);
@@ -665,7 +668,7 @@ mod tests {
         }
         assert_eq!(num_blocks_for_fpr(0, 0.01), Err(Error::ZeroItems));
         assert!(matches!(
-            num_blocks_for_fpr(u64::MAX, 0.01),
+            num_blocks_for_fpr(usize::MAX, 0.01),
             Err(Error::TooLarge { .. })
         ));
         assert!(matches!(
@@ -676,7 +679,7 @@ mod tests {
             assert!(num_blocks_for_bits(10, bits).is_err(), "{bits}");
         }
         assert!(matches!(
-            num_blocks_for_bits(u64::MAX, 64.0),
+            num_blocks_for_bits(usize::MAX, 64.0),
             Err(Error::TooLarge { .. })
         ));
     }

@@ -26,7 +26,7 @@ fn sequential(keys: &[u64], blocks: usize) -> Filter {
 #[test]
 fn four_threads_build_the_sequential_filter_bit_for_bit() {
     let (keys, _) = common::members_and_strangers(1, KEYS, 0);
-    let blocks = Filter::with_fpr(KEYS as u64, 0.01).unwrap().num_blocks();
+    let blocks = Filter::with_fpr(KEYS, 0.01).unwrap().num_blocks();
     let expected = sequential(&keys, blocks);
     for kernel in Kernel::available() {
         let filter = Filter::with_num_blocks(blocks)
@@ -116,7 +116,7 @@ fn readers_racing_writers_see_every_completed_insert() {
     const PER_WRITER: usize = 200_000;
     let (keys, _) = common::members_and_strangers(4, WRITERS * PER_WRITER, 0);
     // Sized for a tenth of the keys, so the filter is crowded and lanes are shared heavily.
-    let filter = AtomicFilter::with_fpr((keys.len() / 10) as u64, 0.01).unwrap();
+    let filter = AtomicFilter::with_fpr(keys.len() / 10, 0.01).unwrap();
     // How many keys of its share each writer has finished inserting (published with Release).
     let progress: Vec<AtomicUsize> = (0..WRITERS).map(|_| AtomicUsize::new(0)).collect();
     let done = AtomicBool::new(false);

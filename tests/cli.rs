@@ -198,7 +198,7 @@ fn library_and_cli_agree_on_key_hashing() {
             _ => {
                 check_library_view::<ParquetHash>(&bytes, &keys, strangers);
                 // For Parquet the rule is Parquet's BYTE_ARRAY hash: contains_value(bytes).
-                let filter = Filter::<ParquetHash>::from_bytes(&bytes).unwrap();
+                let filter = Filter::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap();
                 assert!(keys.iter().all(|key| filter.contains_value(key.as_slice())));
                 assert!(filter.num_blocks().is_power_of_two(), "Parquet sizing");
             }
@@ -220,7 +220,7 @@ fn check_library_view<S: FilterHasher>(
     keys: &[Vec<u8>],
     strangers: impl Iterator<Item = Vec<u8>>,
 ) {
-    let view = FilterRef::<S>::from_bytes(bytes).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher(bytes).unwrap();
     for key in keys {
         assert!(view.contains_hash(cli_hash(view.hasher(), key)), "{key:?}");
     }
@@ -324,7 +324,8 @@ fn info_reports_the_filter_as_text_and_json() {
         ],
         &keys,
     ));
-    let filter = Filter::<Xxh3Hash>::from_bytes(&std::fs::read(&filter_path).unwrap()).unwrap();
+    let filter =
+        Filter::<Xxh3Hash>::from_bytes_with_hasher(&std::fs::read(&filter_path).unwrap()).unwrap();
 
     let text = String::from_utf8(ok(run(&["info", &filter_path], b""))).unwrap();
     assert!(text.contains("hasher           xxh3 (seed 0)"), "{text}");
@@ -1308,6 +1309,16 @@ fn info_shows_a_scalable_filters_header() {
     let flipped_file = path(&dir, "flipped.sbs");
     std::fs::write(&flipped_file, &flipped).unwrap();
     fails(run(&["info", &flipped_file], b""), "corrupt");
+    // Reserved bytes set, under a valid checksum: refused as the library refuses them (info
+    // read this header with its own copy of the reader, which skipped these bytes).
+    let mut reserved = bytes.clone();
+    reserved[6] = 1;
+    let checksum = xxhash_rust::xxh3::xxh3_64(&reserved[..56]);
+    reserved[56..64].copy_from_slice(&checksum.to_le_bytes());
+    assert!(splitbloom::ScalableFilter::from_bytes(&reserved).is_err());
+    let reserved_file = path(&dir, "reserved.sbs");
+    std::fs::write(&reserved_file, &reserved).unwrap();
+    fails(run(&["info", &reserved_file], b""), "flags");
     // query and merge say what the file is.
     fails(run(&["query", &file, "a"], b""), "is a scalable filter");
 }

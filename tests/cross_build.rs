@@ -64,7 +64,7 @@ fn answers(bytes: &[u8]) -> Vec<bool> {
 
 /// [`answers`], reading `bytes` with hasher type `S`.
 fn answers_as<S: FilterHasher>(bytes: &[u8]) -> Vec<bool> {
-    let view = FilterRef::<S>::from_bytes(bytes).expect("a cross-build file opens");
+    let view = FilterRef::<S>::from_bytes_with_hasher(bytes).expect("a cross-build file opens");
     let mut out = Vec::new();
     for key in string_keys() {
         out.push(view.contains_bytes(&key));
@@ -119,7 +119,7 @@ fn the_id_2_fixture_keeps_opening_and_answering() {
         "Xxh3Hash (id 2) writes other bytes than it did"
     );
     assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes(LEGACY_XXH3_FIXTURE)
+        Filter::<Xxh3Hash>::from_bytes_with_hasher(LEGACY_XXH3_FIXTURE)
             .unwrap()
             .to_bytes(),
         LEGACY_XXH3_FIXTURE

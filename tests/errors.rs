@@ -38,7 +38,7 @@ fn constructor_parameters_are_validated() {
 fn absurd_sizes_are_refused_quickly() {
     let start = std::time::Instant::now();
     assert!(matches!(
-        Filter::with_fpr(u64::MAX, 0.01).unwrap_err(),
+        Filter::with_fpr(usize::MAX, 0.01).unwrap_err(),
         Error::TooLarge { .. }
     ));
     assert!(matches!(
@@ -46,7 +46,7 @@ fn absurd_sizes_are_refused_quickly() {
         Error::TooLarge { .. }
     ));
     assert!(matches!(
-        Filter::with_bits_per_key(u64::MAX, 1e300).unwrap_err(),
+        Filter::with_bits_per_key(usize::MAX, 1e300).unwrap_err(),
         Error::TooLarge { .. }
     ));
     assert!(matches!(

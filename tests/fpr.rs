@@ -13,7 +13,7 @@ fn measured_fpr(filter: &Filter, strangers: &[u64]) -> f64 {
 fn measured_rate_matches_the_formula_at_common_densities() {
     let (members, strangers) = common::members_and_strangers(10, 500_000, 2_000_000);
     for bits_per_key in [8.0, 10.0, 12.0, 16.0] {
-        let mut filter = Filter::with_bits_per_key(members.len() as u64, bits_per_key).unwrap();
+        let mut filter = Filter::with_bits_per_key(members.len(), bits_per_key).unwrap();
         for key in &members {
             filter.insert(key);
         }
@@ -38,7 +38,7 @@ fn measured_rate_matches_the_formula_at_common_densities() {
 #[test]
 fn sequential_keys_are_spread_well() {
     let items = 500_000u64;
-    let mut filter = Filter::with_bits_per_key(items, 10.0).unwrap();
+    let mut filter = Filter::with_bits_per_key(items as usize, 10.0).unwrap();
     for key in 0..items {
         filter.insert(&key);
     }
@@ -60,7 +60,7 @@ fn sequential_keys_are_spread_well() {
         ("i << 44 | 0xffff", |i| (i << 44) | 0xffff),
     ] {
         let members = 100_000u64;
-        let mut filter = Filter::with_bits_per_key(members, 10.0).unwrap();
+        let mut filter = Filter::with_bits_per_key(members as usize, 10.0).unwrap();
         for i in 0..members {
             filter.insert(&key(i));
         }
@@ -74,7 +74,7 @@ fn sequential_keys_are_spread_well() {
         );
     }
     let strings: Vec<String> = (0..200_000).map(|i| format!("user:{i}")).collect();
-    let mut filter = Filter::with_bits_per_key(strings.len() as u64, 10.0).unwrap();
+    let mut filter = Filter::with_bits_per_key(strings.len(), 10.0).unwrap();
     for key in &strings {
         filter.insert(key.as_str());
     }
@@ -93,7 +93,7 @@ fn sequential_keys_are_spread_well() {
 fn with_fpr_delivers_the_target_without_wasting_space() {
     for (target, items) in [(0.1, 200_000u64), (0.01, 200_000), (0.001, 500_000)] {
         let (members, strangers) = common::members_and_strangers(11, items as usize, 2_000_000);
-        let mut filter = Filter::with_fpr(items, target).unwrap();
+        let mut filter = Filter::with_fpr(items as usize, target).unwrap();
         for key in &members {
             filter.insert(key);
         }

@@ -57,7 +57,8 @@ fn from_bytes_corpus() {
         .filter(|entry| {
             let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
             splitbloom::format::Header::parse(&bytes).is_ok()
-                && splitbloom::Filter::<splitbloom::Xxh3Hash>::from_bytes(&bytes).is_ok()
+                && splitbloom::Filter::<splitbloom::Xxh3Hash>::from_bytes_with_hasher(&bytes)
+                    .is_ok()
         })
         .count();
     assert!(
@@ -70,7 +71,8 @@ fn from_bytes_corpus() {
         .expect("corpus folder")
         .filter(|entry| {
             let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
-            splitbloom::ScalableFilter::<splitbloom::Xxh3Hash>::from_bytes(&bytes).is_ok()
+            splitbloom::ScalableFilter::<splitbloom::Xxh3Hash>::from_bytes_with_hasher(&bytes)
+                .is_ok()
         })
         .count();
     assert!(

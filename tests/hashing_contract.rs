@@ -95,7 +95,7 @@ fn entry_points_agree<S: FilterHasher + core::fmt::Debug>(hasher: S) {
     scalable.insert_bytes_batch(present).unwrap();
 
     let serialized = filter.to_bytes();
-    let view = FilterRef::<S>::from_bytes(&serialized).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher(&serialized).unwrap();
     let expected: Vec<bool> = keys.iter().map(|key| filter.contains_bytes(key)).collect();
     assert!(expected[..150].iter().all(|&found| found), "false negative");
     assert!(expected[150..].iter().filter(|&&found| found).count() < 10);
@@ -161,9 +161,12 @@ fn xxh3_id_2_files_open_by_naming_their_type() {
     old.insert_bytes(b"kept");
     old.insert(&7u64);
     let bytes = old.to_bytes();
-    let view = FilterRef::<Xxh3Hash>::from_bytes(&bytes).unwrap();
+    let view = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap();
     assert!(view.contains_bytes(b"kept") && view.contains(&7u64));
-    assert_eq!(Filter::<Xxh3Hash>::from_bytes(&bytes).unwrap(), old);
+    assert_eq!(
+        Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap(),
+        old
+    );
     let error = FilterRef::<DefaultHasher>::from_bytes(&bytes).unwrap_err();
     assert_eq!(
         error,
@@ -190,17 +193,17 @@ fn gxhash_filters_open_where_gxhash_runs() {
     state.update(&bytes[32..]);
     let checksum = state.digest();
     bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
-    let opened = FilterRef::<GxHash>::from_bytes(&bytes);
+    let opened = FilterRef::<GxHash>::from_bytes_with_hasher(&bytes);
     if HasherKind::GxHash.is_available() {
         assert!(opened.is_ok());
-        assert!(Filter::<GxHash>::from_bytes(&bytes).is_ok());
+        assert!(Filter::<GxHash>::from_bytes_with_hasher(&bytes).is_ok());
     } else {
         assert_eq!(
             opened.unwrap_err(),
             Error::HasherUnavailable(HasherKind::GxHash)
         );
         assert_eq!(
-            Filter::<GxHash>::from_bytes(&bytes).unwrap_err(),
+            Filter::<GxHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
             Error::HasherUnavailable(HasherKind::GxHash)
         );
     }

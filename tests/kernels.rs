@@ -119,7 +119,7 @@ fn no_false_negatives_for_a_million_keys_per_kernel() {
     let (members, _) = common::members_and_strangers(3, 1_000_000, 0);
     let mut reference: Option<Filter> = None;
     for kernel in kernels() {
-        let mut filter = Filter::with_fpr(members.len() as u64, 0.01)
+        let mut filter = Filter::with_fpr(members.len(), 0.01)
             .unwrap()
             .with_kernel(kernel)
             .unwrap();
@@ -354,14 +354,14 @@ fn short_key_batches_match_single_keys() {
 }
 
 #[test]
-#[should_panic(expected = "one slot per key")]
+#[should_panic(expected = "one slot per input")]
 fn contains_batch_panics_on_a_short_output() {
     let filter = Filter::with_num_blocks(8).unwrap();
     filter.contains_batch(&[1u64, 2, 3], &mut [false; 2]);
 }
 
 #[test]
-#[should_panic(expected = "one slot per hash")]
+#[should_panic(expected = "one slot per input")]
 fn contains_hash_batch_panics_on_a_long_output() {
     let filter = Filter::with_num_blocks(8).unwrap();
     filter.contains_hash_batch(&[1, 2], &mut [false; 3]);

@@ -135,7 +135,7 @@ fn sizing_covers_the_whole_domain() {
         }
         fpr *= 0.83;
     }
-    for items in [1, 7, 1 << 20, 1 << 40, u64::MAX] {
+    for items in [1, 7, 1 << 20, 1 << 40, usize::MAX] {
         for fpr in [1e-300, 1e-9, 0.01, 0.5, 0.999] {
             match num_blocks_for_fpr(items, fpr) {
                 Ok(blocks) => assert!(blocks <= MAX_BLOCKS),

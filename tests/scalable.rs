@@ -5,7 +5,7 @@ mod common;
 
 use splitbloom::{Error, Filter, ScalableFilter, ScalableParameters, math};
 
-const INITIAL: u64 = 1_000;
+const INITIAL: usize = 1_000;
 const TARGET: f64 = 0.01;
 
 fn measured_fpr(filter: &ScalableFilter, strangers: &[u64]) -> f64 {
@@ -15,7 +15,7 @@ fn measured_fpr(filter: &ScalableFilter, strangers: &[u64]) -> f64 {
 
 #[test]
 fn hundred_times_the_initial_capacity_keeps_the_target_and_every_key() {
-    let total = 100 * INITIAL as usize;
+    let total = 100 * INITIAL;
     let (keys, strangers) = common::members_and_strangers(11, total, 1_000_000);
     let mut filter = ScalableFilter::with_fpr(INITIAL, TARGET).unwrap();
     // Bytes per key whenever the newest stage is full (between those points the newest, still
@@ -33,7 +33,7 @@ fn hundred_times_the_initial_capacity_keeps_the_target_and_every_key() {
         "false negative"
     );
     // Keys that were false positives when inserted are not counted; there are few.
-    assert!(filter.len() <= total as u64 && filter.len() > total as u64 * 99 / 100);
+    assert!(filter.len() <= total && filter.len() > total * 99 / 100);
     // Stages of 1000, 2000, ... 64000 keys: 127,000 in 7 stages hold 100,000 keys.
     assert_eq!(filter.stages().len(), 7);
 
@@ -63,9 +63,7 @@ fn hundred_times_the_initial_capacity_keeps_the_target_and_every_key() {
             (low.min(b), high.max(b))
         });
     assert!(high / low < 1.3, "bytes per key from {low} to {high}");
-    let planned = Filter::with_fpr(total as u64, TARGET)
-        .unwrap()
-        .size_in_bytes();
+    let planned = Filter::with_fpr(total, TARGET).unwrap().size_in_bytes();
     assert!(
         filter.size_in_bytes() < 3 * planned,
         "{} vs {planned}",
@@ -139,7 +137,7 @@ fn stages_follow_the_parameters() {
     // 1000 + 4000 + 16000 < 30000 <= 1000 + 4000 + 16000 + 64000.
     assert_eq!(filter.stages().len(), 4);
     for (index, stage) in filter.stages().iter().enumerate() {
-        let capacity = 1_000 * 4u64.pow(index as u32);
+        let capacity = 1_000 * 4usize.pow(index as u32);
         let fpr = 0.001 * 0.5 * 0.5f64.powi(index as i32);
         assert_eq!(
             stage.num_blocks(),
@@ -217,7 +215,7 @@ fn bad_parameters_are_errors() {
         ));
     }
     assert!(matches!(
-        with(|p| p.initial_capacity = u64::MAX),
+        with(|p| p.initial_capacity = usize::MAX),
         Error::TooLarge { .. }
     ));
     // Growth stops with an error, not a panic, once a stage would be too large.

@@ -138,7 +138,7 @@ fn every_bad_input_is_a_clear_error() {
     ));
     // Read with another hasher type (Parquet's is never the default).
     assert!(matches!(
-        ScalableFilter::<ParquetHash>::from_bytes(&bytes)
+        ScalableFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)
             .map(|_| ())
             .unwrap_err(),
         Error::HasherKindMismatch { .. }
@@ -211,7 +211,7 @@ fn parameters_survive_the_round_trip() {
 #[test]
 fn files_of_the_first_release_are_written_and_read_identically() {
     /// Parameters, keys inserted, then stages, length and XXH3 of the bytes written.
-    type Golden = (u64, f64, f64, f64, u64, usize, usize, u64);
+    type Golden = (usize, f64, f64, f64, u64, usize, usize, u64);
     let golden: [Golden; 4] = [
         (100, 0.01, 2.0, 0.85, 3000, 5, 6976, 0xd969_6030_a9df_4c11),
         (
@@ -246,9 +246,40 @@ fn files_of_the_first_release_are_written_and_read_identically() {
             (stages, len, hash),
             "{parameters:?}"
         );
-        let read = ScalableFilter::<splitbloom::Xxh3Hash>::from_bytes(&bytes).unwrap();
+        let read = ScalableFilter::<splitbloom::Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap();
         assert_eq!(read.len(), filter.len());
         assert!((0..keys).all(|key| read.contains(&key)));
         assert_eq!(read.to_bytes(), bytes);
     }
+}
+
+/// One header reader for both containers: a short input of another kind is `WrongMagic` for
+/// the scalable reader as for the plain one (it used to be `Truncated` when shorter than the
+/// 64-byte scalable header).
+#[test]
+fn short_input_of_another_kind_is_wrong_magic_for_both_readers() {
+    for input in [
+        &b"PAR1"[..],
+        b"SBLM\x01\x00\x02\x00",
+        b"not a filter at all",
+    ] {
+        assert!(matches!(
+            Scalable::from_bytes(input).map(|_| ()).unwrap_err(),
+            Error::WrongMagic { .. }
+        ));
+    }
+    for input in [
+        &b"PAR1"[..],
+        b"SBLS\x01\x00\x00\x00",
+        b"not a filter at all",
+    ] {
+        assert!(matches!(
+            splitbloom::format::Header::parse(input).unwrap_err(),
+            Error::WrongMagic { .. }
+        ));
+    }
+    assert!(matches!(
+        Scalable::from_bytes(b"SBLS").map(|_| ()).unwrap_err(),
+        Error::Truncated { needed: 64, .. }
+    ));
 }

@@ -159,7 +159,7 @@ fn measured_fpr(bits: f64) -> f64 {
     let mut rng = StdRng::seed_from_u64(bits.to_bits());
     let members: Vec<u64> = (0..n).map(|_| rng.random::<u64>() & !1).collect();
     let strangers: Vec<u64> = (0..n).map(|_| rng.random::<u64>() | 1).collect();
-    let mut filter = splitbloom::Filter::with_bits_per_key(n as u64, bits).expect("filter");
+    let mut filter = splitbloom::Filter::with_bits_per_key(n, bits).expect("filter");
     filter.insert_batch(&members);
     assert_eq!(filter.count_contained(&members), members.len());
     filter.count_contained(&strangers) as f64 / strangers.len() as f64

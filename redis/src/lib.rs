@@ -74,9 +74,11 @@ struct Sbf {
 impl Sbf {
     fn new(capacity: u64, error_rate: f64) -> Result<Sbf, RedisError> {
         let cannot = |error: splitbloom::Error| err(&format!("cannot create filter: {error}"));
-        check_size(splitbloom::math::num_blocks_for_fpr(capacity, error_rate).map_err(cannot)?)?;
-        let filter = Bloom::with_fpr_and_hasher(capacity, error_rate, Xxh3Hash::default())
-            .map_err(cannot)?;
+        // Sizes are usize in the crate; a capacity beyond it is refused as too large.
+        let items = usize::try_from(capacity).unwrap_or(usize::MAX);
+        check_size(splitbloom::math::num_blocks_for_fpr(items, error_rate).map_err(cannot)?)?;
+        let filter =
+            Bloom::with_fpr_and_hasher(items, error_rate, Xxh3Hash::default()).map_err(cannot)?;
         Ok(Sbf {
             filter,
             capacity,
@@ -185,8 +187,8 @@ fn load_value(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
     let error_rate = raw::load_double(rdb).map_err(io)?;
     let items = raw::load_unsigned(rdb).map_err(io)?;
     let bytes = raw::load_string_buffer(rdb).map_err(io)?;
-    let filter =
-        Bloom::from_bytes(bytes.as_ref()).map_err(|error| format!("bad filter in RDB: {error}"))?;
+    let filter = Bloom::from_bytes_with_hasher(bytes.as_ref())
+        .map_err(|error| format!("bad filter in RDB: {error}"))?;
     Ok(Sbf {
         filter,
         capacity,
@@ -653,7 +655,7 @@ fn load(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     // WRONGTYPE before the (possibly long) validation.
     key.get_value::<Sbf>(&SBF_TYPE)?;
-    let filter = Bloom::from_bytes(args[2].as_slice()).map_err(|error| match error {
+    let filter = Bloom::from_bytes_with_hasher(args[2].as_slice()).map_err(|error| match error {
         // The crate's message tells a Rust caller which type to name; a Redis user needs to
         // know which hasher the module takes (see `Bloom`).
         splitbloom::Error::HasherKindMismatch { found, .. } => err(&format!(

@@ -106,7 +106,7 @@ seeded_build_hasher!(
     /// The type exists in every build; a value of it only where the target has AES at compile
     /// time (this repository's `.cargo/config.toml` enables it on x86_64; dependent crates need
     /// `RUSTFLAGS="-C target-feature=+aes"` or `-C target-cpu=native`). Elsewhere
-    /// [`GxHash::new`] and [`FilterRef::<GxHash>::from_bytes`](crate::FilterRef::from_bytes)
+    /// [`GxHash::new`] and [`FilterRef::<GxHash>::from_bytes_with_hasher`](crate::FilterRef::from_bytes_with_hasher)
     /// return [`Error::HasherUnavailable`]. Filters written by earlier versions with gxhash keep
     /// opening, with the same answers, wherever they could before.
     ///

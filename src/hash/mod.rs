@@ -8,13 +8,13 @@
 //! or without the crypto extension, 32-bit and big-endian targets. A filter built from the same
 //! keys has the same bytes whichever binary built it, and every build reads every other build's
 //! files. A dependent crate gets it without any feature or flag. To pick another hasher, name
-//! it: `Filter::with_fpr_and_hasher(n, fpr, hasher)`, `FilterRef::<H>::from_bytes(..)`.
+//! it: `Filter::with_fpr_and_hasher(n, fpr, hasher)`, `FilterRef::<H>::from_bytes_with_hasher(..)`.
 //!
 //! * [`Xxh3Plain`] (id 4, the default): plain XXH3-64 for byte strings, one folded multiply for
 //!   an integer key.
 //! * [`Xxh3Hash`] (id 2): the default of earlier versions, XXH3-64 with a final folded multiply.
 //!   Kept, bit for bit, so that filters written with it keep opening and answering: read them
-//!   with `FilterRef::<Xxh3Hash>::from_bytes` (reading them as the default type is
+//!   with `FilterRef::<Xxh3Hash>::from_bytes_with_hasher` (reading them as the default type is
 //!   [`Error::HasherKindMismatch`], whose message names `Xxh3Hash`).
 //! * [`GxHash`] (id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash
 //!   can only be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
@@ -210,7 +210,7 @@ impl HasherKind {
     }
 
     /// The path of the hasher type that computes this kind: the type to name to read a filter
-    /// built with it (`FilterRef::<T>::from_bytes`, `Filter::<T>::from_bytes`).
+    /// built with it (`FilterRef::<T>::from_bytes_with_hasher`, `Filter::<T>::from_bytes_with_hasher`).
     ///
     /// ```
     /// use splitbloom::HasherKind;
@@ -523,15 +523,9 @@ impl<S: FilterHasher> crate::ScalableFilter<S> {
     /// assert!(out[0]);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
+    #[track_caller]
     pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        for_each_hashed_chunk(self.hasher(), keys, |first, hashes| {
-            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
-        });
+        crate::filter::view::contains_bytes_batch(self, keys, out);
     }
 }
 

@@ -64,12 +64,13 @@ impl Sizing {
     pub fn for_items(items: u64, fpr: f64) -> Result<Sizing, Error> {
         math::check_fpr(fpr)?;
         let max_blocks = MAX_BITSET_BYTES / BLOCK_BYTES;
-        let blocks = match math::num_blocks_for_fpr(items, fpr) {
-            Ok(blocks) => blocks.min(max_blocks),
-            Err(Error::ZeroItems) => 1,
-            Err(Error::TooLarge { .. }) => max_blocks,
-            Err(error) => return Err(error),
-        };
+        let blocks =
+            match math::num_blocks_for_fpr(usize::try_from(items).unwrap_or(usize::MAX), fpr) {
+                Ok(blocks) => blocks.min(max_blocks),
+                Err(Error::ZeroItems) => 1,
+                Err(Error::TooLarge { .. }) => max_blocks,
+                Err(error) => return Err(error),
+            };
         let num_bytes = (blocks * BLOCK_BYTES)
             .next_power_of_two()
             .clamp(MIN_BITSET_BYTES, MAX_BITSET_BYTES);

@@ -103,7 +103,7 @@ struct Row {
 
 fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String> {
     let samples = options.samples;
-    let mut filter = Filter::with_bits_per_key(items, options.bits_per_key)
+    let mut filter = Filter::with_bits_per_key(usize::try_from(items).unwrap_or(usize::MAX), options.bits_per_key)
         .and_then(|filter| filter.with_kernel(kernel))
         .map_err(|error| match error {
             splitbloom::Error::TooLarge { blocks } => format!(
@@ -324,7 +324,7 @@ pub fn print_string_workloads(options: &Options) -> Result<(), String> {
         "", "avg", "ns/op", "ns/op", "ns/op", "ns/op", "%"
     );
     for workload in string_workloads() {
-        let mut filter = Filter::with_bits_per_key(STRING_KEYS as u64, options.bits_per_key)
+        let mut filter = Filter::with_bits_per_key(STRING_KEYS, options.bits_per_key)
             .map_err(|error| error.to_string())?;
         let ops = workload.members.len();
         let insert_ns = time_per_op(options.samples, ops, || {

@@ -116,8 +116,12 @@ pub(crate) use with_new_filter;
 
 /// An empty filter with hasher `S` (default seed) sized for `options`.
 pub fn sized<S: FilterHasher + Default>(options: &NewFilterOptions) -> Result<Filter<S>, String> {
-    Filter::with_fpr_and_hasher(options.items, options.fpr, S::default())
-        .map_err(|error| options.sizing_error(error))
+    Filter::with_fpr_and_hasher(
+        usize::try_from(options.items).unwrap_or(usize::MAX),
+        options.fpr,
+        S::default(),
+    )
+    .map_err(|error| options.sizing_error(error))
 }
 
 /// An empty Parquet-hashed filter with Parquet's sizing.

@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
-use splitbloom::format::{self, Header};
-use splitbloom::{FilterRef, ScalableParameters};
+use splitbloom::FilterRef;
+use splitbloom::format::{self, Header, ScalableHeader};
 
 use crate::Status;
 use crate::filters::{AnyFilterFile, FilterFile, Stats, hasher_name, open_any, with_hasher};
@@ -37,7 +37,7 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     // cannot compute (gxhash without AES) is shown too.
     let stats = if header.hasher.is_available() {
         with_hasher!(header.hasher, S => {
-            let filter = FilterRef::<S>::from_bytes(&file.bytes)
+            let filter = FilterRef::<S>::from_bytes_with_hasher(&file.bytes)
                 .map_err(|error| format!("{name}: {error}"))?;
             Stats::new(filter.num_blocks(), filter.fill_ratio(), filter.estimated_fpr())
         })
@@ -144,45 +144,14 @@ struct Stage {
 fn scalable(mut file: File, head: &[u8], options: &Options) -> Result<Status, String> {
     let name = options.filter.display();
     let error = |message: String| format!("{name}: scalable filter: {message}");
-    let head: &[u8; format::SCALABLE_HEADER_BYTES] = head.try_into().map_err(|_| {
-        error(
-            splitbloom::Error::Truncated {
-                needed: format::SCALABLE_HEADER_BYTES as u64,
-                available: head.len(),
-            }
-            .to_string(),
-        )
-    })?;
-    let u64_at = |at: usize| {
-        let mut word = [0; 8];
-        word.copy_from_slice(&head[at..at + 8]);
-        u64::from_le_bytes(word)
-    };
-    let version = u16::from_le_bytes([head[4], head[5]]);
-    if version == 0 || version > format::VERSION {
-        return Err(error(
-            splitbloom::Error::UnsupportedVersion {
-                found: version,
-                supported: format::VERSION,
-            }
-            .to_string(),
-        ));
-    }
-    let computed = xxhash_rust::xxh3::xxh3_64(&head[..56]);
-    if computed != u64_at(56) {
-        return Err(error(
-            splitbloom::Error::ChecksumMismatch {
-                stored: u64_at(56),
-                computed,
-            }
-            .to_string(),
-        ));
-    }
-    let mut parameters = ScalableParameters::new(u64_at(8), f64::from_bits(u64_at(16)));
-    parameters.growth_factor = f64::from_bits(u64_at(24));
-    parameters.tightening_ratio = f64::from_bits(u64_at(32));
-    let items_in_last_stage = u64_at(40);
-    let num_stages = u64_at(48);
+    // The library's one reader of this header: magic, version, reserved bytes, checksum.
+    let ScalableHeader {
+        version,
+        parameters,
+        items_in_last_stage,
+        num_stages,
+        ..
+    } = ScalableHeader::parse(head).map_err(|problem| error(problem.to_string()))?;
 
     let stages = read_stages(&mut file, num_stages).map_err(error)?;
     let bytes: u64 = format::SCALABLE_HEADER_BYTES as u64

@@ -56,8 +56,8 @@ fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Statu
     for path in &options.filters {
         let file = FilterFile::open(path)?;
         let name = path.display();
-        let filter =
-            Filter::<S>::from_bytes(&file.bytes).map_err(|error| format!("{name}: {error}"))?;
+        let filter = Filter::<S>::from_bytes_with_hasher(&file.bytes)
+            .map_err(|error| format!("{name}: {error}"))?;
         match &mut merged {
             None => merged = Some(filter),
             Some(merged) => merged

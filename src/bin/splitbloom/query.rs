@@ -29,7 +29,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
     let file = FilterFile::open(&options.filter)?;
     require_hasher(&options.filter, &file.header)?;
     with_hasher!(file.header.hasher, S => {
-        let filter = FilterRef::<S>::from_bytes(&file.bytes)
+        let filter = FilterRef::<S>::from_bytes_with_hasher(&file.bytes)
             .map_err(|error| format!("{}: {error}", options.filter.display()))?;
         answer(&filter, options)
     })

@@ -24,8 +24,8 @@ use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::hash::{DefaultHasher, FilterHasher};
+use crate::math;
 use crate::storage::Blocks;
-use crate::{Kernel, math};
 
 /// Bits per counter.
 const COUNTER_BITS: u32 = 4;
@@ -37,6 +37,9 @@ const LOW_BITS: u128 = u128::MAX / 0xF;
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 #[repr(C, align(64))]
 struct CounterBlock([u128; LANES]);
+
+// `shared_methods!` is given the block size as a literal, for its doc examples.
+const _: () = assert!(size_of::<CounterBlock>() == 128);
 
 /// A split-block Bloom filter that supports removal: each bit of the [`Filter`] layout is a
 /// 4-bit saturating counter.
@@ -71,30 +74,26 @@ pub struct CountingFilter<S = DefaultHasher> {
     hasher: S,
 }
 
-impl CountingFilter {
-    /// A counting filter for `items` keys whose projection has a false-positive rate of at most
-    /// `fpr`: the block count of [`Filter::with_fpr`], at 128 bytes per block.
-    ///
-    /// ```
-    /// let filter = splitbloom::CountingFilter::with_fpr(1_000_000, 0.01)?;
-    /// assert_eq!(filter.num_blocks(), 41_130);
-    /// assert_eq!(filter.size_in_bytes(), 41_130 * 128); // 42 bits per key
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
-        Self::with_fpr_and_hasher(items, fpr, DefaultHasher::default())
-    }
+shared_methods! {
+    type: CountingFilter,
+    make: "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;",
+    block_bytes: 128,
+    constructors: yes,
+}
 
-    /// A counting filter of exactly `num_blocks` blocks of 256 counters.
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(3)?.size_in_bytes(), 384);
-    /// assert!(splitbloom::CountingFilter::with_num_blocks(0).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(num_blocks, DefaultHasher::default())
-    }
+read_methods! {
+    type: CountingFilter,
+    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "A key may be present when all eight of its counters are non-zero: the answers of \
+           [`to_filter`](CountingFilter::to_filter)'s plain filter.",
+    probe: |filter, hash| {
+        filter.count_estimate_hash(hash) > 0
+    },
+    bytes: yes,
 }
 
 impl<S> CountingFilter<S> {
@@ -110,18 +109,6 @@ impl<S> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub const COUNTER_MAX: u8 = 15;
-
-    /// [`CountingFilter::with_fpr`] with a given hasher.
-    ///
-    /// ```
-    /// use splitbloom::{CountingFilter, FilterHasher, Xxh3Hash};
-    /// let filter = CountingFilter::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(3))?;
-    /// assert_eq!(filter.hasher().seed(), 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr_and_hasher(items: u64, fpr: f64, hasher: S) -> Result<Self, Error> {
-        Self::with_num_blocks_and_hasher(math::num_blocks_for_fpr(items, fpr)?, hasher)
-    }
 
     /// [`CountingFilter::with_num_blocks`] with a given hasher.
     ///
@@ -147,41 +134,6 @@ impl<S> CountingFilter<S> {
             kernel: Dispatch::best(),
             hasher,
         })
-    }
-
-    /// The same filter running on `kernel`; errors when this CPU cannot run it.
-    ///
-    /// ```
-    /// use splitbloom::{CountingFilter, Kernel};
-    /// let filter = CountingFilter::with_num_blocks(8)?.with_kernel(Kernel::Scalar)?;
-    /// assert_eq!(filter.kernel(), Kernel::Scalar);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
-        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
-        Ok(self)
-    }
-
-    /// The kernel that computes the lane bits.
-    ///
-    /// ```
-    /// let filter = splitbloom::CountingFilter::with_num_blocks(1)?;
-    /// assert!(filter.kernel().is_available());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn kernel(&self) -> Kernel {
-        self.kernel.kernel()
-    }
-
-    /// The hasher keys go through.
-    ///
-    /// ```
-    /// use splitbloom::{CountingFilter, DefaultHasher};
-    /// assert_eq!(*CountingFilter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
     }
 
     /// The block of `hash` and the bit offsets of its eight counters, one per lane.
@@ -257,18 +209,35 @@ impl<S> CountingFilter<S> {
         present
     }
 
-    /// Whether a pre-hashed key may be present (every counter non-zero): `false` means
-    /// certainly absent.
+    /// Adds one occurrence of every hash of `hashes`: the result of
+    /// [`insert_hash`](CountingFilter::insert_hash) on each.
     ///
     /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
-    /// filter.insert_hash(42 << 40 | 7);
-    /// assert!(filter.contains_hash(42 << 40 | 7));
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
+    /// assert!(filter.contains_hash(2 << 40));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        self.count_estimate_hash(hash) > 0
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
+        for &hash in hashes {
+            self.insert_hash(hash);
+        }
+    }
+
+    /// Removes one occurrence of every hash of `hashes` (see
+    /// [`remove_hash`](CountingFilter::remove_hash)); returns how many were removed.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
+    /// assert_eq!(filter.remove_hash_batch(&[1 << 40, 2 << 40]), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn remove_hash_batch(&mut self, hashes: &[u64]) -> usize {
+        hashes
+            .iter()
+            .map(|&hash| usize::from(self.remove_hash(hash)))
+            .sum()
     }
 
     /// An upper bound on how many times a pre-hashed key is present: the smallest of its eight
@@ -325,13 +294,13 @@ impl<S> CountingFilter<S> {
     /// assert_eq!(filter.saturated_counters(), 8);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn saturated_counters(&self) -> u64 {
+    pub fn saturated_counters(&self) -> usize {
         self.blocks
             .iter()
             .flat_map(|block| block.0)
             .map(|lane| {
                 let full = lane & (lane >> 1) & (lane >> 2) & (lane >> 3) & LOW_BITS;
-                u64::from(full.count_ones())
+                full.count_ones() as usize
             })
             .sum()
     }
@@ -347,26 +316,6 @@ impl<S> CountingFilter<S> {
     /// ```
     pub fn clear(&mut self) {
         self.blocks.fill(CounterBlock::default());
-    }
-
-    /// The number of blocks (256 counters each).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(5)?.num_blocks(), 5);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// The size of the counters in bytes (128 per block).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::CountingFilter::with_num_blocks(5)?.size_in_bytes(), 640);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * size_of::<CounterBlock>()
     }
 }
 
@@ -398,18 +347,6 @@ impl<S: BuildHasher> CountingFilter<S> {
         self.remove_hash(self.hasher.hash_one(key))
     }
 
-    /// Whether `key` may be present: `false` means certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("present");
-    /// assert!(filter.contains("present"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
-    }
-
     /// An upper bound on how many times `key` is present (see
     /// [`count_estimate_hash`](Self::count_estimate_hash)).
     ///
@@ -423,6 +360,36 @@ impl<S: BuildHasher> CountingFilter<S> {
     pub fn count_estimate<K: Hash + ?Sized>(&self, key: &K) -> u8 {
         self.count_estimate_hash(self.hasher.hash_one(key))
     }
+
+    /// Adds one occurrence of every key of `keys`: the result of
+    /// [`insert`](CountingFilter::insert) on each.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear"]);
+    /// assert!(filter.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
+        for key in keys {
+            self.insert(key);
+        }
+    }
+
+    /// Removes one occurrence of every key of `keys`: the result of
+    /// [`remove`](CountingFilter::remove) on each (only remove keys you inserted). Returns how
+    /// many were removed (found present).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear"]);
+    /// assert_eq!(filter.remove_batch(&["apple", "pear"]), 2);
+    /// assert!(!filter.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn remove_batch<K: Hash>(&mut self, keys: &[K]) -> usize {
+        keys.iter().map(|key| usize::from(self.remove(key))).sum()
+    }
 }
 
 /// The byte-key contract: keys given as exactly their bytes, hashed with
@@ -430,19 +397,6 @@ impl<S: BuildHasher> CountingFilter<S> {
 /// another program can reproduce it; the same hashes as [`Filter`]'s byte entry points, so
 /// [`to_filter`](CountingFilter::to_filter) keeps answering for them.
 impl<S: FilterHasher> CountingFilter<S> {
-    /// The hash [`insert_bytes`](CountingFilter::insert_bytes) gives `key`: exactly its bytes.
-    ///
-    /// ```
-    /// use splitbloom::FilterHasher;
-    /// let filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_bytes(key)
-    }
-
     /// Adds the key made of exactly `key`'s bytes (see
     /// [`insert_hash`](CountingFilter::insert_hash) for the return value).
     ///
@@ -474,18 +428,6 @@ impl<S: FilterHasher> CountingFilter<S> {
         self.remove_hash(hash)
     }
 
-    /// Whether the key made of exactly `key`'s bytes may be present.
-    ///
-    /// ```
-    /// let filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
-    }
-
     /// The estimated count of the key made of exactly `key`'s bytes (see
     /// [`count_estimate_hash`](CountingFilter::count_estimate_hash)).
     ///
@@ -514,30 +456,38 @@ impl<S: FilterHasher> CountingFilter<S> {
             self.insert_bytes(key.as_ref());
         }
     }
+}
 
-    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != keys.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"apple");
-    /// let mut out = [false; 2];
-    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        for (answer, key) in out.iter_mut().zip(keys) {
-            *answer = self.contains_bytes(key.as_ref());
+/// Adds one occurrence of every key (as [`insert`](CountingFilter::insert)); cannot fail.
+///
+/// ```
+/// let mut filter = splitbloom::CountingFilter::with_fpr(1000, 0.01)?;
+/// filter.extend(["a", "b", "a"]);
+/// assert_eq!(filter.count_estimate("a"), 2);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher, K: Hash> Extend<K> for CountingFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
         }
+    }
+}
+
+/// Equal when they hold the same counters and the same hasher; the kernel is not compared.
+///
+/// ```
+/// let mut a = splitbloom::CountingFilter::with_num_blocks(4)?;
+/// let mut b = splitbloom::CountingFilter::with_num_blocks(4)?;
+/// a.insert("k");
+/// assert_ne!(a, b);
+/// b.insert("k");
+/// assert_eq!(a, b);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: PartialEq> PartialEq for CountingFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hasher == other.hasher && self.blocks == other.blocks
     }
 }
 

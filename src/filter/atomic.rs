@@ -7,14 +7,14 @@
 //!
 //! The memory-ordering argument is in the docs of [`AtomicFilter`].
 
+use alloc::vec::Vec;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::Kernel;
 use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{BLOCK_BYTES, Block, block_index};
+use crate::block::{Block, block_index};
 use crate::error::Error;
-use crate::filter::Filter;
+use crate::filter::{Filter, view};
 use crate::hash::{DefaultHasher, FilterHasher};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
@@ -88,30 +88,43 @@ pub struct AtomicFilter<S = DefaultHasher> {
     hasher: S,
 }
 
-impl AtomicFilter {
-    /// An empty filter for `items` keys with a false-positive rate of at most `fpr`; the same
-    /// size as [`Filter::with_fpr`].
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(1_000_000, 0.01)?;
-    /// assert_eq!(filter.size_in_bytes(), 41_130 * 32);
-    /// assert!(splitbloom::AtomicFilter::with_fpr(0, 0.01).is_err());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn with_fpr(items: u64, fpr: f64) -> Result<Self, Error> {
-        Filter::with_fpr(items, fpr).map(Filter::into_atomic)
-    }
+shared_methods! {
+    type: AtomicFilter,
+    make: "let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;",
+    block_bytes: 32,
+    constructors: yes,
+}
 
-    /// An empty filter of exactly `num_blocks` 32-byte blocks, as [`Filter::with_num_blocks`].
+read_methods! {
+    type: AtomicFilter,
+    setup: "let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "Every key whose insert completed before this call is found (see [`AtomicFilter`]); \
+           a key inserted concurrently may be reported present or absent.",
+    probe: |filter, hash| {
+        let block = &filter.blocks[block_index(hash, filter.blocks.len())];
+        filter.kernel.contains(&block.load(), hash as u32)
+    },
+    bytes: yes,
+}
+
+impl<S> AtomicFilter<S> {
+    /// [`AtomicFilter::with_num_blocks`] with a given hasher.
+    ///
+    /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS), or
+    /// the allocation fails.
     ///
     /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
-    /// assert_eq!(filter.num_blocks(), 64);
-    /// assert!(splitbloom::AtomicFilter::with_num_blocks(0).is_err());
+    /// use splitbloom::{AtomicFilter, Xxh3Hash};
+    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?;
+    /// assert_eq!(filter.num_blocks(), 8);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn with_num_blocks(num_blocks: usize) -> Result<Self, Error> {
-        Filter::with_num_blocks(num_blocks).map(Filter::into_atomic)
+    pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
+        Filter::with_num_blocks_and_hasher(num_blocks, hasher).map(Filter::into_atomic)
     }
 }
 
@@ -206,21 +219,6 @@ impl<S> AtomicFilter<S> {
         block.insert(self.kernel.mask(hash as u32))
     }
 
-    /// Whether a pre-hashed key may be present: `false` means certainly absent (for every key
-    /// whose insert completed before this call).
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
-    /// filter.insert_hash(42 << 40 | 7);
-    /// assert!(filter.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        let block = &self.blocks[block_index(hash, self.blocks.len())];
-        self.kernel.contains(&block.load(), hash as u32)
-    }
-
     /// Adds every hash of `hashes`.
     ///
     /// ```
@@ -233,73 +231,6 @@ impl<S> AtomicFilter<S> {
         for &hash in hashes {
             self.insert_hash(hash);
         }
-    }
-
-    /// Writes into `out[i]` whether `hashes[i]` may be present.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != hashes.len()`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
-    /// filter.insert_hash(5 << 40);
-    /// let mut out = [false; 2];
-    /// filter.contains_hash_batch(&[5 << 40, 6 << 40], &mut out);
-    /// assert!(out[0]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: `out` must have one slot per hash"
-        );
-        for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
-            *answer = self.contains_hash(hash);
-        }
-    }
-
-    /// The kernel that computes masks and answers lookups.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
-    /// assert_eq!(filter.kernel(), splitbloom::Kernel::best());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn kernel(&self) -> Kernel {
-        self.kernel.kernel()
-    }
-
-    /// The hasher keys go through.
-    ///
-    /// ```
-    /// use splitbloom::{AtomicFilter, DefaultHasher};
-    /// assert_eq!(*AtomicFilter::with_num_blocks(1)?.hasher(), DefaultHasher::default());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    /// The number of 32-byte blocks.
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::AtomicFilter::with_num_blocks(3)?.num_blocks(), 3);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-
-    /// The size of the bitset in bytes (32 per block).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::AtomicFilter::with_num_blocks(3)?.size_in_bytes(), 96);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * BLOCK_BYTES
     }
 }
 
@@ -317,17 +248,19 @@ impl<S: BuildHasher> AtomicFilter<S> {
         self.insert_hash(self.hasher.hash_one(key))
     }
 
-    /// Whether `key` may be present: `false` means certainly absent.
+    /// Adds every key of `keys` through a shared reference: the result of
+    /// [`insert`](AtomicFilter::insert) on each, the keys hashed a chunk at a time.
     ///
     /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("present");
-    /// assert!(filter.contains("present"));
+    /// let filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear", "plum"]);
+    /// assert!(filter.contains("pear"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
+    pub fn insert_batch<K: Hash>(&self, keys: &[K]) {
+        for key in keys {
+            self.insert(key);
+        }
     }
 }
 
@@ -335,20 +268,6 @@ impl<S: BuildHasher> AtomicFilter<S> {
 /// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
 /// another program can reproduce it. Use these for persisted string and byte keys.
 impl<S: FilterHasher> AtomicFilter<S> {
-    /// The hash [`insert_bytes`](AtomicFilter::insert_bytes) gives `key`: exactly its bytes, with the
-    /// framing of the [byte-key contract](crate::hash).
-    ///
-    /// ```
-    /// use splitbloom::FilterHasher;
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-        self.hasher.hash_bytes(key)
-    }
-
     /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
     /// already set.
     ///
@@ -361,20 +280,6 @@ impl<S: FilterHasher> AtomicFilter<S> {
     #[inline]
     pub fn insert_bytes(&self, key: &[u8]) -> bool {
         self.insert_hash(self.hash_bytes(key))
-    }
-
-    /// Whether the key made of exactly `key`'s bytes may be present: `false` means certainly
-    /// absent.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"key");
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_bytes(&self, key: &[u8]) -> bool {
-        self.contains_hash(self.hash_bytes(key))
     }
 
     /// Adds every key of `keys` (each exactly its bytes): the result of
@@ -391,30 +296,153 @@ impl<S: FilterHasher> AtomicFilter<S> {
             self.insert_hash_batch(hashes);
         });
     }
+}
 
-    /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+/// Statistics read each block once, as a lookup does: they hold every key whose insert
+/// completed before the call.
+impl<S> AtomicFilter<S> {
+    /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).
     ///
-    /// # Panics
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
+    /// filter.insert_hash(0);
+    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        view::fill_ratio(self.blocks.iter().map(AtomicBlock::load))
+    }
+
+    /// The false-positive rate of the filter as it is now (see [`Filter::estimated_fpr`]).
     ///
-    /// When `out.len() != keys.len()`.
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+    /// filter.insert("x");
+    /// assert_eq!(filter.estimated_fpr(), filter.snapshot().estimated_fpr());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
+    }
+}
+
+impl AtomicFilter {
+    /// Reads a filter written with the default hasher (by any filter type's `to_bytes`), as
+    /// [`Filter::from_bytes`] then [`Filter::into_atomic`]; no type annotation is needed.
     ///
     /// ```
     /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"apple");
-    /// let mut out = [false; 2];
-    /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-    /// assert!(out[0]);
+    /// filter.insert("key");
+    /// let copy = splitbloom::AtomicFilter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.contains("key"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-        assert_eq!(
-            keys.len(),
-            out.len(),
-            "contains_bytes_batch: `out` must have one slot per key"
-        );
-        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |first, hashes| {
-            self.contains_hash_batch(hashes, &mut out[first..first + hashes.len()]);
-        });
+    pub fn from_bytes(bytes: &[u8]) -> Result<AtomicFilter, Error> {
+        Filter::from_bytes(bytes).map(Filter::into_atomic)
+    }
+}
+
+/// Persistence writes a [`snapshot`](AtomicFilter::snapshot): the bits as they are when it is
+/// taken, with every key whose insert completed before the call.
+impl<S: FilterHasher> AtomicFilter<S> {
+    /// The filter in splitbloom's format, the bytes of [`Filter::to_bytes`] of a
+    /// [`snapshot`](AtomicFilter::snapshot); read it back with [`Filter::from_bytes`] and
+    /// [`Filter::into_atomic`].
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("key");
+    /// let copy: splitbloom::Filter = splitbloom::Filter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.into_atomic().contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.snapshot().to_bytes()
+    }
+
+    /// Reads a filter built with hasher type `S`, as [`Filter::from_bytes_with_hasher`] then
+    /// [`Filter::into_atomic`] (the bitset is not copied again).
+    ///
+    /// ```
+    /// use splitbloom::{AtomicFilter, Filter, parquet::ParquetHash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(4, ParquetHash::default())?.to_bytes();
+    /// let filter = AtomicFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)?;
+    /// assert_eq!(filter.num_blocks(), 4);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
+        Filter::from_bytes_with_hasher(bytes).map(Filter::into_atomic)
+    }
+
+    /// Writes [`to_bytes`](AtomicFilter::to_bytes) to `writer`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(2)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        self.snapshot().write_to(writer)
+    }
+}
+
+/// A copy of the bits as they are now (a [`snapshot`](AtomicFilter::snapshot)), on the same
+/// kernel.
+///
+/// ```
+/// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+/// filter.insert("k");
+/// let copy = filter.clone();
+/// assert!(copy.contains("k"));
+/// assert_eq!(copy, filter);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: Clone> Clone for AtomicFilter<S> {
+    fn clone(&self) -> Self {
+        self.snapshot().into_atomic()
+    }
+}
+
+/// Equal when they hold the same bits and the same hasher, as [`Filter`]'s `==`; the bits are
+/// read block by block, so while writers run the answer describes no single moment.
+///
+/// ```
+/// let a = splitbloom::AtomicFilter::with_num_blocks(8)?;
+/// let b = splitbloom::AtomicFilter::with_num_blocks(8)?;
+/// a.insert("k");
+/// assert_ne!(a, b);
+/// b.insert("k");
+/// assert_eq!(a, b);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: PartialEq> PartialEq for AtomicFilter<S> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hasher == other.hasher
+            && self.blocks.len() == other.blocks.len()
+            && self
+                .blocks
+                .iter()
+                .zip(other.blocks.iter())
+                .all(|(a, b)| a.load() == b.load())
+    }
+}
+
+/// Adds every key (as [`insert`](AtomicFilter::insert)); cannot fail.
+///
+/// ```
+/// let mut filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
+/// filter.extend(0..100u64);
+/// assert!(filter.contains(&99u64));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher, K: Hash> Extend<K> for AtomicFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            self.insert(&key);
+        }
     }
 }
 

@@ -41,7 +41,7 @@ use crate::{Kernel, math};
 #[non_exhaustive]
 pub struct ScalableParameters {
     /// Keys in the first stage.
-    pub initial_capacity: u64,
+    pub initial_capacity: usize,
     /// The target compound false-positive rate, in (0, 1).
     pub fpr: f64,
     /// How much larger each stage is than the previous one; at least 1, default 2.
@@ -74,7 +74,7 @@ impl ScalableParameters {
     /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
     /// assert_eq!(parameters.tightening_ratio, 0.85);
     /// ```
-    pub fn new(initial_capacity: u64, fpr: f64) -> Self {
+    pub fn new(initial_capacity: usize, fpr: f64) -> Self {
         ScalableParameters {
             initial_capacity,
             fpr,
@@ -105,18 +105,19 @@ impl ScalableParameters {
         Ok(())
     }
 
-    /// The number of keys stage `stage` is sized for (saturating at `u64::MAX`).
+    /// The number of keys stage `stage` is sized for (saturating at `usize::MAX`).
     ///
     /// ```
     /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
     /// assert_eq!(parameters.stage_capacity(0), 1000);
     /// assert_eq!(parameters.stage_capacity(3), 8000);
     /// ```
-    pub fn stage_capacity(&self, stage: usize) -> u64 {
+    pub fn stage_capacity(&self, stage: usize) -> usize {
         let stage = i32::try_from(stage).unwrap_or(i32::MAX);
-        // `as` saturates: a capacity beyond u64 is reported as u64::MAX (and cannot be built).
+        // `as` saturates: a capacity beyond usize is reported as usize::MAX (and cannot be
+        // built).
         libm::ceil(self.initial_capacity as f64 * libm::pow(self.growth_factor, f64::from(stage)))
-            as u64
+            as usize
     }
 
     /// The false-positive rate stage `stage` is sized for; their sum over all stages is below
@@ -138,7 +139,7 @@ impl ScalableParameters {
     /// the stage's capacity is at most its rate, computed exactly as the format's first release
     /// did (see `math::scalable_v1`), so that every file it wrote keeps reading.
     fn stage_blocks(&self, stage: usize) -> Result<usize, Error> {
-        math::scalable_v1::stage_blocks(self.stage_capacity(stage), self.stage_fpr(stage))
+        math::scalable_v1::stage_blocks(self.stage_capacity(stage) as u64, self.stage_fpr(stage))
     }
 }
 
@@ -167,16 +168,60 @@ impl ScalableParameters {
 /// assert!(seen.estimated_fpr() < 0.01);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScalableFilter<S = DefaultHasher> {
     /// Oldest first; never empty.
     stages: Vec<Filter<S>>,
     parameters: ScalableParameters,
     hasher: S,
     /// Keys added to the newest stage.
-    items_in_last_stage: u64,
+    items_in_last_stage: usize,
     /// The newest stage's capacity (cached: computing it takes a `pow`).
-    last_stage_capacity: u64,
+    last_stage_capacity: usize,
+}
+
+read_methods! {
+    type: ScalableFilter,
+    setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key)?;
+    filter.insert_bytes(key.as_bytes())?;
+}",
+    note: "Every stage answers, newest first (it is the largest and holds most keys); a key may \
+           be present when any stage says so.",
+    probe: |filter, hash| {
+        // Newest first: it is the largest stage and holds most of the keys.
+        filter.stages
+            .iter()
+            .rev()
+            .any(|stage| stage.contains_hash(hash))
+    },
+    probe_all: |filter, hashes, out| filter.stages_batch(hashes, out),
+    bytes: no,
+}
+
+impl<S> ScalableFilter<S> {
+    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage (same lengths),
+    /// with each stage's batch lookup running inside its kernel.
+    fn stages_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        // The newest stage answers into `out`; older stages answer a chunk at a time into a
+        // buffer on the stack that is ORed in, so there is no allocation.
+        const CHUNK: usize = 256;
+        let mut stages = self.stages.iter().rev();
+        if let Some(newest) = stages.next() {
+            newest.contains_hash_batch(hashes, out);
+        }
+        let mut older = [false; CHUNK];
+        for stage in stages {
+            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+                let older = &mut older[..hashes.len()];
+                stage.contains_hash_batch(hashes, older);
+                for (answer, &found) in out.iter_mut().zip(older.iter()) {
+                    *answer |= found;
+                }
+            }
+        }
+    }
 }
 
 impl ScalableFilter {
@@ -189,7 +234,7 @@ impl ScalableFilter {
     /// assert!(splitbloom::ScalableFilter::with_fpr(1000, 0.0).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn with_fpr(initial_capacity: u64, fpr: f64) -> Result<Self, Error> {
+    pub fn with_fpr(initial_capacity: usize, fpr: f64) -> Result<Self, Error> {
         Self::with_parameters(
             ScalableParameters::new(initial_capacity, fpr),
             DefaultHasher::default(),
@@ -309,7 +354,7 @@ impl<S: Clone + PartialEq> ScalableFilter<S> {
     pub fn from_stages(
         parameters: ScalableParameters,
         stages: Vec<Filter<S>>,
-        items_in_last_stage: u64,
+        items_in_last_stage: usize,
     ) -> Result<Self, Error> {
         parameters.check()?;
         let hasher = stages.first().ok_or(Error::NoStages)?.hasher().clone();
@@ -321,7 +366,7 @@ impl<S: Clone + PartialEq> ScalableFilter<S> {
                 parameters.stage_capacity(index),
                 parameters.stage_fpr(index),
             );
-            if !check.matches(capacity, fpr, stage.num_blocks()) {
+            if !check.matches(capacity as u64, fpr, stage.num_blocks()) {
                 return Err(Error::StageMismatch {
                     stage: index,
                     expected_blocks: parameters.stage_blocks(index)?,
@@ -390,66 +435,6 @@ impl<S> ScalableFilter<S> {
         &self.stages[self.stages.len() - 1]
     }
 
-    /// Whether a pre-hashed key may be present in any stage (newest first): `false` means
-    /// certainly absent.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_hash(42 << 40 | 7)?;
-    /// assert!(filter.contains_hash(42 << 40 | 7));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn contains_hash(&self, hash: u64) -> bool {
-        // Newest first: it is the largest stage and holds most of the keys.
-        self.stages
-            .iter()
-            .rev()
-            .any(|stage| stage.contains_hash(hash))
-    }
-
-    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage, with each stage's
-    /// batch lookup running inside its kernel.
-    ///
-    /// # Panics
-    ///
-    /// When `out.len() != hashes.len()`.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// for key in 0..100u64 {
-    ///     filter.insert_hash(key << 40)?;
-    /// }
-    /// let mut out = [false; 2];
-    /// filter.contains_hash_batch(&[5 << 40, 99 << 40], &mut out);
-    /// assert_eq!(out, [true, true]);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        assert_eq!(
-            hashes.len(),
-            out.len(),
-            "contains_hash_batch: `out` must have one slot per hash"
-        );
-        // The newest stage answers into `out`; older stages answer a chunk at a time into a
-        // buffer on the stack that is ORed in, so there is no allocation.
-        const CHUNK: usize = 256;
-        let mut stages = self.stages.iter().rev();
-        if let Some(newest) = stages.next() {
-            newest.contains_hash_batch(hashes, out);
-        }
-        let mut older = [false; CHUNK];
-        for stage in stages {
-            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-                let older = &mut older[..hashes.len()];
-                stage.contains_hash_batch(hashes, older);
-                for (answer, &found) in out.iter_mut().zip(older.iter()) {
-                    *answer |= found;
-                }
-            }
-        }
-    }
-
     /// The stages, oldest first; every one a plain [`Filter`].
     ///
     /// ```
@@ -494,7 +479,7 @@ impl<S> ScalableFilter<S> {
     /// assert_eq!(filter.items_in_last_stage() + 10, filter.len());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn items_in_last_stage(&self) -> u64 {
+    pub fn items_in_last_stage(&self) -> usize {
         self.items_in_last_stage
     }
 
@@ -508,12 +493,12 @@ impl<S> ScalableFilter<S> {
     /// assert_eq!(filter.len(), 1);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn len(&self) -> u64 {
+    pub fn len(&self) -> usize {
         // Saturating: capacities are bounded by what the stages' sizes allow, but a sum of
-        // u64s is not worth a panic.
+        // counts is not worth a panic.
         (0..self.stages.len() - 1)
             .map(|stage| self.parameters.stage_capacity(stage))
-            .fold(self.items_in_last_stage, u64::saturating_add)
+            .fold(self.items_in_last_stage, usize::saturating_add)
     }
 
     /// Whether no key was added.
@@ -571,20 +556,74 @@ impl<S: BuildHasher + Clone> ScalableFilter<S> {
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
         self.insert_hash(self.hasher.hash_one(key))
     }
-}
 
-impl<S: BuildHasher> ScalableFilter<S> {
-    /// Whether `key` may be present: `false` means certainly absent.
+    /// Adds every key of `keys` (each hashed once for all stages); stops at the first error
+    /// (the keys before it are in).
     ///
     /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("present")?;
-    /// assert!(filter.contains("present"));
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// let keys: Vec<u64> = (0..100).collect();
+    /// filter.insert_batch(&keys)?;
+    /// assert!(keys.iter().all(|key| filter.contains(key)));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
-    pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.contains_hash(self.hasher.hash_one(key))
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) -> Result<(), Error> {
+        for key in keys {
+            self.insert(key)?;
+        }
+        Ok(())
+    }
+}
+
+/// Adds every key, growing as needed.
+///
+/// # Panics
+///
+/// When a new stage cannot be made: it would exceed [`math::MAX_BLOCKS`] or the allocator
+/// refuses it, as `Vec::extend` panics on capacity overflow. Use
+/// [`insert_batch`](ScalableFilter::insert_batch) or [`insert`](ScalableFilter::insert) to get
+/// that as an [`Error`] instead.
+///
+/// ```
+/// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+/// filter.extend(0..100u64);
+/// filter.extend(["apple", "pear"]);
+/// assert!(filter.contains(&99u64) && filter.contains("pear"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher + Clone, K: Hash> Extend<K> for ScalableFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        for key in keys {
+            if let Err(error) = self.insert(&key) {
+                panic!("ScalableFilter::extend: {error}");
+            }
+        }
+    }
+}
+
+/// A filter of every key, with a compound false-positive rate below 1%, the default growth
+/// factor and tightening ratio, and a first stage sized for the iterator's lower size hint
+/// (clamped to 1,024 ..= 2^24 keys); it grows as keys arrive.
+///
+/// # Panics
+///
+/// As [`Extend`], when a new stage cannot be made.
+///
+/// ```
+/// let filter: splitbloom::ScalableFilter = (0..10_000u64).collect();
+/// assert!(filter.contains(&1234u64));
+/// assert!(filter.estimated_fpr() < 0.01);
+/// ```
+impl<K: Hash> FromIterator<K> for ScalableFilter {
+    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let keys = keys.into_iter();
+        let initial_capacity = keys.size_hint().0.clamp(1 << 10, 1 << 24);
+        let mut filter = match ScalableFilter::with_fpr(initial_capacity, 0.01) {
+            Ok(filter) => filter,
+            Err(error) => panic!("ScalableFilter::from_iter: {error}"),
+        };
+        filter.extend(keys);
+        filter
     }
 }
 
@@ -867,7 +906,7 @@ mod tests {
     #[test]
     fn stage_sizes_are_those_of_the_first_release() {
         for (capacity, fpr, growth_factor, tightening_ratio, blocks) in FIRST_RELEASE_STAGES {
-            let mut parameters = ScalableParameters::new(capacity, fpr);
+            let mut parameters = ScalableParameters::new(capacity as usize, fpr);
             parameters.growth_factor = growth_factor;
             parameters.tightening_ratio = tightening_ratio;
             let mut check = math::scalable_v1::StageCheck::default();
@@ -886,11 +925,11 @@ mod tests {
                 }
                 assert_eq!(computed, Ok(expected), "{parameters:?} stage {stage}");
                 assert!(
-                    check.matches(capacity, fpr, expected),
+                    check.matches(capacity as u64, fpr, expected),
                     "{parameters:?} {stage}"
                 );
-                assert!(!check.matches(capacity, fpr, expected + 1));
-                assert!(expected == 1 || !check.matches(capacity, fpr, expected - 1));
+                assert!(!check.matches(capacity as u64, fpr, expected + 1));
+                assert!(expected == 1 || !check.matches(capacity as u64, fpr, expected - 1));
             }
         }
     }
@@ -898,7 +937,7 @@ mod tests {
     /// Evaluations of the rate while reading `bytes` as a filter of `stages` stages.
     fn evaluations_to_read(bytes: &[u8], stages: usize) -> usize {
         EVALUATIONS.with(|count| count.set(0));
-        let read = ScalableFilter::<Xxh3Hash>::from_bytes(bytes).unwrap();
+        let read = ScalableFilter::<Xxh3Hash>::from_bytes_with_hasher(bytes).unwrap();
         assert_eq!(read.stages().len(), stages);
         assert_eq!(read.to_bytes(), bytes);
         EVALUATIONS.with(|count| count.get())

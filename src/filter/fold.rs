@@ -1,4 +1,5 @@
-//! Shrinking a filter by folding: writers size generously, then shrink once they know how
+//! Combining filters bit by bit: [`Filter::union`] and [`Filter::intersect`], and shrinking a
+//! filter by folding: writers size generously, then shrink once they know how
 //! many keys arrived (as Parquet writers such as arrow-rs do).
 //!
 //! A key's block is `((h >> 32) · z) >> 32`. With an even `z`, the same key in a filter of
@@ -10,7 +11,7 @@
 use crate::Filter;
 use crate::block::LANES;
 use crate::error::Error;
-use crate::lookup::block_fpr;
+use crate::filter::view::block_fpr;
 use crate::math;
 
 impl<S> Filter<S> {
@@ -88,4 +89,64 @@ fn folded_fpr(blocks: &[[u32; LANES]]) -> f64 {
         .map(|pair| block_fpr(&or(&pair[0], &pair[1])))
         .sum();
     total / (blocks.len() / 2) as f64
+}
+
+impl<S: PartialEq> Filter<S> {
+    /// Makes `self` the union of both filters: afterwards it contains every key of either.
+    /// The result is exactly the filter built from both key sets.
+    ///
+    /// Errors when the filters differ in size or hasher.
+    ///
+    /// ```
+    /// use splitbloom::Filter;
+    /// let mut a = Filter::with_num_blocks(64)?;
+    /// let mut b = Filter::with_num_blocks(64)?;
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// assert!(a.union(&Filter::with_num_blocks(32)?).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn union(&mut self, other: &Self) -> Result<(), Error> {
+        self.combine(other, |word, other| *word |= other)
+    }
+
+    /// Makes `self` the intersection of both filters: keys of both stay present (no false
+    /// negatives for them); the false-positive rate is at most that of either filter.
+    ///
+    /// Errors when the filters differ in size or hasher.
+    ///
+    /// ```
+    /// use splitbloom::Filter;
+    /// let mut a = Filter::with_num_blocks(64)?;
+    /// let mut b = Filter::with_num_blocks(64)?;
+    /// a.insert("both");
+    /// b.insert("both");
+    /// a.insert("only a");
+    /// a.intersect(&b)?;
+    /// assert!(a.contains("both"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn intersect(&mut self, other: &Self) -> Result<(), Error> {
+        self.combine(other, |word, other| *word &= other)
+    }
+
+    /// Applies `op` word by word after checking the filters are compatible.
+    fn combine(&mut self, other: &Self, op: impl Fn(&mut u32, u32)) -> Result<(), Error> {
+        if self.blocks.len() != other.blocks.len() {
+            return Err(Error::ShapeMismatch {
+                left: self.blocks.len(),
+                right: other.blocks.len(),
+            });
+        }
+        if self.hasher != other.hasher {
+            return Err(Error::HasherMismatch);
+        }
+        let words: &mut [u32] = bytemuck::cast_slice_mut(&mut self.blocks);
+        for (word, &other) in words.iter_mut().zip(other.as_words()) {
+            op(word, other);
+        }
+        Ok(())
+    }
 }

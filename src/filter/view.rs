@@ -1,0 +1,534 @@
+//! The reads every filter type shares, written once.
+//!
+//! A filter type tells [`Probe`] two things: its hasher, and whether a pre-hashed key may be
+//! present (one at a time, and for a batch when it has a faster path). Everything else a
+//! reader asks (keyed and byte-key lookups, batches, counts, the one length check of the batch
+//! calls) is a function here over any [`Probe`], and the public methods of [`Filter`],
+//! [`FilterRef`], [`AtomicFilter`], [`CountingFilter`] and [`ScalableFilter`] are written by
+//! `read_methods!` (below) from these functions, so the types cannot drift apart.
+//!
+//! [`View`] is the [`Probe`] of a plain bitset (blocks + kernel + hasher): [`Filter`] (owned,
+//! 32-byte aligned blocks) and [`FilterRef`] (a view of serialized bytes, 4-byte aligned) both
+//! answer through it, so the two can never disagree; it also owns the statistics and the
+//! serialization of a plain bitset. The kernels take `&[u32; 8]` and use unaligned loads, so a
+//! bitset viewed in place needs only the alignment of `u32`.
+//!
+//! [`Filter`]: crate::Filter
+//! [`FilterRef`]: crate::FilterRef
+//! [`AtomicFilter`]: crate::AtomicFilter
+//! [`CountingFilter`]: crate::CountingFilter
+//! [`ScalableFilter`]: crate::ScalableFilter
+
+use alloc::vec::Vec;
+use core::hash::{BuildHasher, Hash};
+
+use crate::arch::{Dispatch, EntryPoints, PreHashed, prefetch_distance};
+use crate::block::{BLOCK_BYTES, LANES};
+use crate::hash::{FilterHasher, for_each_hashed_chunk};
+
+/// The batch reads answer this many keys at a time into a buffer on the stack when they need
+/// one: long enough for the prefetch pipeline to fill, short enough to stay in L1.
+const BATCH_CHUNK: usize = 512;
+
+/// The one length check of every batch call that writes answers into `out`, with the one
+/// message, so every type panics alike (documented under `# Panics` on each batch method).
+#[inline]
+#[track_caller]
+pub(crate) fn check_batch(inputs: usize, out: usize) {
+    assert!(
+        inputs == out,
+        "batch call: `out` must have one slot per input ({inputs} inputs, {out} slots)"
+    );
+}
+
+/// What a filter type provides so that the reads are written once for all of them.
+pub(crate) trait Probe {
+    /// The hasher keys go through.
+    type Hasher;
+
+    /// The hasher keys go through.
+    fn hasher(&self) -> &Self::Hasher;
+
+    /// Whether a pre-hashed key may be present.
+    fn probe(&self, hash: u64) -> bool;
+
+    /// Writes into `out[i]` whether `hashes[i]` may be present; the lengths are equal (the
+    /// callers check). One at a time unless the type has a faster path.
+    #[inline]
+    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
+        for (&hash, answer) in hashes.iter().zip(out.iter_mut()) {
+            *answer = self.probe(hash);
+        }
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` may be present; the lengths are equal. Hashes a
+    /// chunk at a time into a buffer on the stack, then answers it with
+    /// [`probe_all`](Probe::probe_all), unless the type has a faster path.
+    #[inline]
+    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
+    where
+        Self::Hasher: BuildHasher,
+    {
+        let mut hashes = [0u64; BATCH_CHUNK];
+        for (keys, out) in keys.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
+            let hashes = &mut hashes[..keys.len()];
+            for (hash, key) in hashes.iter_mut().zip(keys) {
+                *hash = self.hasher().hash_one(key);
+            }
+            self.probe_all(hashes, out);
+        }
+    }
+}
+
+impl<P: Probe> Probe for &P {
+    type Hasher = P::Hasher;
+
+    #[inline(always)]
+    fn hasher(&self) -> &P::Hasher {
+        (**self).hasher()
+    }
+
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        (**self).probe(hash)
+    }
+
+    #[inline(always)]
+    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
+        (**self).probe_all(hashes, out);
+    }
+
+    #[inline(always)]
+    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
+    where
+        P::Hasher: BuildHasher,
+    {
+        (**self).probe_keys(keys, out);
+    }
+}
+
+/// Whether `key` may be present.
+#[inline(always)]
+pub(crate) fn contains<P: Probe, K: Hash + ?Sized>(filter: &P, key: &K) -> bool
+where
+    P::Hasher: BuildHasher,
+{
+    filter.probe(filter.hasher().hash_one(key))
+}
+
+/// Writes into `out[i]` whether `hashes[i]` may be present. Panics unless the lengths match.
+#[inline]
+#[track_caller]
+pub(crate) fn contains_hash_batch<P: Probe>(filter: &P, hashes: &[u64], out: &mut [bool]) {
+    check_batch(hashes.len(), out.len());
+    filter.probe_all(hashes, out);
+}
+
+/// Writes into `out[i]` whether `keys[i]` may be present. Panics unless the lengths match.
+#[inline]
+#[track_caller]
+pub(crate) fn contains_batch<P: Probe, K: Hash>(filter: &P, keys: &[K], out: &mut [bool])
+where
+    P::Hasher: BuildHasher,
+{
+    check_batch(keys.len(), out.len());
+    filter.probe_keys(keys, out);
+}
+
+/// How many of `inputs` may be present: `answer` answers a chunk at a time into a buffer on
+/// the stack.
+#[inline]
+fn count<T>(inputs: &[T], mut answer: impl FnMut(&[T], &mut [bool])) -> usize {
+    let mut answers = [false; BATCH_CHUNK];
+    inputs
+        .chunks(BATCH_CHUNK)
+        .map(|chunk| {
+            let answers = &mut answers[..chunk.len()];
+            answer(chunk, answers);
+            answers
+                .iter()
+                .map(|&answer| usize::from(answer))
+                .sum::<usize>()
+        })
+        .sum()
+}
+
+/// How many of `hashes` may be present.
+#[inline]
+pub(crate) fn count_contained_hashes<P: Probe>(filter: &P, hashes: &[u64]) -> usize {
+    count(hashes, |chunk, answers| filter.probe_all(chunk, answers))
+}
+
+/// How many of `keys` may be present.
+#[inline]
+pub(crate) fn count_contained<P: Probe, K: Hash>(filter: &P, keys: &[K]) -> usize
+where
+    P::Hasher: BuildHasher,
+{
+    count(keys, |chunk, answers| filter.probe_keys(chunk, answers))
+}
+
+/// The byte-key contract's hash of `key` (see [`hash`](crate::hash)).
+#[inline(always)]
+pub(crate) fn hash_bytes<P: Probe>(filter: &P, key: &[u8]) -> u64
+where
+    P::Hasher: FilterHasher,
+{
+    filter.hasher().hash_bytes(key)
+}
+
+/// Whether the key made of exactly `key`'s bytes may be present.
+#[inline(always)]
+pub(crate) fn contains_bytes<P: Probe>(filter: &P, key: &[u8]) -> bool
+where
+    P::Hasher: FilterHasher,
+{
+    filter.probe(hash_bytes(filter, key))
+}
+
+/// Writes into `out[i]` whether the key made of exactly `keys[i]`'s bytes may be present.
+/// Panics unless the lengths match.
+#[inline]
+#[track_caller]
+pub(crate) fn contains_bytes_batch<P: Probe, K: AsRef<[u8]>>(
+    filter: &P,
+    keys: &[K],
+    out: &mut [bool],
+) where
+    P::Hasher: FilterHasher,
+{
+    check_batch(keys.len(), out.len());
+    for_each_hashed_chunk(filter.hasher(), keys, |first, hashes| {
+        filter.probe_all(hashes, &mut out[first..first + hashes.len()]);
+    });
+}
+
+/// A plain bitset with its kernel and hasher: the [`Probe`] of [`Filter`](crate::Filter) and
+/// [`FilterRef`](crate::FilterRef), and the one place their statistics and serialization are
+/// written.
+#[derive(Clone, Copy)]
+pub(crate) struct View<'a, S> {
+    /// The blocks, at least one.
+    pub(crate) blocks: &'a [[u32; LANES]],
+    /// The kernel that answers.
+    pub(crate) kernel: Dispatch,
+    /// The hasher keys go through.
+    pub(crate) hasher: &'a S,
+}
+
+impl<S> Probe for View<'_, S> {
+    type Hasher = S;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        self.hasher
+    }
+
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        self.kernel.contains_hash(self.blocks, hash)
+    }
+
+    /// The loop runs inside the kernel, prefetching on filters larger than the L2 cache.
+    #[inline]
+    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
+        let distance = prefetch_distance(self.blocks.len());
+        self.kernel
+            .contains_keys(self.blocks, &PreHashed, hashes, out, distance);
+    }
+
+    /// Hashing and probing run inside the kernel, as for [`probe_all`](Probe::probe_all).
+    #[inline]
+    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
+    where
+        S: BuildHasher,
+    {
+        let distance = prefetch_distance(self.blocks.len());
+        self.kernel
+            .contains_keys(self.blocks, self.hasher, keys, out, distance);
+    }
+}
+
+impl<S> View<'_, S> {
+    /// The fraction of bits that are set, from 0 to 1.
+    pub(crate) fn fill_ratio(&self) -> f64 {
+        fill_ratio(self.blocks.iter().copied())
+    }
+
+    /// The chance that a uniformly random hash is reported present.
+    pub(crate) fn estimated_fpr(&self) -> f64 {
+        estimated_fpr(self.blocks.iter().copied())
+    }
+}
+
+impl<S: FilterHasher> View<'_, S> {
+    /// The bitset in splitbloom's format.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        crate::format::to_bytes(S::KIND, self.hasher.seed(), self.blocks)
+    }
+
+    /// Streams [`to_bytes`](View::to_bytes) to `writer`.
+    #[cfg(feature = "std")]
+    pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        crate::format::write_to(S::KIND, self.hasher.seed(), self.blocks, writer)
+    }
+}
+
+/// The fraction of bits of `blocks` that are set, from 0 to 1.
+pub(crate) fn fill_ratio(blocks: impl ExactSizeIterator<Item = [u32; LANES]>) -> f64 {
+    let bits = (blocks.len() * BLOCK_BYTES * 8) as f64;
+    let set: u64 = blocks
+        .flatten()
+        .map(|word| u64::from(word.count_ones()))
+        .sum();
+    set as f64 / bits
+}
+
+/// The chance that a uniformly random hash is reported present: the product of the lanes'
+/// fill, averaged over blocks.
+pub(crate) fn estimated_fpr(blocks: impl ExactSizeIterator<Item = [u32; LANES]>) -> f64 {
+    let num_blocks = blocks.len() as f64;
+    let total: f64 = blocks.map(|block| block_fpr(&block)).sum();
+    total / num_blocks
+}
+
+/// The chance that a random in-block hash finds all its bits set in `lanes`.
+#[inline]
+pub(crate) fn block_fpr(lanes: &[u32; LANES]) -> f64 {
+    lanes
+        .iter()
+        .map(|lane| f64::from(lane.count_ones()) / 32.0)
+        .product::<f64>()
+}
+
+/// Writes the public read methods of a filter type from the functions above, with their docs
+/// and a runnable example each, so that every type offers the same reads with the same
+/// contract.
+///
+/// * `type`: the type, with `'_` when it borrows (`FilterRef<'_>`);
+/// * `setup`: doc-example lines that bind `filter` holding the keys `"apple"` and `"pear"`,
+///   inserted both with `insert` and with `insert_bytes`;
+/// * `note`: a sentence on how this type answers, added to each method's docs;
+/// * `reader`: how a `&self` becomes a [`Probe`], or `probe`: how the type answers a hash (and
+///   optionally `probe_all`, a batch of them), from which its [`Probe`] impl is written;
+/// * `bytes`: whether to write the byte-key methods too.
+macro_rules! read_methods {
+    (
+        type: $Type:ident,
+        setup: $setup:literal,
+        note: $note:literal,
+        probe: |$this:ident, $hash:ident| $probe:expr,
+        $(probe_all: |$this_all:ident, $hashes:ident, $out:ident| $probe_all:expr,)?
+        bytes: $bytes:tt $(,)?
+    ) => {
+        /// The answers every read of this type is written from (see `filter::view`).
+        impl<S> $crate::filter::view::Probe for $Type<S> {
+            type Hasher = S;
+
+            #[inline(always)]
+            fn hasher(&self) -> &S {
+                &self.hasher
+            }
+
+            #[inline]
+            fn probe(&self, $hash: u64) -> bool {
+                let $this = self;
+                $probe
+            }
+
+            $(
+                #[inline]
+                fn probe_all(&self, $hashes: &[u64], $out: &mut [bool]) {
+                    let $this_all = self;
+                    $probe_all
+                }
+            )?
+        }
+
+        read_methods! {
+            type: $Type,
+            setup: $setup,
+            note: $note,
+            reader: |filter| filter,
+            bytes: $bytes,
+        }
+    };
+    (
+        type: $Type:ident $(<$lt:lifetime>)?,
+        setup: $setup:literal,
+        note: $note:literal,
+        reader: |$this:ident| $reader:expr,
+        bytes: $bytes:tt $(,)?
+    ) => {
+        impl<S> $Type<$($lt,)? S> {
+            /// The [`Probe`](crate::filter::view::Probe) every read goes through.
+            #[inline(always)]
+            fn reader(&self) -> impl $crate::filter::view::Probe<Hasher = S> + '_ {
+                let $this = self;
+                $reader
+            }
+
+            /// Whether a pre-hashed key may be present: `false` means certainly absent.
+            ///
+            #[doc = $note]
+            ///
+            /// ```
+            #[doc = $setup]
+            /// assert!(filter.contains_hash(filter.hash_bytes(b"apple")));
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[inline]
+            pub fn contains_hash(&self, hash: u64) -> bool {
+                $crate::filter::view::Probe::probe(&self.reader(), hash)
+            }
+
+            /// Writes into `out[i]` whether `hashes[i]` may be present: the answers of
+            #[doc = concat!("[`contains_hash`](", stringify!($Type), "::contains_hash),")]
+            /// through this type's batch path.
+            ///
+            #[doc = $note]
+            ///
+            /// # Panics
+            ///
+            /// When `out.len() != hashes.len()`.
+            ///
+            /// ```
+            #[doc = $setup]
+            /// let hashes = [filter.hash_bytes(b"apple"), filter.hash_bytes(b"kiwi")];
+            /// let mut out = [false; 2];
+            /// filter.contains_hash_batch(&hashes, &mut out);
+            /// assert!(out[0]);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+                $crate::filter::view::contains_hash_batch(&self.reader(), hashes, out);
+            }
+
+            /// How many of `hashes` may be present: the number of `true` answers
+            #[doc = concat!("[`contains_hash_batch`](", stringify!($Type), "::contains_hash_batch)")]
+            /// would give, without an output slice.
+            ///
+            /// ```
+            #[doc = $setup]
+            /// let hashes = [filter.hash_bytes(b"apple"), filter.hash_bytes(b"pear")];
+            /// assert_eq!(filter.count_contained_hashes(&hashes), 2);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn count_contained_hashes(&self, hashes: &[u64]) -> usize {
+                $crate::filter::view::count_contained_hashes(&self.reader(), hashes)
+            }
+        }
+
+        impl<S: core::hash::BuildHasher> $Type<$($lt,)? S> {
+            /// Whether `key` may be present: `false` means certainly absent.
+            ///
+            #[doc = $note]
+            ///
+            /// ```
+            #[doc = $setup]
+            /// assert!(filter.contains("apple"));
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[inline]
+            pub fn contains<K: core::hash::Hash + ?Sized>(&self, key: &K) -> bool {
+                $crate::filter::view::contains(&self.reader(), key)
+            }
+
+            /// Writes into `out[i]` whether `keys[i]` may be present: the answers of
+            #[doc = concat!("[`contains`](", stringify!($Type), "::contains),")]
+            /// through this type's batch path.
+            ///
+            #[doc = $note]
+            ///
+            /// # Panics
+            ///
+            /// When `out.len() != keys.len()`.
+            ///
+            /// ```
+            #[doc = $setup]
+            /// let mut out = [false; 3];
+            /// filter.contains_batch(&["apple", "kiwi", "pear"], &mut out);
+            /// assert!(out[0] && out[2]);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn contains_batch<K: core::hash::Hash>(&self, keys: &[K], out: &mut [bool]) {
+                $crate::filter::view::contains_batch(&self.reader(), keys, out);
+            }
+
+            /// How many of `keys` may be present: the number of `true` answers
+            #[doc = concat!("[`contains_batch`](", stringify!($Type), "::contains_batch)")]
+            /// would give, without an output slice (for example the selectivity of a join's
+            /// probe side).
+            ///
+            /// ```
+            #[doc = $setup]
+            /// assert!(filter.count_contained(&["apple", "pear", "kiwi"]) >= 2);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn count_contained<K: core::hash::Hash>(&self, keys: &[K]) -> usize {
+                $crate::filter::view::count_contained(&self.reader(), keys)
+            }
+        }
+
+        read_methods!(@bytes $bytes, $Type $(<$lt>)?, $setup, $note);
+    };
+    (@bytes no, $($rest:tt)*) => {};
+    (@bytes yes, $Type:ident $(<$lt:lifetime>)?, $setup:literal, $note:literal) => {
+        /// The byte-key contract: keys given as exactly their bytes, hashed with
+        /// [`FilterHasher::hash_bytes`](crate::FilterHasher::hash_bytes), whose framing the
+        /// [`hash`](crate::hash) module documents so another program can reproduce it. Use these
+        /// for persisted string and byte keys.
+        impl<S: $crate::hash::FilterHasher> $Type<$($lt,)? S> {
+            /// The hash `insert_bytes` gives `key`: exactly its bytes, with the framing of the
+            /// [byte-key contract](crate::hash).
+            ///
+            /// ```
+            /// use splitbloom::FilterHasher;
+            #[doc = $setup]
+            /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[inline]
+            pub fn hash_bytes(&self, key: &[u8]) -> u64 {
+                $crate::filter::view::hash_bytes(&self.reader(), key)
+            }
+
+            /// Whether the key made of exactly `key`'s bytes may be present: `false` means
+            /// certainly absent.
+            ///
+            #[doc = $note]
+            ///
+            /// ```
+            #[doc = $setup]
+            /// assert!(filter.contains_bytes(b"apple"));
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[inline]
+            pub fn contains_bytes(&self, key: &[u8]) -> bool {
+                $crate::filter::view::contains_bytes(&self.reader(), key)
+            }
+
+            /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
+            ///
+            #[doc = $note]
+            ///
+            /// # Panics
+            ///
+            /// When `out.len() != keys.len()`.
+            ///
+            /// ```
+            #[doc = $setup]
+            /// let mut out = [false; 2];
+            /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
+            /// assert!(out[0]);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            #[track_caller]
+            pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
+                $crate::filter::view::contains_bytes_batch(&self.reader(), keys, out);
+            }
+        }
+    };
+}

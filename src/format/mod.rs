@@ -1,0 +1,453 @@
+//! splitbloom's own on-disk format: bytes ⇄ [`Filter`](crate::Filter) (owned copy) and [`FilterRef`]
+//! (zero-copy view of the caller's bytes, e.g. an mmap'd file or a block-cache entry).
+//!
+//! # Layout (version 1)
+//!
+//! A serialized filter is a 32-byte header followed by the bitset. Every integer is
+//! little-endian, whatever the host.
+//!
+//! | offset | size | field | value |
+//! |---:|---:|---|---|
+//! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
+//! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
+//! | 6 | 1 | hasher id | [`HasherKind::id`]: 1 = gxhash, 2 = XXH3 (folded), 3 = Parquet XXH64, 4 = XXH3 (plain) |
+//! | 7 | 1 | flags | `0`; readers refuse unknown flags |
+//! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
+//! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]) |
+//! | 24 | 8 | checksum | XXH3-64 (seed 0) of bytes 0..24 followed by the bitset |
+//! | 32 | 32·z | bitset | block after block, each eight `u32` lanes, lane 0 first |
+//!
+//! The total length is exactly `32 + 32·z` bytes. The bitset is the Parquet SBBF bitset
+//! byte for byte: lane `i` of block `b` is the little-endian `u32` at byte `32 + 32·b + 4·i`,
+//! and a key with 64-bit hash `h` is present when, for every lane `i`, bit
+//! `((h as u32) · SALT[i]) >> 27` is set in block `((h >> 32) · z) >> 32` (see
+//! [`SALT`](crate::SALT), [`block_index`](crate::block_index)). How a key becomes `h` is given
+//! by the hasher id and seed. For keys inserted through the byte-key contract
+//! (`insert_bytes`, which the `splitbloom` CLI uses), with `seed` from the header and `fold(a,
+//! b)` the XOR of the two 64-bit halves of the 128-bit product `a · b`:
+//!
+//! | id | hasher | `h` of key bytes `k` |
+//! |---:|---|---|
+//! | 1 | gxhash (opt-in) | `fold(gxhash64(pad16(k), s'), 0xd6e8feb86659fd93)`; see [`GxBytes`](crate::hash) |
+//! | 2 | XXH3, folded (the default before id 4) | `fold(XXH3_64_withSeed(k, seed ^ 0x243f6a8885a308d3), 0xd6e8feb86659fd93)` |
+//! | 3 | Parquet XXH64 | `XXH64(k, seed)` |
+//! | 4 | XXH3, plain (the default) | `XXH3_64_withSeed(k, seed)` |
+//!
+//! The [`hash`](crate::hash) module gives the details (and what `insert(&key)` hashes for other
+//! key types, e.g. integers); the README has known answers to test another implementation
+//! against.
+//!
+//! A [`ScalableFilter`](crate::ScalableFilter) is a 64-byte header ([`SCALABLE_MAGIC`] `SBLS`, its parameters and
+//! stage count) followed by its stages, each a complete filter in this layout; the byte table
+//! is on [`ScalableFilter::to_bytes`](crate::ScalableFilter::to_bytes)'s `impl` block.
+//!
+//! ```
+//! use splitbloom::{Filter, FilterRef, format::Header};
+//! let mut filter = Filter::with_fpr(1000, 0.01)?;
+//! filter.insert("key");
+//! let bytes = filter.to_bytes();
+//! assert_eq!(&bytes[..4], b"SBLM");
+//! assert_eq!(Header::parse(&bytes)?.num_blocks, filter.num_blocks());
+//! let view: FilterRef = FilterRef::from_bytes(&bytes)?; // zero-copy
+//! assert!(view.contains("key"));
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
+//!
+//! # Why it is shaped this way
+//!
+//! * The header is 32 bytes, one block, so the bitset starts 32-byte aligned whenever the
+//!   buffer does (mmap'd files, page-aligned cache entries): [`FilterRef`] then reads it in
+//!   place. It needs only 4-byte alignment; on a misaligned buffer or a big-endian host it
+//!   copies the words instead, so it never fails or misreads because of where the bytes are.
+//! * The checksum covers the header fields too, so a flipped seed or block count is detected,
+//!   not silently turned into false negatives. XXH3 runs at memory speed.
+//! * Every check runs before any allocation, and the only allocation is the size of the
+//!   validated input, so hostile bytes cannot make a reader allocate more than they occupy.
+//! * A filter whose hasher this build cannot compute (gxhash without AES) or which was built
+//!   with another hasher than the reader's type is an error, never silent wrong answers.
+//! * [`FilterRef::from_bytes`] reads every byte to verify the checksum (23-35 ms for 125 MiB).
+//!   Callers that already verified the bytes (a block cache checksumming its blocks) use
+//!   [`FilterRef::from_trusted_bytes`] instead: the header and length are still checked, so it
+//!   never panics or reads out of bounds, and on a little-endian host with an aligned buffer it
+//!   is O(1); on corrupt bytes its answers may be wrong.
+
+use alloc::borrow::Cow;
+use alloc::vec::Vec;
+
+use xxhash_rust::xxh3::Xxh3Default;
+
+use crate::block::{BLOCK_BYTES, LANES};
+use crate::error::Error;
+use crate::hash::{FilterHasher, HasherKind};
+use crate::math::MAX_BLOCKS;
+
+mod scalable;
+
+pub use scalable::ScalableHeader;
+#[cfg(feature = "serde")]
+mod serde;
+
+// `FilterRef` lives with the filter family; this path is where it was first published.
+pub use crate::filter::FilterRef;
+
+/// The first four bytes of every serialized filter.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(1)?.to_bytes();
+/// assert_eq!(bytes[..4], splitbloom::format::MAGIC);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const MAGIC: [u8; 4] = *b"SBLM";
+
+/// The format version this build writes, and the newest it reads.
+///
+/// ```
+/// let bytes = splitbloom::Filter::with_num_blocks(1)?.to_bytes();
+/// assert_eq!(u16::from_le_bytes([bytes[4], bytes[5]]), splitbloom::format::VERSION);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const VERSION: u16 = 1;
+
+/// The size of the header in bytes: one block, so the bitset keeps the buffer's alignment.
+///
+/// ```
+/// let filter = splitbloom::Filter::with_num_blocks(3)?;
+/// assert_eq!(filter.to_bytes().len(), splitbloom::format::HEADER_BYTES + 3 * 32);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const HEADER_BYTES: usize = 32;
+
+/// Bytes of the header covered by the checksum (all but the checksum itself).
+const CHECKED_HEADER_BYTES: usize = 24;
+
+/// The decoded header of a serialized filter.
+///
+/// [`Header::parse`] lets a caller inspect bytes before reading them, e.g. to learn the total
+/// length of a filter stored inside a larger buffer, or which hasher type to read it with.
+///
+/// ```
+/// use splitbloom::{FilterHasher, Xxh3Hash, format::Header};
+/// let filter = splitbloom::Filter::with_num_blocks_and_hasher(4, Xxh3Hash::with_seed(7))?;
+/// let header = Header::parse(&filter.to_bytes())?;
+/// assert_eq!((header.hasher, header.seed, header.num_blocks), (Xxh3Hash::KIND, 7, 4));
+/// assert_eq!(header.serialized_len(), 32 + 4 * 32);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Header {
+    /// The format version.
+    pub version: u16,
+    /// The hasher the filter's keys went through.
+    pub hasher: HasherKind,
+    /// The hasher's seed.
+    pub seed: u64,
+    /// The number of 32-byte blocks (at least 1, at most [`MAX_BLOCKS`]).
+    pub num_blocks: usize,
+    /// The stored checksum.
+    pub checksum: u64,
+}
+
+impl Header {
+    /// Decodes and validates the header at the start of `bytes`; the bytes after it are not
+    /// looked at (neither their length nor the checksum).
+    ///
+    /// ```
+    /// use splitbloom::{Error, format::Header};
+    /// assert!(matches!(Header::parse(b"PAR1"), Err(Error::WrongMagic { .. })));
+    /// assert!(matches!(Header::parse(b"SBLM"), Err(Error::Truncated { .. })));
+    /// ```
+    pub fn parse(bytes: &[u8]) -> Result<Header, Error> {
+        let raw = RawHeader::<HEADER_BYTES>::read(bytes, MAGIC)?;
+        let (header, version) = (raw.bytes, raw.version);
+        let u64_at = |at| raw.u64_at(at);
+        if header[7] != 0 {
+            return Err(Error::UnsupportedFlags(header[7]));
+        }
+        let hasher = HasherKind::from_id(header[6]).ok_or(Error::UnknownHasher(header[6]))?;
+        let num_blocks = u64_at(16);
+        if num_blocks == 0 {
+            return Err(Error::ZeroBlocks);
+        }
+        if num_blocks > MAX_BLOCKS as u64 {
+            return Err(Error::TooLarge {
+                blocks: num_blocks as f64,
+            });
+        }
+        Ok(Header {
+            version,
+            hasher,
+            seed: u64_at(8),
+            num_blocks: num_blocks as usize,
+            checksum: u64_at(24),
+        })
+    }
+
+    /// The length in bytes of the whole serialized filter: header and bitset.
+    ///
+    /// ```
+    /// let bytes = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// let header = splitbloom::format::Header::parse(&bytes)?;
+    /// assert_eq!(header.serialized_len(), bytes.len() as u64);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> u64 {
+        HEADER_BYTES as u64 + self.num_blocks as u64 * BLOCK_BYTES as u64
+    }
+
+    /// Errors unless a reader using hasher type `S` can answer for this filter.
+    pub(crate) fn check_hasher<S: FilterHasher>(&self) -> Result<(), Error> {
+        if !self.hasher.is_available() {
+            Err(Error::HasherUnavailable(self.hasher))
+        } else if self.hasher == S::KIND {
+            Ok(())
+        } else {
+            Err(Error::HasherKindMismatch {
+                expected: S::KIND,
+                found: self.hasher,
+            })
+        }
+    }
+}
+
+/// The one header reader: the checks every header of the format shares, for the filter
+/// header ([`Header`], `SBLM`) and the scalable container's (`SBLS`), so both refuse bad bytes
+/// in the same order with the same errors.
+pub(crate) struct RawHeader<'a, const N: usize> {
+    /// The header's bytes: the first `N` of the input.
+    pub(crate) bytes: &'a [u8; N],
+    /// The format version (1 ..= [`VERSION`]).
+    pub(crate) version: u16,
+}
+
+impl<'a, const N: usize> RawHeader<'a, N> {
+    /// The first `N` bytes of `bytes`, once they start with `magic` and a version this build
+    /// reads. The magic is checked first, so any input of four bytes or more that is not of
+    /// this kind is [`Error::WrongMagic`], whatever its length.
+    pub(crate) fn read(bytes: &'a [u8], magic: [u8; 4]) -> Result<Self, Error> {
+        let truncated = || Error::Truncated {
+            needed: N as u64,
+            available: bytes.len(),
+        };
+        let found: [u8; 4] = bytes
+            .get(..4)
+            .ok_or_else(truncated)?
+            .try_into()
+            .unwrap_or_default();
+        if found != magic {
+            return Err(Error::WrongMagic { found });
+        }
+        let header: &[u8; N] = bytes
+            .get(..N)
+            .and_then(|header| header.try_into().ok())
+            .ok_or_else(truncated)?;
+        let version = u16::from_le_bytes([header[4], header[5]]);
+        if version == 0 || version > VERSION {
+            return Err(Error::UnsupportedVersion {
+                found: version,
+                supported: VERSION,
+            });
+        }
+        Ok(RawHeader {
+            bytes: header,
+            version,
+        })
+    }
+
+    /// The little-endian `u64` at byte `at` of the header.
+    pub(crate) fn u64_at(&self, at: usize) -> u64 {
+        let mut word = [0; 8];
+        word.copy_from_slice(&self.bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    }
+}
+
+/// Validates `bytes` as exactly one serialized filter readable with hasher type `S`; returns
+/// the header and the bitset bytes.
+pub(crate) fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
+    let header = Header::parse(bytes)?;
+    let payload = checked_length(&header, bytes)?;
+    let computed = checksum(&bytes[..CHECKED_HEADER_BYTES], payload);
+    if computed != header.checksum {
+        return Err(Error::ChecksumMismatch {
+            stored: header.checksum,
+            computed,
+        });
+    }
+    header.check_hasher::<S>()?;
+    Ok((header, payload))
+}
+
+/// The bitset bytes, once `bytes` is exactly as long as `header` announces (O(1): the bitset
+/// itself is not read).
+pub(crate) fn checked_length<'a>(header: &Header, bytes: &'a [u8]) -> Result<&'a [u8], Error> {
+    let expected = header.serialized_len();
+    if (bytes.len() as u64) < expected {
+        return Err(Error::Truncated {
+            needed: expected,
+            available: bytes.len(),
+        });
+    }
+    if bytes.len() as u64 > expected {
+        return Err(Error::LengthMismatch {
+            expected,
+            found: bytes.len(),
+        });
+    }
+    Ok(&bytes[HEADER_BYTES..])
+}
+
+/// XXH3-64 (seed 0) of the checked header bytes followed by the bitset bytes.
+fn checksum(header: &[u8], payload: &[u8]) -> u64 {
+    let mut state = Xxh3Default::new();
+    state.update(header);
+    state.update(payload);
+    state.digest()
+}
+
+/// The first 24 header bytes (all but the checksum).
+fn checked_header(kind: HasherKind, seed: u64, num_blocks: usize) -> [u8; CHECKED_HEADER_BYTES] {
+    let mut header = [0; CHECKED_HEADER_BYTES];
+    header[..4].copy_from_slice(&MAGIC);
+    header[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    header[6] = kind.id();
+    header[7] = 0;
+    header[8..16].copy_from_slice(&seed.to_le_bytes());
+    header[16..24].copy_from_slice(&(num_blocks as u64).to_le_bytes());
+    header
+}
+
+/// Feeds the bitset to `sink` as little-endian bytes: in one piece on little-endian hosts, a
+/// block at a time elsewhere.
+fn for_each_payload_chunk(blocks: &[[u32; LANES]], mut sink: impl FnMut(&[u8])) {
+    if cfg!(target_endian = "little") {
+        sink(bytemuck::cast_slice(blocks));
+    } else {
+        for_each_block_as_le_bytes(blocks, sink);
+    }
+}
+
+/// The byte-order-independent path of [`for_each_payload_chunk`], one block at a time.
+fn for_each_block_as_le_bytes(blocks: &[[u32; LANES]], mut sink: impl FnMut(&[u8])) {
+    for block in blocks {
+        let mut bytes = [0u8; BLOCK_BYTES];
+        for (chunk, word) in bytes.chunks_exact_mut(4).zip(block) {
+            chunk.copy_from_slice(&word.to_le_bytes());
+        }
+        sink(&bytes);
+    }
+}
+
+/// The full header (checksum included) of a filter with this hasher and bitset.
+fn header_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> [u8; HEADER_BYTES] {
+    let checked = checked_header(kind, seed, blocks.len());
+    let mut state = Xxh3Default::new();
+    state.update(&checked);
+    for_each_payload_chunk(blocks, |chunk| state.update(chunk));
+    let mut header = [0; HEADER_BYTES];
+    header[..CHECKED_HEADER_BYTES].copy_from_slice(&checked);
+    header[CHECKED_HEADER_BYTES..].copy_from_slice(&state.digest().to_le_bytes());
+    header
+}
+
+/// Serializes a bitset with its hasher identity: the one writer behind every `to_bytes`.
+pub(crate) fn to_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + blocks.len() * BLOCK_BYTES);
+    bytes.extend_from_slice(&header_bytes(kind, seed, blocks));
+    for_each_payload_chunk(blocks, |chunk| bytes.extend_from_slice(chunk));
+    bytes
+}
+
+/// Streams a serialized bitset to `writer`: the one writer behind every `write_to`.
+#[cfg(feature = "std")]
+pub(crate) fn write_to(
+    kind: HasherKind,
+    seed: u64,
+    blocks: &[[u32; LANES]],
+    mut writer: impl std::io::Write,
+) -> std::io::Result<()> {
+    writer.write_all(&header_bytes(kind, seed, blocks))?;
+    let mut result = Ok(());
+    for_each_payload_chunk(blocks, |chunk| {
+        if result.is_ok() {
+            result = writer.write_all(chunk);
+        }
+    });
+    result
+}
+
+/// Decodes a little-endian bitset into `blocks` (same length in bytes).
+pub(crate) fn decode_into(payload: &[u8], blocks: &mut [[u32; LANES]]) {
+    for (block, bytes) in blocks.iter_mut().zip(payload.chunks_exact(BLOCK_BYTES)) {
+        for (word, bytes) in block.iter_mut().zip(bytes.chunks_exact(4)) {
+            *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
+    }
+}
+
+/// Views a validated little-endian bitset in place when the host and alignment allow, else
+/// copies it.
+pub(crate) fn view_payload(payload: &[u8]) -> Result<Cow<'_, [[u32; LANES]]>, Error> {
+    if cfg!(target_endian = "little")
+        && let Ok(blocks) = bytemuck::try_cast_slice::<u8, [u32; LANES]>(payload)
+    {
+        return Ok(Cow::Borrowed(blocks));
+    }
+    let num_blocks = payload.len() / BLOCK_BYTES;
+    let mut blocks = Vec::new();
+    blocks
+        .try_reserve_exact(num_blocks)
+        .map_err(|_| Error::AllocationFailed {
+            bytes: payload.len(),
+        })?;
+    blocks.resize(num_blocks, [0; LANES]);
+    decode_into(payload, &mut blocks);
+    Ok(Cow::Owned(blocks))
+}
+
+/// The first four bytes of a serialized [`ScalableFilter`](crate::ScalableFilter).
+///
+/// ```
+/// let bytes = splitbloom::ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
+/// assert_eq!(bytes[..4], splitbloom::format::SCALABLE_MAGIC);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const SCALABLE_MAGIC: [u8; 4] = *b"SBLS";
+
+/// The size of a serialized [`ScalableFilter`](crate::ScalableFilter)'s header: two blocks, so every stage after it
+/// keeps the buffer's 32-byte alignment.
+///
+/// ```
+/// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+/// let stage = filter.stages()[0].serialized_len();
+/// assert_eq!(filter.to_bytes().len(), splitbloom::format::SCALABLE_HEADER_BYTES + stage);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub const SCALABLE_HEADER_BYTES: usize = 64;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The big-endian paths (word-by-word encode, copying decode) give the same bytes and
+    /// words as the in-place little-endian paths, so they are checked on every host.
+    #[test]
+    fn byte_order_independent_paths_agree() {
+        let blocks: Vec<[u32; LANES]> = (0u32..50)
+            .map(|b| {
+                core::array::from_fn(|i| {
+                    b.wrapping_mul(0x9e37_79b9) ^ (i as u32) << 24 ^ 0x0102_0304
+                })
+            })
+            .collect();
+        let mut portable = Vec::new();
+        for_each_block_as_le_bytes(&blocks, |chunk| portable.extend_from_slice(chunk));
+        let mut fast = Vec::new();
+        for_each_payload_chunk(&blocks, |chunk| fast.extend_from_slice(chunk));
+        assert_eq!(portable, fast);
+        assert_eq!(&portable[..4], &blocks[0][0].to_le_bytes());
+        let mut decoded = vec![[0u32; LANES]; blocks.len()];
+        decode_into(&portable, &mut decoded);
+        assert_eq!(decoded, blocks);
+    }
+}
