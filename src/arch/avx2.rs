@@ -92,7 +92,8 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 
-/// The constants of [`contains_inline`], next to each other so that one pointer reaches both.
+/// The constants of [`contains_inline`], next to each other: the salts, then the `1` that is
+/// shifted into each lane.
 #[repr(C, align(32))]
 struct InlineConstants {
     salt: [u32; LANES],
@@ -107,6 +108,11 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// token proves the CPU can run it. Same instructions as [`contains`], then `vzeroupper`, so that
 /// a caller compiled without AVX pays no SSE/AVX transition penalty.
 ///
+/// The constants are addressed RIP-relative through a `sym` operand, not through a pointer in
+/// a register: a pointer to a static of another crate is loaded from the GOT, and callers'
+/// loops reloaded it on every lookup (seen in a crate depending on splitbloom, notes of issue
+/// 16). With `sym` the linker resolves the address; no register and no load are spent on it.
+///
 /// `vzeroupper` zeroes bits 128 and up of every register `ymm0`-`ymm15` (and `zmm0`-`zmm15`),
 /// so the block declares all sixteen clobbered: a caller compiled with AVX (`-C
 /// target-cpu=native`, `x86-64-v3`, or code inside a `#[target_feature(enable = "avx2")]`
@@ -120,16 +126,16 @@ pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> boo
     let found: u8;
     // SAFETY: `_token` proves the CPU has AVX2, which every instruction here needs. The asm
     // reads 32 bytes at `block` (a valid reference) and 36 bytes at `INLINE_CONSTANTS` (a
-    // static); VEX loads need no alignment. It writes `ymm0`, `ymm1` and the upper halves of
-    // `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below, `found` and the flags (not
-    // preserved: no `preserves_flags`), and touches no stack.
+    // static, addressed RIP-relative); VEX loads need no alignment. It writes `ymm0`, `ymm1`
+    // and the upper halves of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below,
+    // `found` and the flags (not preserved: no `preserves_flags`), and touches no stack.
     unsafe {
         core::arch::asm!(
             "vmovd xmm0, {x:e}",
             "vpbroadcastd ymm0, xmm0",
-            "vpmulld ymm0, ymm0, ymmword ptr [{constants}]",
+            "vpmulld ymm0, ymm0, ymmword ptr [rip + {constants}]",
             "vpsrld ymm0, ymm0, 27",
-            "vpbroadcastd ymm1, dword ptr [{constants} + 32]",
+            "vpbroadcastd ymm1, dword ptr [rip + {constants} + 32]",
             "vpsllvd ymm0, ymm1, ymm0",
             "vmovdqu ymm1, ymmword ptr [{block}]",
             // CF = 1 when every bit of the mask (ymm0) is set in the block (ymm1).
@@ -138,7 +144,7 @@ pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> boo
             "vzeroupper",
             x = in(reg) x,
             block = in(reg) block.as_ptr(),
-            constants = in(reg) &raw const INLINE_CONSTANTS,
+            constants = sym INLINE_CONSTANTS,
             found = out(reg_byte) found,
             out("xmm0") _,
             out("xmm1") _,
