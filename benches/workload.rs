@@ -711,7 +711,7 @@ fn main() {
         Kernel::best(),
         raw::cache_summary(),
         raw::prefetch_distance(usize::MAX),
-        raw::prefetch_min_blocks(),
+        raw::prefetch().1,
     );
     let started = Instant::now();
     let mut rows = Vec::new();

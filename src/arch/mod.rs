@@ -33,6 +33,7 @@
 //! | `scalar.rs`, `portable.rs`, `avx2.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line |
 //! | `generic.rs` | everything written once for all kernels: single-key operations, the prefetching batch loops, [`PreHashed`] |
 //! | `prefetch.rs` | the one prefetch instruction per architecture |
+//! | `cache.rs` | the cache sizes (CPUID, sysfs, fallback) the prefetch threshold comes from |
 //! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}` |
 //! | `testing.rs` | hidden hooks that reach each kernel directly (`splitbloom::__kernel_testing`) |
 //!
@@ -61,6 +62,7 @@ use crate::block::LANES;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+mod cache;
 mod dispatch;
 mod generic;
 #[cfg(target_arch = "aarch64")]
@@ -72,8 +74,8 @@ pub mod testing;
 
 pub(crate) use dispatch::Dispatch;
 pub(crate) use generic::{
-    PREFETCH_DISTANCE, PREFETCH_MIN_BLOCKS, PreHashed, contains_hash_with, contains_keys_with,
-    insert_hash_with, insert_keys_with, prefetch_distance,
+    PREFETCH_DISTANCE, PreHashed, contains_hash_with, contains_keys_with, insert_hash_with,
+    insert_keys_with, prefetch_distance, prefetch_min_blocks,
 };
 
 /// The block primitives every kernel implements, with identical results.
