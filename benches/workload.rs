@@ -10,7 +10,8 @@
 //!   larger).
 //! * 10 bits per key: every contender gets `ceil(N * 10 / 256)` blocks of 256 bits (Boost's
 //!   rounding), u64 keys hashed by each contender's own hasher.
-//! * Timed, in rounds that interleave the contenders (median of the rounds): single-key lookups
+//! * Timed, in rounds that interleave the contenders (median of the rounds, each round the
+//!   median of its slices of 16384 keys, see [`timed_slices`]): single-key lookups
 //!   of 1M positives and 1M negatives (`hits += contains(&k) as u64`, no branch on the answer),
 //!   the hashing alone, batched lookups in chunks of 1024 keys, and the build (one key at a
 //!   time, and as one batch), allocation and zeroing included.
@@ -319,6 +320,25 @@ impl Samples {
     }
 }
 
+/// Keys per timed slice of a lookup sample (a multiple of [`BATCH_CHUNK`]).
+const SLICE: usize = 16 * BATCH_CHUNK;
+
+/// Times `op` over `queries` one slice of [`SLICE`] keys at a time, returning the median ns per
+/// key of the slices and the sum of `op`'s results. On a machine shared with other jobs a
+/// sample of a million lookups is often cut by the scheduler; a slice takes tens of
+/// microseconds, so the median slice is one that ran undisturbed, while the query stream and
+/// the filter's cache state are those of the whole sample.
+fn timed_slices(queries: &[u64], mut op: impl FnMut(&[u64]) -> u64) -> (f64, u64) {
+    let mut times = Vec::with_capacity(queries.len() / SLICE + 1);
+    let mut total = 0;
+    for slice in queries.chunks(SLICE) {
+        let start = Instant::now();
+        total += black_box(op(black_box(slice)));
+        times.push(start.elapsed().as_nanos() as f64 / slice.len() as f64);
+    }
+    (Samples(times).median().unwrap_or(f64::NAN), total)
+}
+
 /// Times `op`, returning ns per key and its result.
 fn timed<R>(keys: usize, op: impl FnOnce() -> R) -> (f64, R) {
     let start = Instant::now();
@@ -513,28 +533,20 @@ impl<C: Contender> Timed for Entry<C> {
         let negatives = window(&work.negatives, LOOKUPS, round);
         let filter = &self.filter;
         let row = &mut self.row;
-        let (pos, pos_hits) = timed(positives.len(), || {
-            lookup_loop(filter, black_box(positives))
-        });
-        let (neg, neg_hits) = timed(negatives.len(), || {
-            lookup_loop(filter, black_box(negatives))
-        });
+        let (pos, pos_hits) = timed_slices(positives, |keys| lookup_loop(filter, keys));
+        let (neg, neg_hits) = timed_slices(negatives, |keys| lookup_loop(filter, keys));
         row.pos.0.push(pos);
         row.neg.0.push(neg);
         if pos_hits != positives.len() as u64 || neg_hits > row.fp {
             row.inconsistent = true;
         }
         if filter.hash(0).is_some() {
-            let (hash, _) = timed(negatives.len(), || hash_loop(filter, black_box(negatives)));
+            let (hash, _) = timed_slices(negatives, |keys| hash_loop(filter, keys));
             row.hash.0.push(hash);
         }
         if C::BATCH {
-            let (bpos, bpos_hits) = timed(positives.len(), || {
-                batch_loop(filter, black_box(positives), out)
-            });
-            let (bneg, bneg_hits) = timed(negatives.len(), || {
-                batch_loop(filter, black_box(negatives), out)
-            });
+            let (bpos, bpos_hits) = timed_slices(positives, |keys| batch_loop(filter, keys, out));
+            let (bneg, bneg_hits) = timed_slices(negatives, |keys| batch_loop(filter, keys, out));
             row.bpos.0.push(bpos);
             row.bneg.0.push(bneg);
             if bpos_hits != pos_hits || bneg_hits != neg_hits {
@@ -659,12 +671,7 @@ fn run_size(n: usize, reps: usize) -> Vec<Row> {
             entry.timed_round(&work, round, &mut out);
         }
         let negatives = window(&work.negatives, LOOKUPS, round);
-        floors.push(
-            timed(negatives.len(), || {
-                floor_loop(&memory, black_box(negatives), distance)
-            })
-            .0,
-        );
+        floors.push(timed_slices(negatives, |keys| floor_loop(&memory, keys, distance)).0);
     }
     let floor = Samples(floors).median().unwrap_or(f64::NAN);
     eprintln!(
