@@ -121,10 +121,17 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// of `xmmN` covers the whole register (LLVM tracks `xmmN`, `ymmN` and `zmmN` as one register).
 /// The mask and the block therefore live in fixed registers, `ymm0` and `ymm1`.
 /// `tests/caller_registers.rs` keeps ymm and zmm values live across every entry point.
+///
+/// A caller compiled with AVX2 (`-C target-cpu=native`, `x86-64-v3`) needs neither the
+/// assembly nor its `vzeroupper`: there [`contains`] inlines, and the compiler keeps the salts
+/// and the `1`s in registers across a loop of lookups instead of loading them every time.
 #[inline(always)]
-pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> bool {
+pub(super) fn contains_inline(token: Avx2, block: &[u32; LANES], x: u32) -> bool {
+    if cfg!(target_feature = "avx2") {
+        return token.contains(block, x);
+    }
     let found: u8;
-    // SAFETY: `_token` proves the CPU has AVX2, which every instruction here needs. The asm
+    // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
     // reads 32 bytes at `block` (a valid reference) and 36 bytes at `INLINE_CONSTANTS` (a
     // static, addressed RIP-relative); VEX loads need no alignment. It writes `ymm0`, `ymm1`
     // and the upper halves of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below,
