@@ -30,10 +30,11 @@ impl Avx2 {
     }
 }
 
-/// The mask of `x` in a ymm register. Requires AVX2 (callers hold an [`Avx2`] token).
+/// The mask of `x` in a ymm register. Requires AVX2 (callers hold an [`Avx2`] token, or the
+/// AVX-512 kernel's, which implies AVX2).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn mask_vector(x: u32) -> __m256i {
+pub(super) fn mask_vector(x: u32) -> __m256i {
     let salt = _mm256_setr_epi32(
         SALT[0] as i32,
         SALT[1] as i32,
@@ -51,7 +52,7 @@ fn mask_vector(x: u32) -> __m256i {
 /// Loads a block. Requires AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn load(block: &[u32; LANES]) -> __m256i {
+pub(super) fn load(block: &[u32; LANES]) -> __m256i {
     // SAFETY: `block` is a valid reference to 32 readable bytes; `loadu` needs no alignment.
     unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
 }
@@ -59,7 +60,7 @@ fn load(block: &[u32; LANES]) -> __m256i {
 /// Stores a block. Requires AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store(block: &mut [u32; LANES], words: __m256i) {
+pub(super) fn store(block: &mut [u32; LANES], words: __m256i) {
     // SAFETY: `block` is a valid exclusive reference to 32 writable bytes; `storeu` needs no
     // alignment.
     unsafe { _mm256_storeu_si256(block.as_mut_ptr().cast(), words) }
