@@ -7,9 +7,10 @@
 //! nanoseconds per key. Lookups add up their answers without branching, and every inserted key
 //! is checked present once before anything is timed.
 //!
-//! * `hash/<len>`: `reference` (xxh3_64), `xxh3-bytes` (the default's byte contract,
-//!   `hash_bytes`), `xxh3-str` / `xxh3-slice` (`hash_one` of a `&str` / `&[u8]`, std's
-//!   framing), the same for `gxhash-*` where gxhash is available, and `parquet-bytes`.
+//! * `hash/<len>`: `reference` (xxh3_64), `plain-bytes` (the default's byte contract,
+//!   `hash_bytes`, hasher id 4), `plain-str` / `plain-slice` (`hash_one` of a `&str` /
+//!   `&[u8]`, std's framing), the same for `xxh3-*` (id 2, the previous default) and for
+//!   `gxhash-*` where gxhash is available, and `parquet-bytes`.
 //! * `contains/<len>`: `reference` (`contains_hash(xxh3_64(key))`), then `contains_bytes`
 //!   (`*-bytes`), `contains(&str)` (`*-str`) and `contains(&[u8])` (`*-slice`) per hasher.
 //!
@@ -33,7 +34,7 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, FilterHasher, GxHash, Xxh3Hash};
+use splitbloom::{Filter, FilterHasher, GxHash, Xxh3Hash, Xxh3Plain};
 
 /// Key lengths measured, in bytes.
 const LENGTHS: [usize; 11] = [0, 1, 4, 8, 12, 15, 16, 24, 32, 64, 256];
@@ -95,10 +96,20 @@ fn hashing(c: &mut Criterion) {
         let keys = keys(len);
         let mut group = c.benchmark_group(format!("hash/{len}"));
         group.throughput(Throughput::Elements(KEYS as u64));
+        let plain = Xxh3Plain::default();
         let xxh3 = Xxh3Hash::default();
         let parquet = ParquetHash::default();
         time_keys(&mut group, "reference", len, &keys, |key| {
             xxhash_rust::xxh3::xxh3_64(key.as_bytes())
+        });
+        time_keys(&mut group, "plain-bytes", len, &keys, |key| {
+            plain.hash_bytes(key.as_bytes())
+        });
+        time_keys(&mut group, "plain-str", len, &keys, |key| {
+            plain.hash_one(key)
+        });
+        time_keys(&mut group, "plain-slice", len, &keys, |key| {
+            plain.hash_one(key.as_bytes())
         });
         time_keys(&mut group, "xxh3-bytes", len, &keys, |key| {
             xxh3.hash_bytes(key.as_bytes())
@@ -164,6 +175,7 @@ fn contains(c: &mut Criterion) {
         time_keys(&mut group, "reference", len, &keys, |key| {
             reference.contains_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
         });
+        contains_variants(&mut group, "plain", Xxh3Plain::default(), len, &keys);
         contains_variants(&mut group, "xxh3", Xxh3Hash::default(), len, &keys);
         if let Ok(gx) = GxHash::new(0) {
             contains_variants(&mut group, "gxhash", gx, len, &keys);
@@ -184,13 +196,16 @@ fn interleaved() {
     for len in LENGTHS {
         let keys = keys(len);
         let mut reference = Filter::with_num_blocks(1024).unwrap();
+        let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
         let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
         let mut gxf = gx.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
         for key in keys.iter().step_by(2) {
             reference.insert_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()));
+            plain.insert_bytes(key.as_bytes());
+            plain.insert(key.as_str());
+            plain.insert(key.as_bytes());
             xxh3.insert_bytes(key.as_bytes());
             xxh3.insert(key.as_str());
-            xxh3.insert(key.as_bytes());
             if let Some(gxf) = gxf.as_mut() {
                 gxf.insert_bytes(key.as_bytes());
                 gxf.insert(key.as_str());
@@ -204,16 +219,24 @@ fn interleaved() {
                 }),
             ),
             (
-                "xxh3 contains_bytes",
+                "default contains_bytes",
+                Box::new(|key: &str| plain.contains_bytes(key.as_bytes())),
+            ),
+            (
+                "default contains(&str)",
+                Box::new(|key: &str| plain.contains(key)),
+            ),
+            (
+                "default contains(&[u8])",
+                Box::new(|key: &str| plain.contains(key.as_bytes())),
+            ),
+            (
+                "xxh3 (id 2) contains_bytes",
                 Box::new(|key: &str| xxh3.contains_bytes(key.as_bytes())),
             ),
             (
-                "xxh3 contains(&str)",
+                "xxh3 (id 2) contains(&str)",
                 Box::new(|key: &str| xxh3.contains(key)),
-            ),
-            (
-                "xxh3 contains(&[u8])",
-                Box::new(|key: &str| xxh3.contains(key.as_bytes())),
             ),
         ];
         if let Some(gxf) = gxf.as_ref() {
@@ -256,11 +279,94 @@ fn interleaved() {
     }
 }
 
+/// Where a short key's time goes in `GxHash` (hasher id 1), whose output cannot change: the
+/// hash alone (no filter) through each hasher, next to gxhash64 alone on a 16-byte key padded
+/// in advance (so without the padding, the length-dependent seed and the final fold). Printed
+/// after the `contains` table in the interleaved mode, where gxhash is available.
+#[cfg(all(
+    target_feature = "aes",
+    any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_feature = "neon")
+    )
+))]
+fn interleaved_gxhash_breakdown() {
+    use splitbloom::hash::{BytesHash, GxBytes};
+    let Ok(gx) = GxHash::new(0) else {
+        return;
+    };
+    let plain = Xxh3Plain::default();
+    let xxh3 = Xxh3Hash::default();
+    type Hash<'a> = (&'static str, Box<dyn Fn(&[u8], &[u8; 16]) -> u64 + 'a>);
+    let hashes: Vec<Hash<'_>> = vec![
+        (
+            "reference xxh3_64",
+            Box::new(|key, _| xxhash_rust::xxh3::xxh3_64(key)),
+        ),
+        (
+            "default hash_bytes",
+            Box::new(|key, _| plain.hash_bytes(key)),
+        ),
+        (
+            "xxh3 (id 2) hash_bytes",
+            Box::new(|key, _| xxh3.hash_bytes(key)),
+        ),
+        ("gxhash hash_bytes", Box::new(|key, _| gx.hash_bytes(key))),
+        (
+            "gxhash64 alone, pre-padded",
+            Box::new(|_, padded| GxBytes::hash_bytes(padded, 0)),
+        ),
+    ];
+    println!();
+    let names: Vec<&str> = hashes.iter().map(|(name, _)| *name).collect();
+    println!("| key bytes (hash only) | {} |", names.join(" | "));
+    println!("|---:|{}", "---:|".repeat(names.len()));
+    for len in [0, 1, 4, 8, 12, 15, 16] {
+        let keys = keys(len);
+        let padded: Vec<[u8; 16]> = keys
+            .iter()
+            .map(|key| {
+                let mut padded = [0u8; 16];
+                padded[..len].copy_from_slice(key.as_bytes());
+                padded
+            })
+            .collect();
+        let mut best = vec![f64::MAX; hashes.len()];
+        for _ in 0..3000 {
+            for ((_, hash), best) in hashes.iter().zip(&mut best) {
+                let start = Instant::now();
+                let mut total = 0u64;
+                for (key, padded) in keys.iter().zip(&padded) {
+                    total = total.wrapping_add(hash(black_box(key.as_bytes()), black_box(padded)));
+                }
+                black_box(total);
+                *best = best.min(start.elapsed().as_nanos() as f64 / KEYS as f64);
+            }
+        }
+        let cells: Vec<String> = best
+            .iter()
+            .map(|ns| format!("{ns:.2} ({:.2}x)", ns / best[0]))
+            .collect();
+        println!("| {len} | {} |", cells.join(" | "));
+    }
+}
+
+/// Builds without gxhash have no breakdown to print.
+#[cfg(not(all(
+    target_feature = "aes",
+    any(
+        all(target_arch = "x86_64", target_feature = "sse2"),
+        all(target_arch = "aarch64", target_feature = "neon")
+    )
+)))]
+fn interleaved_gxhash_breakdown() {}
+
 criterion_group!(benches, hashing, contains);
 
 fn main() {
     if std::env::var("SPLITBLOOM_BENCH").as_deref() == Ok("interleaved") {
         interleaved();
+        interleaved_gxhash_breakdown();
         return;
     }
     benches();

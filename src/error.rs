@@ -202,7 +202,9 @@ impl fmt::Display for Error {
             ),
             Error::HasherKindMismatch { expected, found } => write!(
                 f,
-                "the filter was built with the {found:?} hasher, but was read as a filter using {expected:?}; read it with that hasher type"
+                "the filter was built with the {found:?} hasher (hasher id {id}), but was read as a filter using {expected:?}; read it with the type `{name}` (e.g. `FilterRef::<{name}>::from_bytes`)",
+                id = found.id(),
+                name = found.type_name()
             ),
             Error::InvalidParquetHeader(reason) => {
                 write!(f, "invalid Parquet bloom filter header: {reason}")

@@ -3,22 +3,26 @@
 //!
 //! # Which hasher you get
 //!
-//! **[`Xxh3Hash`] is the default ([`DefaultHasher`]) on every target and under every build
-//! flag**: x86_64 with or without AES or AVX2, `-C target-cpu=native`, aarch64 with or without
-//! the crypto extension, 32-bit and big-endian targets. A filter built from the same keys has
-//! the same bytes whichever binary built it, and every build reads every other build's files.
-//! To pick another hasher, name it: `Filter::with_fpr_and_hasher(n, fpr, hasher)`,
-//! `FilterRef::<H>::from_bytes(..)`.
+//! **[`Xxh3Plain`] (hasher id 4) is the default ([`DefaultHasher`]) on every target and under
+//! every build flag**: x86_64 with or without AES or AVX2, `-C target-cpu=native`, aarch64 with
+//! or without the crypto extension, 32-bit and big-endian targets. A filter built from the same
+//! keys has the same bytes whichever binary built it, and every build reads every other build's
+//! files. A dependent crate gets it without any feature or flag. To pick another hasher, name
+//! it: `Filter::with_fpr_and_hasher(n, fpr, hasher)`, `FilterRef::<H>::from_bytes(..)`.
 //!
-//! * [`Xxh3Hash`] (hasher id 2, the default): XXH3-64 from `xxhash-rust`.
-//! * [`GxHash`] (hasher id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash
+//! * [`Xxh3Plain`] (id 4, the default): plain XXH3-64 for byte strings, one folded multiply for
+//!   an integer key.
+//! * [`Xxh3Hash`] (id 2): the default of earlier versions, XXH3-64 with a final folded multiply.
+//!   Kept, bit for bit, so that filters written with it keep opening and answering: read them
+//!   with `FilterRef::<Xxh3Hash>::from_bytes` (reading them as the default type is
+//!   [`Error::HasherKindMismatch`], whose message names `Xxh3Hash`).
+//! * [`GxHash`] (id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash
 //!   can only be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
 //!   target-feature=+aes"` on x86_64); elsewhere [`GxHash::new`] and reading a gxhash filter
-//!   return [`Error::HasherUnavailable`]. It exists so that
-//!   filters written by earlier versions (whose `+aes` builds defaulted to it) keep opening, and
-//!   for callers who measured it faster on their keys (see the README's key-length table: it is
-//!   not faster below 16 bytes).
-//! * [`ParquetHash`](crate::parquet::ParquetHash) (hasher id 3): XXH64, as Parquet hashes values.
+//!   return [`Error::HasherUnavailable`]. It exists so that filters written by earlier versions
+//!   (whose `+aes` builds defaulted to it) keep opening, and for long keys (see the README's
+//!   key-length table: it is not faster below 16 bytes).
+//! * [`ParquetHash`](crate::parquet::ParquetHash) (id 3): XXH64, as Parquet hashes values.
 //!
 //! # The byte-key contract (stable, reproducible in any language)
 //!
@@ -26,12 +30,15 @@
 //! entry points of every filter type, hash exactly the given bytes, with this framing (`seed`
 //! is the filter's seed, stored in its header; all arithmetic modulo 2^64):
 //!
+//! * [`Xxh3Plain`]: `h = XXH3_64_withSeed(bytes, seed)`, nothing added. With the default seed
+//!   0 that is `XXH3_64bits(bytes)`, e.g. `xxhsum -H3` or Python's `xxhash.xxh3_64_intdigest`.
 //! * [`Xxh3Hash`]: `h = fold(XXH3_64_withSeed(bytes, seed ^ 0x243f6a8885a308d3),
 //!   0xd6e8feb86659fd93)`, where `fold(a, b)` is the XOR of the low and high 64-bit halves of
 //!   the 128-bit product `a · b`.
-//! * [`GxHash`]: the same with gxhash64 in place of XXH3, where inputs shorter than 16 bytes
-//!   are zero-padded to 16 bytes and the seed becomes `(seed ^ 0x243f6a8885a308d3) + (len + 1) ·
-//!   0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have it).
+//! * [`GxHash`]: the same as [`Xxh3Hash`] with gxhash64 in place of XXH3, where inputs shorter
+//!   than 16 bytes are zero-padded to 16 bytes and the seed becomes `(seed ^
+//!   0x243f6a8885a308d3) + (len + 1) · 0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have
+//!   it).
 //! * [`ParquetHash`](crate::parquet::ParquetHash): `h = XXH64(bytes, seed)`: Parquet's hash of
 //!   a `BYTE_ARRAY` value.
 //!
@@ -42,32 +49,75 @@
 //! # What `insert(&key)` means for `key: impl Hash`
 //!
 //! `insert(&key)`, `contains(&key)` and the batch forms hash `key` through Rust's [`Hash`]
-//! trait: `h = hasher.hash_one(&key)`. [`Xxh3Hash`] and [`GxHash`] define what each [`Hasher`]
-//! call does (below), but *which* calls a type makes is up to its `Hash` impl:
+//! trait: `h = hasher.hash_one(&key)`. Each hasher defines what each [`Hasher`] call does
+//! (below), but *which* calls a type makes is up to its `Hash` impl:
 //!
 //! * **Stable**: integers (`u8` ..= `u128`, `i8` ..= `i128`, `usize`/`isize` as 64-bit,
-//!   `bool`, `char`), and tuples, arrays and derived structs of them: `Hash` feeds each integer
-//!   to the matching `write_*` call, which the language has always done.
+//!   `bool`, `char`), and tuples and derived structs of them: `Hash` feeds each integer to the
+//!   matching `write_*` call, which the language has always done. Arrays and slices of integers
+//!   other than bytes are hashed by std as one byte write of their *native-endian* bytes, so
+//!   they are stable only between targets of the same endianness.
 //! * **Not promised by Rust**: `str`, `String`, `[u8]`, `Vec<u8>`. std hashes a `str` as its
 //!   bytes then a `0xff` terminator, and a `[u8]` as its length then its bytes, but does not
 //!   promise to keep doing so. Fine inside one process; for anything persisted use the byte
 //!   contract above.
 //!
-//! The [`Hasher`] of [`Xxh3Hash`] and [`GxHash`] keeps one `u64` of state, starting at
-//! `seed ^ 0x243f_6a88_85a3_08d3`:
+//! ## The hasher of [`Xxh3Plain`] (id 4)
+//!
+//! Every integer write (`write_u8` ..= `write_u64`, `write_usize`, and the signed, `bool` and
+//! `char` writes, which std forwards to them) is one 64-bit *word*, zero-extended;
+//! `write_u128` is two words, low half first. The hasher keeps a state (starting at `seed`)
+//! and at most one buffered word `w`. With `fold` as above, *folding* `w` into the state is
+//! `state = fold(a, rotl(a, 32) ^ 0x9e3779b97f4a7c15)` where `a = state ^ w ^
+//! 0x243f6a8885a308d3` and `rotl` rotates left (the constant keeps state 0 and word 0 from
+//! folding to 0; the rotated second factor lets a key's high bits reach every output bit):
+//!
+//! * a word: if a word is buffered, it is folded in; then the new word is buffered,
+//!   **except** the value `0xff` directly after a byte write (std's `str` terminator), which
+//!   is dropped;
+//! * `write(bytes)`: a buffered word `w` is folded in if `w != bytes.len()` and dropped if
+//!   `w == bytes.len()` (std's `[u8]` length prefix); then `state = XXH3_64_withSeed(bytes,
+//!   state)`;
+//! * `finish`: a buffered word is folded in; the result is the state.
+//!
+//! So one integer key `k` is `fold(a, rotl(a, 32) ^ 0x9e3779b97f4a7c15)` with `a = seed ^ k ^
+//! 0x243f6a8885a308d3`: one 64×64→128-bit multiply in all (like Boost.Bloom's integer mix,
+//! whose second factor is a constant); a tuple
+//! of `n` integers costs `n` multiplies, each word folded into a state that depends on all the
+//! words before it (order matters). A `&str`, `String`, `&[u8]` or `Vec<u8>` key is exactly
+//! `XXH3_64_withSeed(bytes, seed)`, the byte contract: no multiply, only the two comparisons
+//! above, which the compiler resolves at compile time for these types.
+//!
+//! **Distinct keys stay distinct.** Only integer words are ever dropped, never bytes, and only
+//! a word whose value is fixed by its neighbour (the length of the byte write it precedes, or
+//! `0xff` right after a byte write). Two values of one type could only collide structurally if
+//! their `Hash` impls made the same calls except for the presence of such a word; std's
+//! impls never do that (a type's field layout decides where each word is, and the words that
+//! decide layout, such as enum discriminants and collection lengths, are kept unless they
+//! equal the next write's length, which the writes that follow still determine). Every other
+//! collision is a collision of XXH3 or of the folded multiply, as for any 64-bit hash. An
+//! integer written right after bytes, as in `(Vec<u8>, u32)`, is buffered and folded like any
+//! other word, so keys that differ only in it still spread over blocks and lanes.
+//!
+//! ## The hasher of [`Xxh3Hash`] (id 2) and [`GxHash`] (id 1)
+//!
+//! One `u64` of state, starting at `seed ^ 0x243f_6a88_85a3_08d3`:
 //!
 //! * `write(bytes)` replaces the state with the byte hash of `bytes` seeded with the state.
 //! * `write_u8` ... `write_u64` (all integer keys) mix the value in with one folded multiply,
-//!   `state = fold(state ^ value, 0x9e37_79b9_7f4a_7c15)`: well under a nanosecond.
-//!   `write_u128` is two `write_u64`, low half first.
+//!   `state = fold(state ^ value, 0x9e37_79b9_7f4a_7c15)`. `write_u128` is two `write_u64`,
+//!   low half first.
 //! * `finish` returns `fold(state, 0xd6e8_feb8_6659_fd93)`.
 //!
 //! ```
 //! use core::hash::BuildHasher;
-//! use splitbloom::{FilterHasher, Xxh3Hash};
+//! use splitbloom::{FilterHasher, Xxh3Hash, Xxh3Plain};
 //! // The same key, seed and algorithm give the same hash in every process and every build.
-//! assert_eq!(Xxh3Hash::with_seed(5).hash_one("key"), Xxh3Hash::with_seed(5).hash_one("key"));
-//! // The byte contract, computed from its definition.
+//! assert_eq!(Xxh3Plain::with_seed(5).hash_one("key"), Xxh3Plain::with_seed(5).hash_one("key"));
+//! // The default's byte contract is XXH3 itself.
+//! let xxh3 = xxhash_rust::xxh3::xxh3_64_with_seed(b"key", 5);
+//! assert_eq!(Xxh3Plain::with_seed(5).hash_bytes(b"key"), xxh3);
+//! // Id 2's, computed from its definition.
 //! let fold = |a: u64, b: u64| {
 //!     let product = u128::from(a) * u128::from(b);
 //!     (product as u64) ^ ((product >> 64) as u64)
@@ -121,19 +171,24 @@ pub enum HasherKind {
     /// [`ParquetHash`](crate::parquet::ParquetHash): XXH64 over the value's Parquet plain
     /// encoding, as Parquet bloom filters hash values.
     ParquetXxh64,
+    /// [`Xxh3Plain`], the default: exactly `XXH3_64_withSeed(bytes, seed)` for byte strings,
+    /// one folded multiply for an integer.
+    Xxh3Plain,
 }
 
 impl HasherKind {
-    /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64).
+    /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64, 4 = xxh3-plain).
     ///
     /// ```
     /// assert_eq!(splitbloom::HasherKind::Xxh3.id(), 2);
+    /// assert_eq!(splitbloom::HasherKind::Xxh3Plain.id(), 4);
     /// ```
     pub const fn id(self) -> u8 {
         match self {
             HasherKind::GxHash => 1,
             HasherKind::Xxh3 => 2,
             HasherKind::ParquetXxh64 => 3,
+            HasherKind::Xxh3Plain => 4,
         }
     }
 
@@ -149,7 +204,25 @@ impl HasherKind {
             1 => Some(HasherKind::GxHash),
             2 => Some(HasherKind::Xxh3),
             3 => Some(HasherKind::ParquetXxh64),
+            4 => Some(HasherKind::Xxh3Plain),
             _ => None,
+        }
+    }
+
+    /// The path of the hasher type that computes this kind: the type to name to read a filter
+    /// built with it (`FilterRef::<T>::from_bytes`, `Filter::<T>::from_bytes`).
+    ///
+    /// ```
+    /// use splitbloom::HasherKind;
+    /// assert_eq!(HasherKind::Xxh3.type_name(), "splitbloom::Xxh3Hash");
+    /// assert_eq!(HasherKind::Xxh3Plain.type_name(), "splitbloom::Xxh3Plain");
+    /// ```
+    pub const fn type_name(self) -> &'static str {
+        match self {
+            HasherKind::GxHash => "splitbloom::GxHash",
+            HasherKind::Xxh3 => "splitbloom::Xxh3Hash",
+            HasherKind::ParquetXxh64 => "splitbloom::parquet::ParquetHash",
+            HasherKind::Xxh3Plain => "splitbloom::Xxh3Plain",
         }
     }
 
@@ -162,7 +235,7 @@ impl HasherKind {
     pub const fn is_available(self) -> bool {
         match self {
             HasherKind::GxHash => cfg!(splitbloom_gxhash),
-            HasherKind::Xxh3 | HasherKind::ParquetXxh64 => true,
+            HasherKind::Xxh3 | HasherKind::ParquetXxh64 | HasherKind::Xxh3Plain => true,
         }
     }
 }
@@ -364,8 +437,10 @@ const INITIAL_STATE_SECRET: [u8; 192] =
     xxhash_rust::const_xxh3::const_custom_default_secret(INITIAL_STATE);
 
 seeded_build_hasher!(
-    /// Keys hashed with XXH3-64 (byte strings) and a folded multiply (integers): the default
-    /// hasher ([`DefaultHasher`]) of every build, on every target.
+    /// Keys hashed with XXH3-64 and a final folded multiply: hasher id 2, the default of
+    /// earlier versions. Its output never changes, so filters written with it keep opening
+    /// and answering; new filters default to [`Xxh3Plain`], which is faster (no final
+    /// multiply) and whose byte contract is plain XXH3.
     ///
     /// ```
     /// use splitbloom::{Filter, Xxh3Hash};
@@ -411,6 +486,222 @@ impl BuildHasher for Xxh3Hash {
         KeyHasher {
             state: self.initial_state,
             bytes: PhantomData,
+        }
+    }
+}
+
+/// Keys hashed with exactly XXH3-64 (byte strings) and one folded multiply (an integer): hasher
+/// id 4, the default hasher ([`DefaultHasher`]) of every build, on every target.
+///
+/// Its byte-key contract is `XXH3_64_withSeed(bytes, seed)` with nothing added, so any XXH3
+/// implementation reproduces it (with the default seed 0, plain `XXH3_64bits(bytes)`), and
+/// `insert(&str)`, `insert(&[u8])` and `insert_bytes` give the same hash today (see the
+/// [module docs](self#the-hasher-of-xxh3plain-id-4) for the framing of every [`Hasher`] call).
+///
+/// ```
+/// use core::hash::BuildHasher;
+/// use splitbloom::{Filter, FilterHasher, Xxh3Plain};
+/// let hasher = Xxh3Plain::with_seed(7);
+/// assert_eq!(hasher.hash_bytes(b"key"), xxhash_rust::xxh3::xxh3_64_with_seed(b"key", 7));
+/// assert_eq!(hasher.hash_one("key"), hasher.hash_bytes(b"key"));
+/// let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
+/// filter.insert_bytes(b"key");
+/// assert!(filter.contains("key"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Xxh3Plain {
+    seed: u64,
+}
+
+impl core::fmt::Debug for Xxh3Plain {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Xxh3Plain")
+            .field("seed", &self.seed)
+            .finish()
+    }
+}
+
+impl Xxh3Plain {
+    /// The hasher with `seed` (every build can compute XXH3, so this cannot fail).
+    ///
+    /// ```
+    /// use splitbloom::{FilterHasher, Xxh3Plain};
+    /// assert_eq!(Xxh3Plain::with_seed(9).seed(), 9);
+    /// ```
+    pub const fn with_seed(seed: u64) -> Xxh3Plain {
+        Xxh3Plain { seed }
+    }
+}
+
+impl Default for Xxh3Plain {
+    /// Seed [`DEFAULT_SEED`].
+    fn default() -> Self {
+        Xxh3Plain::with_seed(DEFAULT_SEED)
+    }
+}
+
+impl FilterHasher for Xxh3Plain {
+    const KIND: HasherKind = HasherKind::Xxh3Plain;
+
+    fn try_with_seed(seed: u64) -> Result<Self, Error> {
+        Ok(Xxh3Plain::with_seed(seed))
+    }
+
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    #[inline(always)]
+    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+        xxh3_seeded(bytes, self.seed)
+    }
+}
+
+impl BuildHasher for Xxh3Plain {
+    type Hasher = Xxh3PlainHasher;
+
+    #[inline(always)]
+    fn build_hasher(&self) -> Xxh3PlainHasher {
+        Xxh3PlainHasher {
+            state: self.seed,
+            word: 0,
+            pending: false,
+            after_bytes: false,
+        }
+    }
+}
+
+/// `XXH3_64_withSeed(bytes, seed)`. Seed 0 (the default) takes xxhash-rust's unseeded entry
+/// point, whose secret is a constant: the same value (XXH3 defines seed 0 as the default
+/// secret), without adding a seed the compiler cannot see into every secret word.
+#[inline(always)]
+fn xxh3_seeded(bytes: &[u8], seed: u64) -> u64 {
+    if seed == 0 {
+        xxhash_rust::xxh3::xxh3_64(bytes)
+    } else {
+        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+    }
+}
+
+/// One integer word folded into the state of [`Xxh3PlainHasher`]: with `a = state ^ word ^
+/// INITIAL_STATE`, `fold(a, a.rotate_left(32) ^ MIX)`.
+///
+/// * `INITIAL_STATE` keeps state 0 (the default seed) and word 0 from folding to 0, which
+///   would make a folded zero word look like a dropped one.
+/// * Both factors depend on the key. With a constant factor (`fold(a, MIX)`, as Boost.Bloom
+///   mixes integers) the key's high bits reach only the high half of the low product word, and
+///   keys that differ only in their top bits (`i << 44`) measured a 1.3x false-positive rate;
+///   the rotated factor costs a rotate and an XOR, no second multiply (`tests/fpr.rs`).
+#[inline(always)]
+fn fold_word(state: u64, word: u64) -> u64 {
+    let a = state ^ word ^ INITIAL_STATE;
+    fold(a, a.rotate_left(32) ^ MIX)
+}
+
+/// The value std's `Hash for str` writes after a string's bytes (`write_u8(0xff)`), which
+/// [`Xxh3PlainHasher`] drops when it directly follows a byte write.
+const STR_TERMINATOR: u64 = 0xff;
+
+/// The [`Hasher`] of [`Xxh3Plain`]: integer words are buffered, so one integer costs one folded
+/// multiply in all; see the [module docs](self#the-hasher-of-xxh3plain-id-4) for the exact
+/// definition.
+///
+/// ```
+/// use core::hash::{BuildHasher, Hasher};
+/// let fold = |a: u64, b: u64| {
+///     let product = u128::from(a) * u128::from(b);
+///     (product as u64) ^ ((product >> 64) as u64)
+/// };
+/// let hasher = splitbloom::Xxh3Plain::with_seed(3);
+/// let mut state = hasher.build_hasher();
+/// state.write_u64(42);
+/// let a = 3 ^ 42 ^ 0x243f_6a88_85a3_08d3u64;
+/// assert_eq!(state.finish(), fold(a, a.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15));
+/// assert_eq!(hasher.hash_one(42u64), state.finish());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Xxh3PlainHasher {
+    /// The state: the seed, then each byte hash or folded word.
+    state: u64,
+    /// The buffered integer word, when `pending`.
+    word: u64,
+    /// Whether `word` is buffered and not yet folded into `state`.
+    pending: bool,
+    /// Whether the last call was a byte write (`state` is then an XXH3 output).
+    after_bytes: bool,
+}
+
+impl Xxh3PlainHasher {
+    /// Folds the buffered word, if any, into the state.
+    #[inline(always)]
+    fn flush(&mut self) {
+        if self.pending {
+            self.state = fold_word(self.state, self.word);
+        }
+    }
+
+    /// One integer word: folds the previous buffered one and buffers this one, except std's
+    /// `str` terminator directly after a byte write, which is dropped.
+    #[inline(always)]
+    fn word(&mut self, value: u64) {
+        self.flush();
+        self.word = value;
+        self.pending = !(self.after_bytes && value == STR_TERMINATOR);
+        self.after_bytes = false;
+    }
+}
+
+impl Hasher for Xxh3PlainHasher {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        // A buffered word equal to the length is std's length prefix of `[u8]`: XXH3 already
+        // hashes the length, so it is dropped; any other buffered word is folded in first.
+        if self.word != bytes.len() as u64 {
+            self.flush();
+        }
+        self.state = xxh3_seeded(bytes, self.state);
+        self.pending = false;
+        self.after_bytes = true;
+    }
+
+    #[inline(always)]
+    fn write_u8(&mut self, value: u8) {
+        self.word(u64::from(value));
+    }
+
+    #[inline(always)]
+    fn write_u16(&mut self, value: u16) {
+        self.word(u64::from(value));
+    }
+
+    #[inline(always)]
+    fn write_u32(&mut self, value: u32) {
+        self.word(u64::from(value));
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, value: u64) {
+        self.word(value);
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, value: u128) {
+        self.word(value as u64);
+        self.word((value >> 64) as u64);
+    }
+
+    #[inline(always)]
+    fn write_usize(&mut self, value: usize) {
+        self.word(value as u64);
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        if self.pending {
+            fold_word(self.state, self.word)
+        } else {
+            self.state
         }
     }
 }
@@ -639,13 +930,15 @@ impl Hasher for GxHasher {
     }
 }
 
-/// The default hasher of every build: [`Xxh3Hash`], whatever the target and build flags.
+/// The default hasher of every build: [`Xxh3Plain`] (hasher id 4), whatever the target and
+/// build flags. Filters written with [`Xxh3Hash`] (id 2, the default of earlier versions) or
+/// [`GxHash`] (id 1) open by naming their type.
 ///
 /// ```
 /// use splitbloom::{DefaultHasher, FilterHasher, HasherKind};
-/// assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3);
+/// assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3Plain);
 /// ```
-pub type DefaultHasher = Xxh3Hash;
+pub type DefaultHasher = Xxh3Plain;
 
 /// Keys of a byte-key batch hashed per chunk: small enough for a buffer on the stack, large
 /// enough for the pre-hashed batch paths to fill their prefetch pipeline.
@@ -798,15 +1091,15 @@ mod tests {
         }
     }
 
-    /// XXH3 is the default whatever the target; gxhash is available exactly where the target
-    /// has AES.
+    /// XXH3 (id 4) is the default whatever the target; gxhash is available exactly where the
+    /// target has AES.
     #[test]
     fn default_hasher_is_xxh3_everywhere() {
         let aes = cfg!(all(
             target_feature = "aes",
             any(target_arch = "x86_64", target_arch = "aarch64")
         ));
-        assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3);
+        assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3Plain);
         assert_eq!(HasherKind::GxHash.is_available(), aes);
         assert_eq!(GxHash::new(0).is_ok(), aes);
     }
@@ -820,6 +1113,94 @@ mod tests {
             expected[..len].copy_from_slice(&source[..len]);
             assert_eq!(zero_padded(&source[..len]), expected, "length {len}");
         }
+    }
+
+    /// Every id-4 hasher call, against the definition in the module docs.
+    #[test]
+    fn xxh3_plain_follows_its_definition() {
+        for seed in [0, 1, 0xdead_beef_0bad_cafe] {
+            let hasher = Xxh3Plain::with_seed(seed);
+            let xxh3 = |bytes: &[u8], seed| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed);
+            for len in [0usize, 1, 3, 4, 8, 9, 16, 17, 128, 129, 240, 241, 255, 300] {
+                let bytes: std::vec::Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
+                let text: std::string::String = (0..len)
+                    .map(|i| char::from(b'a' + (i % 26) as u8))
+                    .collect();
+                // Bytes, `[u8]`, `Vec<u8>`, `str`, `String`: all exactly the byte contract.
+                assert_eq!(hasher.hash_bytes(&bytes), xxh3(&bytes, seed));
+                assert_eq!(hasher.hash_one(&bytes[..]), xxh3(&bytes, seed));
+                assert_eq!(hasher.hash_one(&bytes), xxh3(&bytes, seed));
+                assert_eq!(hasher.hash_one(text.as_str()), xxh3(text.as_bytes(), seed));
+                assert_eq!(hasher.hash_one(&text), xxh3(text.as_bytes(), seed));
+                // An integer after bytes is buffered and folded.
+                let word = 0x1234u64;
+                assert_eq!(
+                    hasher.hash_one((&bytes[..], word)),
+                    fold_word(xxh3(&bytes, seed), word)
+                );
+                // A word before bytes that is not their length is folded in first.
+                let prefix = len as u64 + 1;
+                assert_eq!(
+                    hasher.hash_one((prefix, text.as_str())),
+                    xxh3(text.as_bytes(), fold_word(seed, prefix))
+                );
+            }
+            // One integer: one fold; two: two, in order. (`fold_word` is checked against its
+            // written-out definition below.)
+            for key in [0u64, 1, 0xff, u64::MAX] {
+                assert_eq!(hasher.hash_one(key), fold_word(seed, key));
+                assert_eq!(hasher.hash_one(key as u8), fold_word(seed, key & 0xff));
+                assert_eq!(
+                    hasher.hash_one((key, 7u32)),
+                    fold_word(fold_word(seed, key), 7)
+                );
+                assert_eq!(
+                    hasher.hash_one(u128::from(key) << 64 | 5),
+                    fold_word(fold_word(seed, 5), key)
+                );
+            }
+            // `0xff` is dropped only directly after bytes: a second one (an `i8` of -1 after a
+            // string) is kept, and a `u8` of 0xff after bytes differs from one of 0xfe.
+            let s = xxh3(b"ab", seed);
+            let a = s ^ 3 ^ 0x243f_6a88_85a3_08d3;
+            assert_eq!(
+                fold_word(s, 3),
+                fold(a, a.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15)
+            );
+            assert_eq!(hasher.hash_one(("ab", -1i8)), fold_word(s, 0xff));
+            assert_ne!(
+                hasher.hash_one((&b"ab"[..], 0xffu8)),
+                hasher.hash_one((&b"ab"[..], 0xfeu8))
+            );
+        }
+    }
+
+    /// Keys of one type that differ only in an integer next to bytes, or in word order, stay
+    /// apart.
+    #[test]
+    fn xxh3_plain_keeps_neighbouring_words_apart() {
+        let hasher = Xxh3Plain::default();
+        let mut seen = [(); 4].map(|()| std::collections::HashSet::new());
+        for n in 0..300usize {
+            assert!(
+                seen[0].insert(hasher.hash_one((n, "abc"))),
+                "({n}, \"abc\")"
+            );
+            assert!(
+                seen[1].insert(hasher.hash_one((&b"abc"[..], n))),
+                "(b\"abc\", {n})"
+            );
+            assert!(
+                seen[2].insert(hasher.hash_one((n as u64, 1u64))),
+                "({n}, 1)"
+            );
+            assert!(
+                seen[3].insert(hasher.hash_one((1u64, n as u64, 2u8))),
+                "(1, {n}, 2)"
+            );
+        }
+        assert_ne!(hasher.hash_one((1u64, 2u64)), hasher.hash_one((2u64, 1u64)));
+        assert_ne!(hasher.hash_one(["a", "bc"]), hasher.hash_one(["ab", "c"]));
     }
 
     /// Pinned outputs: the algorithm is part of the on-disk contract and must never drift.

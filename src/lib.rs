@@ -37,11 +37,13 @@
 //!   batch keeps many memory accesses in flight: 4.8 ns per key at 10^8 keys on Zen 4,
 //!   against 21 ns one key at a time (`benches/results.md`).
 //! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
-//!   stable, documented output: [`Xxh3Hash`] on every target and under every build flag, so
-//!   every build writes and reads the same filter bytes ([`GxHash`] is an opt-in). Persisted
-//!   string and byte keys go through the byte-key contract ([`Filter::insert_bytes`],
-//!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]), whose framing the [`hash`] module
-//!   documents for other languages; pre-hashed values go through [`Filter::insert_hash`] and
+//!   stable, documented output: [`Xxh3Plain`] (hasher id 4) on every target and under every
+//!   build flag, so every build writes and reads the same filter bytes. [`Xxh3Hash`] (id 2, the
+//!   previous default) reads older files; [`GxHash`] is an opt-in. Persisted string and byte
+//!   keys go through the byte-key contract ([`Filter::insert_bytes`],
+//!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]): for the default, exactly
+//!   `XXH3_64_withSeed(key, seed)`, which any XXH3 implementation reproduces. An integer key
+//!   costs one folded multiply. Pre-hashed values go through [`Filter::insert_hash`] and
 //!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
 //! * **Variants**: [`AtomicFilter`] (inserts from many threads at once through `&self`,
 //!   lock-free), [`CountingFilter`] (4-bit saturating counters, so keys can be removed) and
@@ -122,7 +124,9 @@ pub use counting::CountingFilter;
 pub use error::Error;
 pub use filter::Filter;
 pub use format::FilterRef;
-pub use hash::{DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash};
+pub use hash::{
+    DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash, Xxh3Plain,
+};
 pub use kernel::{Kernel, UnknownKernel};
 pub use scalable::{ScalableFilter, ScalableParameters};
 

@@ -1,15 +1,17 @@
-//! Every hasher's output, pinned: filters already written (hasher ids 1, 2 and 3) must keep
+//! Every hasher's output, pinned: filters already written (hasher ids 1, 2, 3 and 4) must keep
 //! answering exactly as they did, so no hash of any key may ever change.
 //!
-//! The values were computed on main at af4e2b5 (before the hashing contract changed), in an
-//! x86_64 `+aes` build, so that gxhash was available. Each table hashes keys of every length
+//! The values of ids 1 to 3 were computed on main at af4e2b5 (before the hashing contract
+//! changed), in an x86_64 `+aes` build, so that gxhash was available. Those of id 4 were computed
+//! outside this crate, from the definition in `splitbloom::hash`, with Python's `xxhash` package
+//! (see [`XXH3_PLAIN`]). Each table hashes keys of every length
 //! 0..=300 (plus integers) through each way a key reaches a hasher, and pins an XXH3-64 digest of
 //! all outputs, plus a few single values so a mismatch is easy to read.
 
 use core::hash::{BuildHasher, Hasher};
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Error, FilterHasher, GxHash, HasherKind, Xxh3Hash};
+use splitbloom::{Error, FilterHasher, GxHash, HasherKind, Xxh3Hash, Xxh3Plain};
 
 /// Key `len` of the byte tables: deterministic, varied bytes.
 fn key(len: usize) -> Vec<u8> {
@@ -125,6 +127,12 @@ fn xxh3_outputs_never_change() {
 }
 
 #[test]
+fn xxh3_plain_outputs_never_change() {
+    let hashers = SEEDS.map(Xxh3Plain::with_seed);
+    check("xxh3-plain", &hashers, &XXH3_PLAIN);
+}
+
+#[test]
 fn parquet_outputs_never_change() {
     let hashers = SEEDS.map(ParquetHash::with_seed);
     check("parquet", &hashers, &PARQUET);
@@ -160,6 +168,7 @@ fn hash_bytes_is_one_write_then_finish() {
     }
     for seed in SEEDS {
         same(Xxh3Hash::with_seed(seed));
+        same(Xxh3Plain::with_seed(seed));
         same(ParquetHash::with_seed(seed));
         if let Ok(hasher) = GxHash::new(seed) {
             same(hasher);
@@ -189,6 +198,68 @@ const XXH3: [(u64, [u64; 6]); 2] = [
             0xbec64e955637ef43,
             0x3ba7b0e7346e51d5,
             0x6e2c37e8e4fa20e6,
+        ],
+    ),
+];
+
+/// Hasher id 4, computed independently of this crate, from the definition in
+/// `splitbloom::hash` (XXH3_64_withSeed for bytes, `fold(a, rotl(a, 32) ^ 0x9e3779b97f4a7c15)`
+/// with `a = state ^ w ^ 0x243f6a8885a308d3` per integer word), by this script, run with Python's `xxhash` 4.1.0
+/// (libxxhash 0.8.4) as `python3 -m venv v && v/bin/pip install xxhash && v/bin/python id4.py`:
+///
+/// ```text
+/// import struct, xxhash
+/// M = (1 << 64) - 1
+/// K, MIX = 0x243F6A8885A308D3, 0x9E3779B97F4A7C15
+/// def fold(a, b):
+///     p = a * b
+///     return (p & M) ^ (p >> 64)
+/// def fw(state, word):
+///     a = state ^ word ^ K
+///     return fold(a, ((a << 32) | (a >> 32)) & M ^ MIX)
+/// def xxh3(data, seed):
+///     return xxhash.xxh3_64_intdigest(data, seed=seed)
+/// def key(n):
+///     return bytes(((i % 256) * 31 + 7) % 256 for i in range(n))
+/// def text(n):
+///     return bytes(ord('a') + i % 26 for i in range(n))
+/// def outputs(seed):
+///     out = []
+///     for n in range(301):
+///         b, t = key(n), text(n)
+///         out += [xxh3(b, seed), xxh3(b, seed), xxh3(t, seed), xxh3(t, seed), xxh3(b, seed)]
+///     for v in [0, 1, 2, 0xFF, 0x12345678, M, 0x8000000000000000]:
+///         out += [fw(seed, v), fw(seed, v & 0xFF), fw(seed, v & 0xFFFF), fw(seed, v & 0xFFFFFFFF),
+///                 fw(seed, v), fw(seed, v), fw(fw(seed, 7), v), fw(fw(seed, v), v & 0xFFFFFFFF)]
+///     out += [fw(seed, 1), fw(seed, ord('x'))]
+///     return out
+/// for seed in [0, 0x0123456789ABCDEF]:
+///     digest = xxh3(b"".join(struct.pack("<Q", v) for v in outputs(seed)), 0)
+///     samples = [xxh3(b"", seed), xxh3(b"splitbloom", seed), xxh3(key(16), seed),
+///                xxh3(b"splitbloom", seed), xxh3(b"splitbloom", seed), fw(seed, 42)]
+///     print(f"({digest:#018x}, [{', '.join(f'{s:#018x}' for s in samples)}]),")
+/// ```
+const XXH3_PLAIN: [(u64, [u64; 6]); 2] = [
+    (
+        0x42a8092a97f5a677,
+        [
+            0x2d06800538d394c2,
+            0xb3ea5d30bbfac6aa,
+            0x7e484c18d74895d0,
+            0xb3ea5d30bbfac6aa,
+            0xb3ea5d30bbfac6aa,
+            0xbb79f4c683579eea,
+        ],
+    ),
+    (
+        0xf7f31008ce09753f,
+        [
+            0xcc1ca35a1b089c5c,
+            0x3066b48b06aaa2a2,
+            0xf6ca25f941ddb47c,
+            0x3066b48b06aaa2a2,
+            0x3066b48b06aaa2a2,
+            0x298c023eb69b2d31,
         ],
     ),
 ];

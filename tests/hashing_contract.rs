@@ -7,7 +7,7 @@
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
     AtomicFilter, CountingFilter, DefaultHasher, Error, Filter, FilterHasher, FilterRef, GxHash,
-    HasherKind, ScalableFilter, Xxh3Hash,
+    HasherKind, ScalableFilter, Xxh3Hash, Xxh3Plain,
 };
 
 /// XOR of the halves of the 128-bit product, as the hash module documents.
@@ -27,8 +27,22 @@ fn keys() -> Vec<Vec<u8>> {
 fn hash_bytes_follows_the_documented_framing() {
     for seed in [0, 1, 0xdead_beef_0bad_cafe] {
         let xxh3 = Xxh3Hash::with_seed(seed);
+        let plain = Xxh3Plain::with_seed(seed);
         let parquet = ParquetHash::with_seed(seed);
         for key in keys() {
+            // Id 4 (the default): XXH3 itself, nothing added; with seed 0, plain `xxh3_64`.
+            let xxh3_of_key = xxhash_rust::xxh3::xxh3_64_with_seed(&key, seed);
+            assert_eq!(plain.hash_bytes(&key), xxh3_of_key);
+            if seed == 0 {
+                assert_eq!(plain.hash_bytes(&key), xxhash_rust::xxh3::xxh3_64(&key));
+            }
+            // std's framing of `[u8]`, `Vec<u8>`, `str` and `String` adds nothing for id 4.
+            let hasher = &plain;
+            assert_eq!(
+                core::hash::BuildHasher::hash_one(hasher, &key[..]),
+                xxh3_of_key
+            );
+            assert_eq!(core::hash::BuildHasher::hash_one(hasher, &key), xxh3_of_key);
             let expected = fold(
                 xxhash_rust::xxh3::xxh3_64_with_seed(&key, seed ^ 0x243f_6a88_85a3_08d3),
                 0xd6e8_feb8_6659_fd93,
@@ -110,6 +124,7 @@ fn entry_points_agree<S: FilterHasher + core::fmt::Debug>(hasher: S) {
 
 #[test]
 fn byte_entry_points_agree_for_every_hasher() {
+    entry_points_agree(Xxh3Plain::with_seed(3));
     entry_points_agree(Xxh3Hash::with_seed(3));
     entry_points_agree(ParquetHash::default());
     if let Ok(hasher) = GxHash::new(3) {
@@ -117,24 +132,56 @@ fn byte_entry_points_agree_for_every_hasher() {
     }
 }
 
-/// Strings: `insert_bytes(s.as_bytes())` is the stable form; `insert(s)` goes through std's
-/// framing and is a different (in-process) hash.
+/// Strings: `insert_bytes(s.as_bytes())` is the stable form. With the default hasher (id 4),
+/// `insert(s)` gives the same hash under std's framing today; with id 2 it is a different
+/// (in-process) hash.
 #[test]
 fn str_keys_use_the_byte_contract_explicitly() {
     let mut filter = Filter::with_num_blocks(64).unwrap();
     filter.insert_bytes("apple".as_bytes());
     assert!(filter.contains_bytes(b"apple"));
-    assert_ne!(
+    assert!(filter.contains("apple"));
+    assert!(filter.contains(&b"apple"[..]));
+    assert_eq!(
         filter.hash_bytes(b"apple"),
         core::hash::BuildHasher::hash_one(filter.hasher(), "apple")
     );
+    let legacy = Filter::with_num_blocks_and_hasher(64, Xxh3Hash::default()).unwrap();
+    assert_ne!(
+        legacy.hash_bytes(b"apple"),
+        core::hash::BuildHasher::hash_one(legacy.hasher(), "apple")
+    );
+}
+
+/// Files written with id 2 (the default of earlier versions) open by naming `Xxh3Hash`, and
+/// reading them as the default type is an error that names the type to use.
+#[test]
+fn xxh3_id_2_files_open_by_naming_their_type() {
+    let mut old = Filter::with_num_blocks_and_hasher(16, Xxh3Hash::default()).unwrap();
+    old.insert_bytes(b"kept");
+    old.insert(&7u64);
+    let bytes = old.to_bytes();
+    let view = FilterRef::<Xxh3Hash>::from_bytes(&bytes).unwrap();
+    assert!(view.contains_bytes(b"kept") && view.contains(&7u64));
+    assert_eq!(Filter::<Xxh3Hash>::from_bytes(&bytes).unwrap(), old);
+    let error = FilterRef::<DefaultHasher>::from_bytes(&bytes).unwrap_err();
+    assert_eq!(
+        error,
+        Error::HasherKindMismatch {
+            expected: HasherKind::Xxh3Plain,
+            found: HasherKind::Xxh3
+        }
+    );
+    let message = error.to_string();
+    assert!(message.contains("splitbloom::Xxh3Hash"), "{message}");
+    assert!(message.contains("id 2"), "{message}");
 }
 
 /// The default hasher is XXH3 in every build, and a gxhash filter (written by earlier `+aes`
 /// builds) opens as `FilterRef<GxHash>` exactly where gxhash can run.
 #[test]
 fn gxhash_filters_open_where_gxhash_runs() {
-    assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3);
+    assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3Plain);
     let mut bytes = Filter::with_num_blocks(4).unwrap().to_bytes();
     bytes[6] = HasherKind::GxHash.id();
     // Re-seal the checksum over the changed header.
@@ -160,7 +207,10 @@ fn gxhash_filters_open_where_gxhash_runs() {
 }
 
 /// The README's known-answer table (key bytes → hash → block index in a 1024-block filter →
-/// lane mask), for every hasher id with seed 0, pinned here so the README cannot drift.
+/// lane mask), for every hasher id with seed 0, pinned here so the README cannot drift. The
+/// id-4 rows were also computed outside this crate, with Python's `xxhash` 4.1.0
+/// (`xxhash.xxh3_64_intdigest(key)`, block `((h >> 32) * 1024) >> 32`, lane `i` bit
+/// `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`), giving the same values.
 /// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);
 
@@ -285,6 +335,46 @@ const KNOWN_ANSWERS: &[KnownAnswer] = &[
             0x08000000,
         ],
     ),
+    (
+        4,
+        b"",
+        0x2d06800538d394c2,
+        180,
+        [
+            0x00040000, 0x00000008, 0x00000020, 0x00000001, 0x00000001, 0x00000400, 0x00000100,
+            0x00000080,
+        ],
+    ),
+    (
+        4,
+        b"a",
+        0xe6c632b61e964e1f,
+        923,
+        [
+            0x80000000, 0x08000000, 0x10000000, 0x00400000, 0x00004000, 0x00400000, 0x00001000,
+            0x00000001,
+        ],
+    ),
+    (
+        4,
+        b"splitbloom",
+        0xb3ea5d30bbfac6aa,
+        719,
+        [
+            0x00000400, 0x00000080, 0x00020000, 0x00000002, 0x00100000, 0x00100000, 0x00000010,
+            0x80000000,
+        ],
+    ),
+    (
+        4,
+        b"0123456789abcdef",
+        0x64439946d8fa212d,
+        401,
+        [
+            0x10000000, 0x00100000, 0x00800000, 0x00000400, 0x04000000, 0x00000040, 0x20000000,
+            0x04000000,
+        ],
+    ),
 ];
 
 /// The keys of the known-answer table.
@@ -310,6 +400,7 @@ fn the_readme_known_answers_hold() {
     }
     add(2, &|key| Xxh3Hash::default().hash_bytes(key));
     add(3, &|key| ParquetHash::default().hash_bytes(key));
+    add(4, &|key| Xxh3Plain::default().hash_bytes(key));
     for (id, key, h, block, mask) in &rows {
         let lanes: Vec<String> = mask.iter().map(|lane| format!("{lane:08x}")).collect();
         println!(
@@ -322,9 +413,9 @@ fn the_readme_known_answers_hold() {
         assert!(KNOWN_ANSWERS.contains(row), "{row:?} is not in the table");
     }
     let expected_rows = if HasherKind::GxHash.is_available() {
-        12
+        16
     } else {
-        8
+        12
     };
     assert_eq!(rows.len(), expected_rows);
 }

@@ -6,9 +6,9 @@
 //! the scripts say what they expect through `SPLITBLOOM_EXPECT_KERNEL` (a kernel name) and
 //! `SPLITBLOOM_EXPECT_GXHASH` (`available` or `unavailable`: whether the build has AES, so
 //! that the opt-in `GxHash` can run), and these tests fail when it differs. The default hasher
-//! is XXH3 in every build, which is checked unconditionally (`SPLITBLOOM_EXPECT_HASHER`, if
-//! set, must therefore say `xxh3`). Without the variables (a plain `cargo test`) they only print
-//! what was chosen.
+//! is XXH3 (hasher id 4, `Xxh3Plain`) in every build, which is checked unconditionally
+//! (`SPLITBLOOM_EXPECT_HASHER`, if set, must therefore say `xxh3-plain`). Without the variables
+//! (a plain `cargo test`) they only print what was chosen.
 
 use splitbloom::{DefaultHasher, Error, Filter, FilterHasher, GxHash, HasherKind, Kernel};
 
@@ -38,10 +38,10 @@ fn the_expected_kernel_is_chosen() {
 fn the_default_hasher_is_xxh3_in_every_build() {
     let chosen = DefaultHasher::KIND;
     println!("default hasher: {chosen:?}");
-    assert_eq!(chosen, HasherKind::Xxh3);
+    assert_eq!(chosen, HasherKind::Xxh3Plain);
     if let Some(name) = expected("SPLITBLOOM_EXPECT_HASHER") {
         assert_eq!(
-            name, "xxh3",
+            name, "xxh3-plain",
             "SPLITBLOOM_EXPECT_HASHER: the default is XXH3 everywhere"
         );
     }

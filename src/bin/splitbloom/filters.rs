@@ -13,10 +13,14 @@ use crate::out::{approx_number, short_number};
 /// The `--hasher` choices of `build` and `dedup`.
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
 pub enum HasherChoice {
-    /// This build's default: gxhash where the target has AES, XXH3 elsewhere.
+    /// The library's default in every build: plain XXH3-64 of the key bytes (hasher id 4, the
+    /// same as `xxh3-plain`).
     #[default]
     Default,
-    /// XXH3-64, available on every target.
+    /// Plain XXH3-64 of the key bytes (hasher id 4), what `default` builds.
+    Xxh3Plain,
+    /// XXH3-64 with a final folded multiply (hasher id 2), the default of earlier versions,
+    /// for filters that tools built on those versions must read.
     Xxh3,
     /// Parquet's XXH64 (seed 0) over the key bytes, with a Parquet-compatible power-of-two size.
     Parquet,
@@ -70,6 +74,10 @@ macro_rules! with_hasher {
                 type $S = splitbloom::parquet::ParquetHash;
                 $body
             }
+            splitbloom::HasherKind::Xxh3Plain => {
+                type $S = splitbloom::Xxh3Plain;
+                $body
+            }
             _ => {
                 type $S = splitbloom::DefaultHasher;
                 $body
@@ -87,6 +95,10 @@ macro_rules! with_new_filter {
         match options.hasher {
             $crate::filters::HasherChoice::Default => {
                 let $filter = $crate::filters::sized::<splitbloom::DefaultHasher>(options)?;
+                $body
+            }
+            $crate::filters::HasherChoice::Xxh3Plain => {
+                let $filter = $crate::filters::sized::<splitbloom::Xxh3Plain>(options)?;
                 $body
             }
             $crate::filters::HasherChoice::Xxh3 => {
@@ -121,6 +133,7 @@ pub fn hasher_name(kind: HasherKind) -> &'static str {
         HasherKind::GxHash => "gxhash",
         HasherKind::Xxh3 => "xxh3",
         HasherKind::ParquetXxh64 => "parquet-xxh64",
+        HasherKind::Xxh3Plain => "xxh3-plain",
         _ => "unknown",
     }
 }
@@ -294,7 +307,7 @@ pub fn require_hasher(name: &Path, header: &Header) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "{}: its keys were hashed with {}, which this build of splitbloom cannot compute (gxhash needs a CPU target with AES); use a build with AES, or rebuild the filter with --hasher xxh3",
+            "{}: its keys were hashed with {}, which this build of splitbloom cannot compute (gxhash needs a CPU target with AES); use a build with AES, or rebuild the filter with the default --hasher",
             name.display(),
             hasher_name(header.hasher)
         ))
