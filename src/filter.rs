@@ -193,7 +193,7 @@ impl<S> Filter<S> {
     /// assert!(filter.contains_hash(42 << 40 | 7));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         lookup::contains_hash(self.kernel, self.words(), hash)
     }
@@ -408,7 +408,7 @@ impl<S: BuildHasher> Filter<S> {
     /// assert!(filter.contains("present"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
     }

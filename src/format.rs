@@ -578,7 +578,7 @@ impl<S> FilterRef<'_, S> {
     /// assert!(view.contains_hash(42 << 40 | 7));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn contains_hash(&self, hash: u64) -> bool {
         lookup::contains_hash(self.kernel, &self.blocks, hash)
     }
@@ -721,7 +721,7 @@ impl<S: BuildHasher> FilterRef<'_, S> {
     /// assert!(view.contains("present"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn contains<K: Hash + ?Sized>(&self, key: &K) -> bool {
         self.contains_hash(self.hasher.hash_one(key))
     }

@@ -181,7 +181,7 @@ impl EntryPoints for Dispatch {
         dispatch!(self, k => k.insert_hash(blocks, hash))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
         match self {
             // The single-key lookup is the one operation where a call costs as much as the
