@@ -8,7 +8,8 @@
 //! (Emerald Rapids) `vzeroupper` in every lookup kept a loop of lookups from overlapping its
 //! cache misses: the same probe took 0.6-0.7x the time out of L2 without it, and 0.85-0.9x in
 //! L1 (see the README's AVX-512 section). The batch loops are the AVX2 ones compiled with
-//! AVX-512 enabled.
+//! AVX-512 enabled, and with BMI2, which every AVX-512 CPU has, so that the keys' hashes in
+//! those loops use `mulx` (the hasher's folded multiply) like a `-C target-cpu=native` build.
 //!
 //! The `#[target_feature]` functions here are safe to call only where AVX2, AVX-512F,
 //! AVX-512VL and AVX-512DQ are present; the [`Avx512`] token can only be built after detecting them, and
@@ -20,35 +21,37 @@ use super::avx2::{load, mask_vector, store};
 use super::{BlockKernel, entry_points};
 use crate::block::{LANES, SALT};
 
-/// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, AVX-512F,
+/// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, AVX-512F,
 /// AVX-512VL and AVX-512DQ (every AVX-512 CPU with VL has DQ: Intel since Skylake-SP, AMD
 /// since Zen 4).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512(());
 
 impl Avx512 {
-    /// The token, when this CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ.
+    /// The token, when this CPU has AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
     #[inline]
     pub(crate) fn new() -> Option<Avx512> {
         #[cfg(feature = "std")]
         let available = std::is_x86_feature_detected!("avx2")
             && std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512dq");
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("bmi2");
         // Without std there is no run-time detection: trust the compile-time target features.
         #[cfg(not(feature = "std"))]
         let available = cfg!(all(
             target_feature = "avx2",
             target_feature = "avx512f",
             target_feature = "avx512vl",
-            target_feature = "avx512dq"
+            target_feature = "avx512dq",
+            target_feature = "bmi2"
         ));
         available.then_some(Avx512(()))
     }
 }
 
-/// `mask` for the token. Requires AVX2, AVX-512F, AVX-512VL and AVX-512DQ.
-#[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq")]
+/// `mask` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+#[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
 #[inline]
 fn mask(x: u32) -> [u32; LANES] {
     let mut words = [0; LANES];
@@ -56,8 +59,8 @@ fn mask(x: u32) -> [u32; LANES] {
     words
 }
 
-/// `insert` for the token. Requires AVX2, AVX-512F, AVX-512VL and AVX-512DQ.
-#[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq")]
+/// `insert` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+#[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
 #[inline]
 fn insert(block: &mut [u32; LANES], x: u32) -> bool {
     let mask = mask_vector(x);
@@ -67,8 +70,8 @@ fn insert(block: &mut [u32; LANES], x: u32) -> bool {
     _mm256_test_epi32_mask(words, mask) == 0xff
 }
 
-/// `contains` for the token. Requires AVX2, AVX-512F, AVX-512VL and AVX-512DQ.
-#[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq")]
+/// `contains` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+#[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
 #[inline]
 fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_test_epi32_mask(load(block), mask_vector(x)) == 0xff
@@ -101,6 +104,7 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 pub(super) fn contains_inline(token: Avx512, block: &[u32; LANES], x: u32) -> bool {
     if cfg!(all(
         target_feature = "avx2",
+        target_feature = "bmi2",
         target_feature = "avx512f",
         target_feature = "avx512vl",
         target_feature = "avx512dq"
@@ -142,23 +146,23 @@ pub(super) fn contains_inline(token: Avx512, block: &[u32; LANES], x: u32) -> bo
 impl BlockKernel for Avx512 {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
-        // SAFETY: `self` proves AVX2, AVX-512F, AVX-512VL and AVX-512DQ are available.
+        // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
         unsafe { mask(x) }
     }
 
     #[inline(always)]
     fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
-        // SAFETY: `self` proves AVX2, AVX-512F, AVX-512VL and AVX-512DQ are available.
+        // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
         unsafe { insert(block, x) }
     }
 
     #[inline(always)]
     fn contains(self, block: &[u32; LANES], x: u32) -> bool {
-        // SAFETY: `self` proves AVX2, AVX-512F, AVX-512VL and AVX-512DQ are available.
+        // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
         unsafe { contains(block, x) }
     }
 }
 
 // The entry points make the token without detection: each is an `unsafe fn` that requires
-// the four features and is compiled with them (see `entry_points!`).
-entry_points!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,avx512f,avx512vl,avx512dq")]);
+// the five features and is compiled with them (see `entry_points!`).
+entry_points!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
