@@ -28,6 +28,10 @@ pub enum Kernel {
     Portable,
     /// AVX2 intrinsics (x86_64, detected at run time).
     Avx2,
+    /// The AVX2 arithmetic in AVX-512 (EVEX) encoding, 256 bits wide, with mask-register tests
+    /// (x86_64 with AVX-512F, VL and DQ, detected at run time): its single-key lookup needs no
+    /// `vzeroupper`.
+    Avx512,
     /// NEON intrinsics (aarch64).
     Neon,
 }
@@ -38,7 +42,13 @@ impl Kernel {
     /// ```
     /// assert!(splitbloom::Kernel::ALL.contains(&splitbloom::Kernel::Scalar));
     /// ```
-    pub const ALL: [Kernel; 4] = [Kernel::Scalar, Kernel::Portable, Kernel::Avx2, Kernel::Neon];
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Scalar,
+        Kernel::Portable,
+        Kernel::Avx2,
+        Kernel::Avx512,
+        Kernel::Neon,
+    ];
 
     /// The kernel's lower-case name, as accepted by [`str::parse`] and `SPLITBLOOM_KERNEL`.
     ///
@@ -52,6 +62,7 @@ impl Kernel {
             Kernel::Scalar => "scalar",
             Kernel::Portable => "portable",
             Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
             Kernel::Neon => "neon",
         }
     }
@@ -73,7 +84,7 @@ pub struct UnknownKernel;
 
 impl fmt::Display for UnknownKernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("unknown kernel (expected one of: scalar, portable, avx2, neon)")
+        f.write_str("unknown kernel (expected one of: scalar, portable, avx2, avx512, neon)")
     }
 }
 

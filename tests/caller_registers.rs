@@ -119,6 +119,80 @@ fn avx512_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
     out[..8].try_into().unwrap()
 }
 
+/// Twenty-four zmm accumulators live at once, so that some must sit in `zmm16` and up (the
+/// registers the AVX-512 kernel's inline lookup uses): copy `j` starts from the seeds plus `j`
+/// and is checked against the same arithmetic on plain integers. Returns copy 0's low lanes.
+#[target_feature(enable = "avx512f")]
+fn avx512_high_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
+    use core::arch::x86_64::{
+        __m512i, _mm512_add_epi32, _mm512_mullo_epi32, _mm512_set1_epi32, _mm512_setr_epi32,
+        _mm512_storeu_si512,
+    };
+    const COPIES: usize = 24;
+    let seeds: [u32; 8] = core::array::from_fn(|i| 0x9e37_79b9u32.wrapping_mul(i as u32 + 1));
+    let lane = |i: usize, j: usize| seeds[i % 8].wrapping_add(j as u32) as i32;
+    let mut accs: [__m512i; COPIES] = core::array::from_fn(|j| {
+        _mm512_setr_epi32(
+            lane(0, j),
+            lane(1, j),
+            lane(2, j),
+            lane(3, j),
+            lane(4, j),
+            lane(5, j),
+            lane(6, j),
+            lane(7, j),
+            lane(8, j),
+            lane(9, j),
+            lane(10, j),
+            lane(11, j),
+            lane(12, j),
+            lane(13, j),
+            lane(14, j),
+            lane(15, j),
+        )
+    });
+    let multipliers = _mm512_setr_epi32(3, 5, 7, 9, 11, 13, 15, 17, 3, 5, 7, 9, 11, 13, 15, 17);
+    let offsets = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
+    let mut values = Vec::new();
+    for round in 0..ROUNDS {
+        let value = operation(round) as u32;
+        values.push(value);
+        for acc in &mut accs {
+            *acc = _mm512_add_epi32(
+                _mm512_add_epi32(
+                    _mm512_mullo_epi32(*acc, multipliers),
+                    _mm512_set1_epi32(value as i32),
+                ),
+                offsets,
+            );
+        }
+    }
+    for (j, acc) in accs.iter().enumerate() {
+        let mut out = [0u32; 16];
+        // SAFETY: `out` is 64 writable bytes; `storeu` needs no alignment.
+        unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), *acc) };
+        let mut expected: [u32; 8] = core::array::from_fn(|i| seeds[i].wrapping_add(j as u32));
+        for &value in &values {
+            for (i, lane) in expected.iter_mut().enumerate() {
+                *lane = lane
+                    .wrapping_mul(2 * i as u32 + 3)
+                    .wrapping_add(value)
+                    .wrapping_add(i as u32);
+            }
+        }
+        assert_eq!(out[..8], expected, "zmm accumulator {j} changed");
+        assert_eq!(
+            out[8..],
+            expected,
+            "zmm accumulator {j}'s upper half changed"
+        );
+    }
+    let mut first = [0u32; 16];
+    // SAFETY: as above.
+    unsafe { _mm512_storeu_si512(first.as_mut_ptr().cast(), accs[0]) };
+    first[..8].try_into().unwrap()
+}
+
 /// Runs `make_operation()`'s operation through the scalar accumulator and through every vector
 /// accumulator this CPU can run, each on a fresh operation so that state-changing operations
 /// see the same history, and demands identical results.
@@ -141,6 +215,13 @@ fn check<F: FnMut(u64) -> u64>(name: &str, mut make_operation: impl FnMut() -> F
         assert_eq!(
             got, expected,
             "{name}: a zmm register live across the call changed"
+        );
+        let mut operation = make_operation();
+        // SAFETY: the CPU has AVX-512F, checked just above.
+        let got = unsafe { avx512_high_accumulate(&mut operation) };
+        assert_eq!(
+            got, expected,
+            "{name}: a register among zmm16-zmm31 live across the call changed"
         );
     }
 }

@@ -281,7 +281,7 @@ fn batch_loops_match_scalar_at_every_prefetch_distance() {
 /// counts that are not multiples of the internal chunk.
 #[test]
 fn key_batches_match_single_keys_with_and_without_prefetching() {
-    let (_, min_prefetch_blocks) = kernel::PREFETCH;
+    let (_, min_prefetch_blocks) = kernel::prefetch();
     let (members, strangers) = common::members_and_strangers(6, 50_001, 20_003);
     let probes: Vec<u64> = strangers.iter().chain(&members).copied().collect();
     for kernel in kernels() {
@@ -317,7 +317,7 @@ fn key_batches_match_single_keys_with_and_without_prefetching() {
 /// ahead), where the ring's first fill and its drain meet, on both paths of every kernel.
 #[test]
 fn short_key_batches_match_single_keys() {
-    let (distance, min_prefetch_blocks) = kernel::PREFETCH;
+    let (distance, min_prefetch_blocks) = kernel::prefetch();
     let (members, strangers) = common::members_and_strangers(8, 3 * distance, 3 * distance);
     let probes: Vec<u64> = members
         .iter()

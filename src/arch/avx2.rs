@@ -30,10 +30,11 @@ impl Avx2 {
     }
 }
 
-/// The mask of `x` in a ymm register. Requires AVX2 (callers hold an [`Avx2`] token).
+/// The mask of `x` in a ymm register. Requires AVX2 (callers hold an [`Avx2`] token, or the
+/// AVX-512 kernel's, which implies AVX2).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn mask_vector(x: u32) -> __m256i {
+pub(super) fn mask_vector(x: u32) -> __m256i {
     let salt = _mm256_setr_epi32(
         SALT[0] as i32,
         SALT[1] as i32,
@@ -51,7 +52,7 @@ fn mask_vector(x: u32) -> __m256i {
 /// Loads a block. Requires AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn load(block: &[u32; LANES]) -> __m256i {
+pub(super) fn load(block: &[u32; LANES]) -> __m256i {
     // SAFETY: `block` is a valid reference to 32 readable bytes; `loadu` needs no alignment.
     unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
 }
@@ -59,7 +60,7 @@ fn load(block: &[u32; LANES]) -> __m256i {
 /// Stores a block. Requires AVX2.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn store(block: &mut [u32; LANES], words: __m256i) {
+pub(super) fn store(block: &mut [u32; LANES], words: __m256i) {
     // SAFETY: `block` is a valid exclusive reference to 32 writable bytes; `storeu` needs no
     // alignment.
     unsafe { _mm256_storeu_si256(block.as_mut_ptr().cast(), words) }
@@ -92,7 +93,8 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 
-/// The constants of [`contains_inline`], next to each other so that one pointer reaches both.
+/// The constants of [`contains_inline`], next to each other: the salts, then the `1` that is
+/// shifted into each lane.
 #[repr(C, align(32))]
 struct InlineConstants {
     salt: [u32; LANES],
@@ -107,6 +109,11 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// token proves the CPU can run it. Same instructions as [`contains`], then `vzeroupper`, so that
 /// a caller compiled without AVX pays no SSE/AVX transition penalty.
 ///
+/// The constants are addressed RIP-relative through a `sym` operand, not through a pointer in
+/// a register: a pointer to a static of another crate is loaded from the GOT, and callers'
+/// loops reloaded it on every lookup (seen in a crate depending on splitbloom, notes of issue
+/// 16). With `sym` the linker resolves the address; no register and no load are spent on it.
+///
 /// `vzeroupper` zeroes bits 128 and up of every register `ymm0`-`ymm15` (and `zmm0`-`zmm15`),
 /// so the block declares all sixteen clobbered: a caller compiled with AVX (`-C
 /// target-cpu=native`, `x86-64-v3`, or code inside a `#[target_feature(enable = "avx2")]`
@@ -115,21 +122,28 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// of `xmmN` covers the whole register (LLVM tracks `xmmN`, `ymmN` and `zmmN` as one register).
 /// The mask and the block therefore live in fixed registers, `ymm0` and `ymm1`.
 /// `tests/caller_registers.rs` keeps ymm and zmm values live across every entry point.
+///
+/// A caller compiled with AVX2 (`-C target-cpu=native`, `x86-64-v3`) needs neither the
+/// assembly nor its `vzeroupper`: there [`contains`] inlines, and the compiler keeps the salts
+/// and the `1`s in registers across a loop of lookups instead of loading them every time.
 #[inline(always)]
-pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> bool {
+pub(super) fn contains_inline(token: Avx2, block: &[u32; LANES], x: u32) -> bool {
+    if cfg!(target_feature = "avx2") {
+        return token.contains(block, x);
+    }
     let found: u8;
-    // SAFETY: `_token` proves the CPU has AVX2, which every instruction here needs. The asm
+    // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
     // reads 32 bytes at `block` (a valid reference) and 36 bytes at `INLINE_CONSTANTS` (a
-    // static); VEX loads need no alignment. It writes `ymm0`, `ymm1` and the upper halves of
-    // `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below, `found` and the flags (not
-    // preserved: no `preserves_flags`), and touches no stack.
+    // static, addressed RIP-relative); VEX loads need no alignment. It writes `ymm0`, `ymm1`
+    // and the upper halves of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below,
+    // `found` and the flags (not preserved: no `preserves_flags`), and touches no stack.
     unsafe {
         core::arch::asm!(
             "vmovd xmm0, {x:e}",
             "vpbroadcastd ymm0, xmm0",
-            "vpmulld ymm0, ymm0, ymmword ptr [{constants}]",
+            "vpmulld ymm0, ymm0, ymmword ptr [rip + {constants}]",
             "vpsrld ymm0, ymm0, 27",
-            "vpbroadcastd ymm1, dword ptr [{constants} + 32]",
+            "vpbroadcastd ymm1, dword ptr [rip + {constants} + 32]",
             "vpsllvd ymm0, ymm1, ymm0",
             "vmovdqu ymm1, ymmword ptr [{block}]",
             // CF = 1 when every bit of the mask (ymm0) is set in the block (ymm1).
@@ -138,7 +152,7 @@ pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> boo
             "vzeroupper",
             x = in(reg) x,
             block = in(reg) block.as_ptr(),
-            constants = in(reg) &raw const INLINE_CONSTANTS,
+            constants = sym INLINE_CONSTANTS,
             found = out(reg_byte) found,
             out("xmm0") _,
             out("xmm1") _,

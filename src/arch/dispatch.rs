@@ -5,11 +5,11 @@
 use core::hash::{BuildHasher, Hash};
 use core::sync::atomic::{AtomicU8, Ordering};
 
-#[cfg(target_arch = "x86_64")]
-use super::avx2;
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 use super::{BlockKernel, EntryPoints, portable, scalar};
+#[cfg(target_arch = "x86_64")]
+use super::{avx2, avx512};
 use crate::block::LANES;
 #[cfg(target_arch = "x86_64")]
 use crate::block::block_index;
@@ -69,7 +69,7 @@ impl Kernel {
 /// The fastest available kernel. Portable beats scalar wherever `wide` has real vectors
 /// (measured: see the README's kernel table), so the order is simply widest first.
 fn fastest_kernel() -> Kernel {
-    [Kernel::Avx2, Kernel::Neon, Kernel::Portable]
+    [Kernel::Avx512, Kernel::Avx2, Kernel::Neon, Kernel::Portable]
         .into_iter()
         .find(|kernel| kernel.is_available())
         .unwrap_or(Kernel::Scalar)
@@ -96,6 +96,8 @@ pub(crate) enum Dispatch {
     Portable(portable::Portable),
     #[cfg(target_arch = "x86_64")]
     Avx2(avx2::Avx2),
+    #[cfg(target_arch = "x86_64")]
+    Avx512(avx512::Avx512),
     #[cfg(target_arch = "aarch64")]
     Neon(neon::Neon),
 }
@@ -108,6 +110,8 @@ impl Dispatch {
             Kernel::Portable => Some(Dispatch::Portable(portable::Portable)),
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => avx2::Avx2::new().map(Dispatch::Avx2),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => avx512::Avx512::new().map(Dispatch::Avx512),
             #[cfg(target_arch = "aarch64")]
             Kernel::Neon => neon::Neon::new().map(Dispatch::Neon),
             #[allow(
@@ -130,6 +134,8 @@ impl Dispatch {
             Dispatch::Portable(_) => Kernel::Portable,
             #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2(_) => Kernel::Avx2,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx512(_) => Kernel::Avx512,
             #[cfg(target_arch = "aarch64")]
             Dispatch::Neon(_) => Kernel::Neon,
         }
@@ -144,6 +150,8 @@ macro_rules! dispatch {
             Dispatch::Portable($kernel) => $call,
             #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2($kernel) => $call,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx512($kernel) => $call,
             #[cfg(target_arch = "aarch64")]
             Dispatch::Neon($kernel) => $call,
         }
@@ -173,7 +181,7 @@ impl EntryPoints for Dispatch {
         dispatch!(self, k => k.insert_hash(blocks, hash))
     }
 
-    #[inline]
+    #[inline(always)]
     fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
         match self {
             // The single-key lookup is the one operation where a call costs as much as the
@@ -184,6 +192,11 @@ impl EntryPoints for Dispatch {
             #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2(k) => {
                 avx2::contains_inline(k, &blocks[block_index(hash, blocks.len())], hash as u32)
+            }
+            // The same with EVEX registers and no `vzeroupper` (see `avx512::contains_inline`).
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx512(k) => {
+                avx512::contains_inline(k, &blocks[block_index(hash, blocks.len())], hash as u32)
             }
             _ => dispatch!(self, k => k.contains_hash(blocks, hash)),
         }

@@ -9,7 +9,7 @@ use super::{BlockKernel, prefetch};
 use crate::block::{LANES, block_index};
 
 /// How many keys ahead the batch loops hash and prefetch, on filters of at least
-/// [`PREFETCH_MIN_BLOCKS`] blocks; also the size of their ring of hashes in flight (1 KiB of
+/// [`prefetch_min_blocks`] blocks; also the size of their ring of hashes in flight (1 KiB of
 /// stack). A power of two.
 ///
 /// Tuned on AMD Zen 4 (AVX2 kernel, criterion `insert_batch` / `contains_batch` of 1024 keys,
@@ -29,17 +29,25 @@ use crate::block::{LANES, block_index};
 /// At 10^6 keys (in L3) every combination measured 2.4-3.0 ns, within the noise.
 pub(crate) const PREFETCH_DISTANCE: usize = 128;
 
-/// Filters smaller than this many blocks (1 MiB, one Zen 4 L2 cache) are probed without
-/// prefetching: their blocks are in cache and the extra instructions only cost (measured: a
-/// lookup takes 1.6 ns instead of 1.2-1.3 ns at 10^4 and 10^5 keys; at 10^6 keys, 1.25 MB,
-/// prefetching already gains, 1.8 vs 2.1 ns).
-pub(crate) const PREFETCH_MIN_BLOCKS: usize = (1 << 20) / crate::block::BLOCK_BYTES;
+/// The smallest filter, in blocks, whose batch operations prefetch: one core's L2 cache,
+/// detected at run time (see [`cache`](super::cache)). Smaller filters are probed without
+/// prefetching: their blocks are in L2 and the extra instructions only cost (measured on Zen 4,
+/// whose L2 is 1 MiB: a lookup takes 1.6 ns instead of 1.2-1.3 ns at 10^4 and 10^5 keys; at
+/// 10^6 keys, 1.25 MB, prefetching already gains, 1.8 vs 2.1 ns).
+#[inline]
+pub(crate) fn prefetch_min_blocks() -> usize {
+    super::cache::caches().l2 / crate::block::BLOCK_BYTES
+}
 
 /// The prefetch distance the batch operations use on a filter of `num_blocks` blocks: 0 (no
-/// prefetching) below [`PREFETCH_MIN_BLOCKS`].
+/// prefetching) below [`prefetch_min_blocks`], [`PREFETCH_DISTANCE`] above.
+///
+/// The distance itself does not follow the cache sizes: it must cover the latency of a miss
+/// (L3 or DRAM, 50-120 ns on the CPUs measured) at the rate a batch probes (1-3 ns per key),
+/// which both Zen 4 and Intel Xeon need the full ring for (see the README's prefetch tables).
 #[inline]
 pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
-    if num_blocks >= PREFETCH_MIN_BLOCKS {
+    if num_blocks >= prefetch_min_blocks() {
         PREFETCH_DISTANCE
     } else {
         0

@@ -1,6 +1,6 @@
 //! Kernels and the one place that chooses among them.
 //!
-//! Every kernel lives in a file of its own (`scalar`, `portable`, `avx2`, `neon`) and exposes a
+//! Every kernel lives in a file of its own (`scalar`, `portable`, `avx2`, `avx512`, `neon`) and exposes a
 //! zero-sized token type implementing [`BlockKernel`], the three block primitives written down
 //! once. A token can only be constructed (`Token::new() -> Option<Self>`) when the CPU has the
 //! kernel's features, so holding a token is the proof that its `#[target_feature]` functions are
@@ -30,9 +30,10 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the two traits every kernel implements ([`BlockKernel`], [`EntryPoints`]) and [`entry_points!`] |
-//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line |
+//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line |
 //! | `generic.rs` | everything written once for all kernels: single-key operations, the prefetching batch loops, [`PreHashed`] |
 //! | `prefetch.rs` | the one prefetch instruction per architecture |
+//! | `cache.rs` | the cache sizes (CPUID, sysfs, fallback) the prefetch threshold comes from |
 //! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}` |
 //! | `testing.rs` | hidden hooks that reach each kernel directly (`splitbloom::__kernel_testing`) |
 //!
@@ -61,6 +62,9 @@ use crate::block::LANES;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod avx512;
+mod cache;
 mod dispatch;
 mod generic;
 #[cfg(target_arch = "aarch64")]
@@ -72,8 +76,8 @@ pub mod testing;
 
 pub(crate) use dispatch::Dispatch;
 pub(crate) use generic::{
-    PREFETCH_DISTANCE, PREFETCH_MIN_BLOCKS, PreHashed, contains_hash_with, contains_keys_with,
-    insert_hash_with, insert_keys_with, prefetch_distance,
+    PREFETCH_DISTANCE, PreHashed, contains_hash_with, contains_keys_with, insert_hash_with,
+    insert_keys_with, prefetch_distance, prefetch_min_blocks,
 };
 
 /// The block primitives every kernel implements, with identical results.

@@ -28,8 +28,27 @@ pub fn contains_hash(kernel: Kernel, blocks: &[[u32; LANES]], hash: u64) -> Opti
     Some(Dispatch::new(kernel)?.contains_hash(blocks, hash))
 }
 
-/// The prefetch distance filters use, and the smallest filter (in blocks) that uses it.
-pub const PREFETCH: (usize, usize) = (super::PREFETCH_DISTANCE, super::PREFETCH_MIN_BLOCKS);
+/// The prefetch distance filters use, and the smallest filter (in blocks) that uses it (one
+/// core's L2 cache, detected at run time).
+pub fn prefetch() -> (usize, usize) {
+    (super::PREFETCH_DISTANCE, super::prefetch_min_blocks())
+}
+
+/// The prefetch distance the batch operations use on a filter of `num_blocks` blocks (0: none).
+pub fn prefetch_distance(num_blocks: usize) -> usize {
+    super::prefetch_distance(num_blocks)
+}
+
+/// The detected caches the prefetch threshold comes from, for benchmark output.
+pub fn cache_summary() -> alloc::string::String {
+    let caches = super::cache::caches();
+    alloc::format!(
+        "L2 {} KiB, L3 {} KiB ({})",
+        caches.l2 >> 10,
+        caches.l3 >> 10,
+        caches.source.name()
+    )
+}
 
 /// Filters of at least this many bytes get 2 MiB-aligned storage and, on Linux, a
 /// transparent-huge-page hint.

@@ -377,7 +377,10 @@ macro_rules! read_methods {
             /// assert!(filter.contains_hash(filter.hash_bytes(b"apple")));
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
-            #[inline]
+            // Always inlined, down to the kernel's probe: a caller's loop of single lookups then
+            // keeps the probe inline and the kernel choice hoisted out of the loop (otherwise
+            // every lookup became a call and a jump table, measured in benches/workload.rs).
+            #[inline(always)]
             pub fn contains_hash(&self, hash: u64) -> bool {
                 $crate::filter::view::Probe::probe(&self.reader(), hash)
             }
@@ -430,7 +433,7 @@ macro_rules! read_methods {
             /// assert!(filter.contains("apple"));
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
-            #[inline]
+            #[inline(always)]
             pub fn contains<K: core::hash::Hash + ?Sized>(&self, key: &K) -> bool {
                 $crate::filter::view::contains(&self.reader(), key)
             }

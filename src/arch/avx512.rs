@@ -1,0 +1,168 @@
+//! The AVX-512 kernel: the AVX2 kernel's 256-bit arithmetic in EVEX encoding (AVX-512F,
+//! AVX-512VL and AVX-512DQ), with the test done by `vptestmd` into a mask register. No 512-bit operation is
+//! used, so CPUs that split zmm operations in two (AMD Zen 4) run it at full width too.
+//!
+//! What it buys is the single-key lookup: EVEX instructions reach the registers `ymm16`-`ymm31`,
+//! which are outside the SSE/AVX transition state, so the inline assembly of
+//! [`contains_inline`] needs no `vzeroupper` for callers compiled without AVX. On an Intel Xeon
+//! (Emerald Rapids) `vzeroupper` in every lookup kept a loop of lookups from overlapping its
+//! cache misses: the same probe took 0.6-0.7x the time out of L2 without it, and 0.85-0.9x in
+//! L1 (see the README's AVX-512 section). The batch loops are the AVX2 ones compiled with
+//! AVX-512 enabled, and with BMI2, which every AVX-512 CPU has, so that the keys' hashes in
+//! those loops use `mulx` (the hasher's folded multiply) like a `-C target-cpu=native` build.
+//!
+//! The `#[target_feature]` functions here are safe to call only where AVX2, AVX-512F,
+//! AVX-512VL and AVX-512DQ are present; the [`Avx512`] token can only be built after detecting them, and
+//! every call goes through the token.
+
+use core::arch::x86_64::{_mm256_or_si256, _mm256_test_epi32_mask};
+
+use super::avx2::{load, mask_vector, store};
+use super::{BlockKernel, entry_points};
+use crate::block::{LANES, SALT};
+
+/// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, AVX-512F,
+/// AVX-512VL and AVX-512DQ (every AVX-512 CPU with VL has DQ: Intel since Skylake-SP, AMD
+/// since Zen 4).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512(());
+
+impl Avx512 {
+    /// The token, when this CPU has AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+    #[inline]
+    pub(crate) fn new() -> Option<Avx512> {
+        #[cfg(feature = "std")]
+        let available = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("bmi2");
+        // Without std there is no run-time detection: trust the compile-time target features.
+        #[cfg(not(feature = "std"))]
+        let available = cfg!(all(
+            target_feature = "avx2",
+            target_feature = "avx512f",
+            target_feature = "avx512vl",
+            target_feature = "avx512dq",
+            target_feature = "bmi2"
+        ));
+        available.then_some(Avx512(()))
+    }
+}
+
+/// `mask` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+#[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
+#[inline]
+fn mask(x: u32) -> [u32; LANES] {
+    let mut words = [0; LANES];
+    store(&mut words, mask_vector(x));
+    words
+}
+
+/// `insert` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+#[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
+#[inline]
+fn insert(block: &mut [u32; LANES], x: u32) -> bool {
+    let mask = mask_vector(x);
+    let words = load(block);
+    store(block, _mm256_or_si256(words, mask));
+    // One bit per lane in `mask`: a lane tests non-zero exactly when its bit is already set.
+    _mm256_test_epi32_mask(words, mask) == 0xff
+}
+
+/// `contains` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+#[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
+#[inline]
+fn contains(block: &[u32; LANES], x: u32) -> bool {
+    _mm256_test_epi32_mask(load(block), mask_vector(x)) == 0xff
+}
+
+/// The constants of [`contains_inline`], next to each other: the salts, then the `1` that is
+/// shifted into each lane.
+#[repr(C, align(32))]
+struct InlineConstants {
+    salt: [u32; LANES],
+    one: u32,
+}
+
+static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
+
+/// [`contains`] as inline assembly, for the single-key lookup (a `#[target_feature]` function
+/// would not inline into a caller compiled without AVX-512, and the call would cost as much as
+/// the probe; see `avx2::contains_inline`).
+///
+/// Every vector register it uses is one of `ymm16`, `ymm17` (EVEX only) and the mask register
+/// `k1`. Those are outside the state that makes legacy SSE code pay a transition penalty after
+/// AVX code, so unlike the AVX2 version it needs no `vzeroupper`, which also means it clobbers
+/// nothing a caller keeps in `ymm0`-`ymm15`. The three registers are declared clobbered (a clobber
+/// of `zmm16` covers `xmm16`/`ymm16`); `tests/caller_registers.rs` keeps values live in `zmm16`
+/// and up across every entry point. The constants are addressed RIP-relative through `sym`, the
+/// block is a memory operand of `vptestmd`.
+///
+/// A caller compiled with these features needs no assembly: there [`contains`] inlines.
+#[inline(always)]
+pub(super) fn contains_inline(token: Avx512, block: &[u32; LANES], x: u32) -> bool {
+    if cfg!(all(
+        target_feature = "avx2",
+        target_feature = "bmi2",
+        target_feature = "avx512f",
+        target_feature = "avx512vl",
+        target_feature = "avx512dq"
+    )) {
+        return token.contains(block, x);
+    }
+    let found: u8;
+    // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which the
+    // instructions here need (EVEX encodings of 256-bit operations and `vptestmd` into `k1`: F
+    // and VL; `kortestb`: DQ). The asm reads 32 bytes at `block` (a
+    // valid reference) and 36 bytes at `INLINE_CONSTANTS` (a static, addressed RIP-relative);
+    // EVEX loads need no alignment. It writes `zmm16`, `zmm17` and `k1`, declared clobbered,
+    // `found` and the flags (not preserved: no `preserves_flags`), and touches no stack.
+    unsafe {
+        core::arch::asm!(
+            "vpbroadcastd ymm16, {x:e}",
+            "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]",
+            "vpsrld ymm16, ymm16, 27",
+            "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]",
+            "vpsllvd ymm16, ymm17, ymm16",
+            // k1 lane i = 1 when the block's lane i has the mask's one bit.
+            "vptestmd k1, ymm16, ymmword ptr [{block}]",
+            // CF = 1 when the low eight bits of k1 (one per lane) are all ones.
+            "kortestb k1, k1",
+            "setc {found}",
+            x = in(reg) x,
+            block = in(reg) block.as_ptr(),
+            constants = sym INLINE_CONSTANTS,
+            found = out(reg_byte) found,
+            out("zmm16") _,
+            out("zmm17") _,
+            out("k1") _,
+            options(pure, readonly, nostack),
+        );
+    }
+    found != 0
+}
+
+impl BlockKernel for Avx512 {
+    #[inline(always)]
+    fn mask(self, x: u32) -> [u32; LANES] {
+        // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
+        unsafe { mask(x) }
+    }
+
+    #[inline(always)]
+    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
+        // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
+        unsafe { insert(block, x) }
+    }
+
+    #[inline(always)]
+    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
+        // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
+        unsafe { contains(block, x) }
+    }
+}
+
+// The entry points make the token without detection: each is an `unsafe fn` that requires
+// the five features and is compiled with them (see `entry_points!`).
+entry_points!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
