@@ -858,6 +858,34 @@ mod tests {
         }
     }
 
+    /// Id 5's short and 16-byte paths (the overlapping-load padding) against the crate's
+    /// `gxhash64` on a zero-padded copy, on pseudo-random blocks, lengths and seeds.
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_plain_short_path_equals_the_crate() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let (low, high, seed) = (next(), next(), next());
+            let mut block = [0u8; 16];
+            block[..8].copy_from_slice(&low.to_le_bytes());
+            block[8..].copy_from_slice(&high.to_le_bytes());
+            let len = (next() % 17) as usize;
+            block[len..].fill(0);
+            let expected = ::gxhash::gxhash64(&block, (seed ^ len as u64) as i64);
+            assert_eq!(
+                gxhash::GxPlainBytes::hash_bytes(&block[..len], seed),
+                expected,
+                "length {len}, seed {seed:#x}"
+            );
+        }
+    }
+
     /// Id 5 keeps keys apart that pad to the same 16 bytes.
     #[cfg(splitbloom_gxhash)]
     #[test]
