@@ -107,7 +107,7 @@ impl BuildHasher for Xxh3Hash {
 /// Its byte-key contract is `XXH3_64_withSeed(bytes, seed)` with nothing added, so any XXH3
 /// implementation reproduces it (with the default seed 0, plain `XXH3_64bits(bytes)`), and
 /// `insert(&str)`, `insert(&[u8])` and `insert_bytes` give the same hash today (see the
-/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the framing of every [`Hasher`] call).
+/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the framing of every [`Hasher`](core::hash::Hasher) call).
 ///
 /// ```
 /// use core::hash::BuildHasher;
@@ -196,7 +196,7 @@ impl BytesHash for Xxh3PlainBytes {
     }
 }
 
-/// The [`Hasher`] of [`Xxh3Plain`]: [`PlainHasher`] over XXH3. Integer words are buffered, so
+/// The [`Hasher`](core::hash::Hasher) of [`Xxh3Plain`]: [`PlainHasher`] over XXH3. Integer words are buffered, so
 /// one integer costs one folded multiply in all; see the
 /// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the exact definition.
 ///
