@@ -10,7 +10,8 @@
 //! * `hash/<len>`: `reference` (xxh3_64), `plain-bytes` (the default's byte contract,
 //!   `hash_bytes`, hasher id 4), `plain-str` / `plain-slice` (`hash_one` of a `&str` /
 //!   `&[u8]`, std's framing), the same for `xxh3-*` (id 2, the previous default) and for
-//!   `gxhash-*` where gxhash is available, and `parquet-bytes`.
+//!   `gxhash-*` (id 1, legacy) and `gxplain-*` (id 5) where gxhash is available, and
+//!   `parquet-bytes`.
 //! * `contains/<len>`: `reference` (`contains_hash(xxh3_64(key))`), then `contains_bytes`
 //!   (`*-bytes`), `contains(&str)` (`*-str`) and `contains(&[u8])` (`*-slice`) per hasher.
 //!
@@ -28,7 +29,8 @@
 //! round of each (the run least disturbed by other jobs) as a table: ratios within one round
 //! robin are stable to a few percent there. It then prints two more tables the same way: the
 //! hash alone for keys up to 16 bytes, with gxhash64 on keys padded in advance (where
-//! `GxHash`'s short-key time goes), and random `u64` keys through `contains(&key)` for the
+//! `GxHash`'s short-key time goes, next to `GxPlain`, id 5, which adds only the padding and an
+//! XOR), and random `u64` keys through `contains(&key)` for the
 //! default and `Xxh3Hash`, against `contains_hash` of the bare key.
 
 use std::hash::BuildHasher;
@@ -37,7 +39,7 @@ use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, FilterHasher, GxHash, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Filter, FilterHasher, GxHash, GxPlain, Xxh3Hash, Xxh3Plain};
 
 /// Key lengths measured, in bytes.
 const LENGTHS: [usize; 11] = [0, 1, 4, 8, 12, 15, 16, 24, 32, 64, 256];
@@ -95,6 +97,7 @@ fn time_keys<T: Copy + Into<u64>>(
 
 fn hashing(c: &mut Criterion) {
     let gx = GxHash::new(0).ok();
+    let gx_plain = GxPlain::new(0).ok();
     for len in LENGTHS {
         let keys = keys(len);
         let mut group = c.benchmark_group(format!("hash/{len}"));
@@ -126,6 +129,14 @@ fn hashing(c: &mut Criterion) {
                 gx.hash_bytes(key.as_bytes())
             });
             time_keys(&mut group, "gxhash-str", len, &keys, |key| gx.hash_one(key));
+        }
+        if let Some(gx) = gx_plain {
+            time_keys(&mut group, "gxplain-bytes", len, &keys, |key| {
+                gx.hash_bytes(key.as_bytes())
+            });
+            time_keys(&mut group, "gxplain-str", len, &keys, |key| {
+                gx.hash_one(key)
+            });
         }
         time_keys(&mut group, "parquet-bytes", len, &keys, |key| {
             parquet.hash_bytes(key.as_bytes())
@@ -183,6 +194,9 @@ fn contains(c: &mut Criterion) {
         if let Ok(gx) = GxHash::new(0) {
             contains_variants(&mut group, "gxhash", gx, len, &keys);
         }
+        if let Ok(gx) = GxPlain::new(0) {
+            contains_variants(&mut group, "gxplain", gx, len, &keys);
+        }
         contains_variants(&mut group, "parquet", ParquetHash::default(), len, &keys);
         group.finish();
     }
@@ -220,6 +234,7 @@ type Probe<'a> = (&'static str, Box<dyn Fn(&str) -> bool + 'a>);
 /// of 3000 rounds each, printed as a Markdown table (ns per key and ratio to the reference).
 fn interleaved() {
     let gx = GxHash::new(0).ok();
+    let gx_plain = GxPlain::new(0).ok();
     let mut header = false;
     for len in LENGTHS {
         let keys = keys(len);
@@ -227,6 +242,8 @@ fn interleaved() {
         let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
         let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
         let mut gxf = gx.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
+        let mut gx_plain_filter =
+            gx_plain.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
         for key in keys.iter().step_by(2) {
             reference.insert_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()));
             plain.insert_bytes(key.as_bytes());
@@ -237,6 +254,10 @@ fn interleaved() {
             if let Some(gxf) = gxf.as_mut() {
                 gxf.insert_bytes(key.as_bytes());
                 gxf.insert(key.as_str());
+            }
+            if let Some(filter) = gx_plain_filter.as_mut() {
+                filter.insert_bytes(key.as_bytes());
+                filter.insert(key.as_str());
             }
         }
         let mut probes: Vec<Probe<'_>> = vec![
@@ -277,6 +298,16 @@ fn interleaved() {
                 Box::new(|key: &str| gxf.contains(key)),
             ));
         }
+        if let Some(filter) = gx_plain_filter.as_ref() {
+            probes.push((
+                "gxhash-plain (id 5) contains_bytes",
+                Box::new(|key: &str| filter.contains_bytes(key.as_bytes())),
+            ));
+            probes.push((
+                "gxhash-plain (id 5) contains(&str)",
+                Box::new(|key: &str| filter.contains(key)),
+            ));
+        }
         for (name, probe) in &probes {
             let found = keys.iter().step_by(2).filter(|key| probe(key)).count();
             assert_eq!(found, keys.len().div_ceil(2), "{name}: false negatives");
@@ -309,7 +340,7 @@ fn interleaved() {
 ))]
 fn interleaved_gxhash_breakdown() {
     use splitbloom::hash::{BytesHash, GxBytes};
-    let Ok(gx) = GxHash::new(0) else {
+    let (Ok(gx), Ok(gx_plain)) = (GxHash::new(0), GxPlain::new(0)) else {
         return;
     };
     let plain = Xxh3Plain::default();
@@ -329,6 +360,10 @@ fn interleaved_gxhash_breakdown() {
             Box::new(|key, _| xxh3.hash_bytes(key)),
         ),
         ("gxhash hash_bytes", Box::new(|key, _| gx.hash_bytes(key))),
+        (
+            "gxhash-plain (id 5) hash_bytes",
+            Box::new(|key, _| gx_plain.hash_bytes(key)),
+        ),
         (
             "gxhash64 alone, pre-padded",
             Box::new(|_, padded| GxBytes::hash_bytes(padded, 0)),

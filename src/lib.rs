@@ -39,7 +39,8 @@
 //! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
 //!   stable, documented output: [`Xxh3Plain`] (hasher id 4) on every target and under every
 //!   build flag, so every build writes and reads the same filter bytes. [`Xxh3Hash`] (id 2, the
-//!   previous default) reads older files; [`GxHash`] is an opt-in. Persisted string and byte
+//!   previous default) reads older files; [`GxPlain`] (id 5) is the opt-in gxhash where the
+//!   target has AES ([`GxHash`], id 1, reads files written with the older gxhash). Persisted string and byte
 //!   keys go through the byte-key contract ([`Filter::insert_bytes`],
 //!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]): for the default, exactly
 //!   `XXH3_64_withSeed(key, seed)`, which any XXH3 implementation reproduces. An integer key
@@ -182,7 +183,7 @@ pub use filter::AtomicFilter;
 pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
 pub use format::FilterRef;
 pub use hash::{
-    DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, HasherKind, Xxh3Hash, Xxh3Plain,
+    DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
 };
 pub use kernel::{Kernel, UnknownKernel};
 

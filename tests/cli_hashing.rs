@@ -1,11 +1,14 @@
 //! The CLI and the hashing contract: filters written with gxhash (hasher id 1, the default of
 //! earlier `+aes` builds) keep answering in the CLI wherever gxhash can run, and are a clear
-//! error elsewhere; CLI keys are the byte-key contract; new files are id 4 and every id opens.
+//! error elsewhere; CLI keys are the byte-key contract; new files are id 4 and every id opens;
+//! `--hasher gxhash-plain` builds id 5 where gxhash runs and is a clear error elsewhere.
 
 use std::process::Command;
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, FilterHasher, FilterRef, GxHash, HasherKind, Xxh3Hash, Xxh3Plain};
+use splitbloom::{
+    Filter, FilterHasher, FilterRef, GxHash, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
+};
 
 /// A file path in the temporary directory, unique to this test process.
 fn temp_path(name: &str) -> std::path::PathBuf {
@@ -133,4 +136,64 @@ fn the_cli_builds_id_4_and_reads_every_id() {
         assert!(info.contains(&format!("\"hasher\":\"{name}\"")), "{info}");
         std::fs::remove_file(&path).unwrap();
     }
+}
+
+/// `build --hasher gxhash-plain` writes an id-5 file (named `gxhash-plain` by `info`) that
+/// answers in the CLI and through `FilterRef<GxPlain>` where gxhash runs; elsewhere the option
+/// is an error that says why.
+#[test]
+fn the_cli_builds_and_reads_gxhash_plain() {
+    let path = temp_path("gx-plain.sbf");
+    let file = path.to_str().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args([
+            "build",
+            "-n",
+            "100",
+            "-p",
+            "0.01",
+            "--hasher",
+            "gxhash-plain",
+            "-o",
+            file,
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"alice\n").unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if !HasherKind::GxPlain.is_available() {
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("AES"), "{stderr}");
+        assert!(!path.exists());
+        return;
+    }
+    assert!(output.status.success(), "{stderr}");
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(bytes[6], HasherKind::GxPlain.id(), "hasher id 5");
+    let view = FilterRef::<GxPlain>::from_bytes(&bytes).unwrap();
+    assert!(view.contains_bytes(b"alice"));
+    assert_eq!(
+        view.hash_bytes(b"alice"),
+        GxPlain::new(0).unwrap().hash_bytes(b"alice")
+    );
+    let run = |args: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(run(&["query", file, "alice", "bob"]), "alice\n");
+    let info = run(&["info", "--json", file]);
+    assert!(info.contains("\"hasher\":\"gxhash-plain\""), "{info}");
+    std::fs::remove_file(&path).unwrap();
 }

@@ -1,17 +1,19 @@
-//! Every hasher's output, pinned: filters already written (hasher ids 1, 2, 3 and 4) must keep
+//! Every hasher's output, pinned: filters already written (hasher ids 1 to 5) must keep
 //! answering exactly as they did, so no hash of any key may ever change.
 //!
 //! The values of ids 1 to 3 were computed on main at af4e2b5 (before the hashing contract
 //! changed), in an x86_64 `+aes` build, so that gxhash was available. Those of id 4 were computed
 //! outside this crate, from the definition in `splitbloom::hash`, with Python's `xxhash` package
-//! (see [`XXH3_PLAIN`]). Each table hashes keys of every length
+//! (see [`XXH3_PLAIN`]). Those of id 5 for lengths 0..=40 were computed from its definition with
+//! the `gxhash` crate alone (see [`GX_PLAIN_BYTES`]); its digest table (all lengths, integers,
+//! every entry point) was then pinned from this crate, when id 5 was added. Each table hashes keys of every length
 //! 0..=300 (plus integers) through each way a key reaches a hasher, and pins an XXH3-64 digest of
 //! all outputs, plus a few single values so a mismatch is easy to read.
 
 use core::hash::{BuildHasher, Hasher};
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Error, FilterHasher, GxHash, HasherKind, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Error, FilterHasher, GxHash, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain};
 
 /// Key `len` of the byte tables: deterministic, varied bytes.
 fn key(len: usize) -> Vec<u8> {
@@ -152,6 +154,140 @@ fn gxhash_outputs_never_change() {
     check("gxhash", &hashers, &GXHASH);
 }
 
+/// Id 5's byte contract for key `key(len)`, lengths 0..=40, at each seed of [`SEEDS`]: computed
+/// from the definition (`gxhash64(b, seed ^ len)`, `b` the key zero-padded to 16 bytes when
+/// shorter) with the `gxhash` crate's `gxhash64` (3.5) on an explicitly padded copy, in an
+/// x86_64 `+aes` build, independently of this crate's hashing code, and pasted here.
+const GX_PLAIN_BYTES: [[u64; 41]; 2] = [
+    [
+        0xad8f372ca53d9274,
+        0xd5efa794a7b01a55,
+        0x173a694e7f33e24f,
+        0x2ce002effbac5c7f,
+        0xf0092e24e159e110,
+        0xccf9078d08d5057f,
+        0x99d8803fc018da5e,
+        0x27d791462500d6e4,
+        0x2c2ea06320a2e518,
+        0x056a49f69d1fc2c9,
+        0x1be038e8fbc16678,
+        0x8005e91b45b395e7,
+        0x19a577c45bd701a8,
+        0x6e39931786cf4bf3,
+        0xa47e9734e07c795c,
+        0x7576cff2b198c076,
+        0xc5e6439ae5a324cc,
+        0x25001a0cb8558699,
+        0xdf3d0d812e922c86,
+        0x3049fda1404439b3,
+        0xc4eab042bd4cc551,
+        0xf4bc01f9c6060e39,
+        0x33fc5d83eea2f281,
+        0x46ef74da421c08e4,
+        0x2b8fc12ec1f748aa,
+        0x4069739ab760acb5,
+        0xe419e95150e676c2,
+        0xe5a20786aeab30a8,
+        0x8073bd43bdf8ee3e,
+        0xcfee10945bf7fb49,
+        0xf999d1ab3d28b099,
+        0xbcb50de4623303af,
+        0x273f89664dfd5ea2,
+        0xb838182d5f4612ee,
+        0x011e9f86b44e3c70,
+        0x172b28ee288bc4e2,
+        0xa620042eeb6bdfc9,
+        0xdfe59113b7cc1844,
+        0x3c38ec25b5994a94,
+        0xcbc0020f2db6d0e9,
+        0x37e4ac47d0abe492,
+    ],
+    [
+        0xde2f019fb761d786,
+        0x6d3dc3b2a50b5261,
+        0x02dc2c3d5a022171,
+        0xdd42e97f822f3502,
+        0xd49e988491a8c765,
+        0x3ab9fb5eee38510b,
+        0xfa99f3b271c15a19,
+        0x85be2967a3bb37fb,
+        0x9ac3ac11c28fc5ab,
+        0xa4ac747c429c7312,
+        0xb817dd0cb9312504,
+        0xb082a71af7fc9b3a,
+        0xb4191c7964118d52,
+        0xf674a8aab23415b3,
+        0x4cbcc65deef68bd0,
+        0x02176ab43d4e4a40,
+        0xe02661037eb121c4,
+        0xa28d6c1cff188b9d,
+        0x4d07c7fb2013977b,
+        0x6d1a6aa4213e9aaa,
+        0xd1a9e6f78b07a077,
+        0xa4ce6a47a4ef576a,
+        0x5edffbf2376f5e94,
+        0x41d6bd9f7c809ee7,
+        0x6bae1b33bba00ff5,
+        0x3bc953a211561169,
+        0xfb66993c1f7baa04,
+        0x743b7c4ebec9c35e,
+        0x7844b98efc7a6cd0,
+        0x01187ada510ca9a0,
+        0xee543225683f2f1e,
+        0x24e0dd5a26b61b7f,
+        0xda49f6bc854f35eb,
+        0xe03005340869847f,
+        0xc35124150ebe3b35,
+        0x87c45071b3f7f04b,
+        0xf0fe825c0269ff40,
+        0x0ed25c8e6bd034c5,
+        0x768ef4262a00596e,
+        0x85a100aa46bb34ad,
+        0xa666f12fdade0f4c,
+    ],
+];
+
+/// Id 5 (`GxPlain`): its byte contract equals the literals above at every length 0..=40 (the
+/// padding boundary and both sides of it), through `hash_bytes`, one write, and the `[u8]` and
+/// `Vec<u8>` keys of std's `Hash`; unavailable without AES, with the error naming it.
+#[test]
+fn gx_plain_known_answers() {
+    if !HasherKind::GxPlain.is_available() {
+        assert_eq!(
+            GxPlain::new(0).unwrap_err(),
+            Error::HasherUnavailable(HasherKind::GxPlain)
+        );
+        println!("gxhash is not available in this build: nothing to check");
+        return;
+    }
+    for (seed, expected) in SEEDS.into_iter().zip(GX_PLAIN_BYTES) {
+        let hasher = GxPlain::new(seed).unwrap();
+        for (len, &expected) in expected.iter().enumerate() {
+            let bytes = key(len);
+            assert_eq!(
+                hasher.hash_bytes(&bytes),
+                expected,
+                "seed {seed:#x}, length {len}"
+            );
+            assert_eq!(one_write(&hasher, &bytes), expected);
+            assert_eq!(hasher.hash_one(&bytes[..]), expected);
+            assert_eq!(hasher.hash_one(&bytes), expected);
+        }
+    }
+}
+
+/// Id 5 through every entry point, pinned when it was added (its byte contract is checked
+/// against independent literals in [`gx_plain_known_answers`]).
+#[test]
+fn gx_plain_outputs_never_change() {
+    let Ok(first) = GxPlain::new(SEEDS[0]) else {
+        println!("gxhash is not available in this build: nothing to check");
+        return;
+    };
+    let hashers = [first, GxPlain::new(SEEDS[1]).unwrap()];
+    check("gxhash-plain", &hashers, &GX_PLAIN);
+}
+
 /// The byte contract is one `write` then `finish`, for every hasher: what the CLI always
 /// computed, so filters it built answer through `contains_bytes`.
 #[test]
@@ -171,6 +307,9 @@ fn hash_bytes_is_one_write_then_finish() {
         same(Xxh3Plain::with_seed(seed));
         same(ParquetHash::with_seed(seed));
         if let Ok(hasher) = GxHash::new(seed) {
+            same(hasher);
+        }
+        if let Ok(hasher) = GxPlain::new(seed) {
             same(hasher);
         }
     }
@@ -312,6 +451,32 @@ const GXHASH: [(u64, [u64; 6]); 2] = [
             0x79e3ace0a239733d,
             0x69766ca4680e24ed,
             0x6e2c37e8e4fa20e6,
+        ],
+    ),
+];
+
+/// Pinned from this crate when id 5 was added (see the module docs).
+const GX_PLAIN: [(u64, [u64; 6]); 2] = [
+    (
+        0x24a9792e5fa7d97b,
+        [
+            0xad8f372ca53d9274,
+            0x2e2669935d51a5aa,
+            0xc5e6439ae5a324cc,
+            0x2e2669935d51a5aa,
+            0x2e2669935d51a5aa,
+            0xbb79f4c683579eea,
+        ],
+    ),
+    (
+        0x442c0ed39d9dfe87,
+        [
+            0xde2f019fb761d786,
+            0xea926db7fa378423,
+            0xe02661037eb121c4,
+            0xea926db7fa378423,
+            0xea926db7fa378423,
+            0x298c023eb69b2d31,
         ],
     ),
 ];

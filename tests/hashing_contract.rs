@@ -7,7 +7,7 @@
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
     AtomicFilter, CountingFilter, DefaultHasher, Error, Filter, FilterHasher, FilterRef, GxHash,
-    HasherKind, ScalableFilter, Xxh3Hash, Xxh3Plain,
+    GxPlain, HasherKind, ScalableFilter, Xxh3Hash, Xxh3Plain,
 };
 
 /// XOR of the halves of the 128-bit product, as the hash module documents.
@@ -130,6 +130,9 @@ fn byte_entry_points_agree_for_every_hasher() {
     if let Ok(hasher) = GxHash::new(3) {
         entry_points_agree(hasher);
     }
+    if let Ok(hasher) = GxPlain::new(3) {
+        entry_points_agree(hasher);
+    }
 }
 
 /// Strings: `insert_bytes(s.as_bytes())` is the stable form. With the default hasher (id 4),
@@ -180,6 +183,70 @@ fn xxh3_id_2_files_open_by_naming_their_type() {
     assert!(message.contains("id 2"), "{message}");
 }
 
+/// `bytes` (a serialized filter) with hasher id `id` in its header and the checksum re-sealed.
+fn with_hasher_id(mut bytes: Vec<u8>, id: u8) -> Vec<u8> {
+    bytes[6] = id;
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest();
+    bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+/// An id-5 (`GxPlain`) filter records id 5, opens as `FilterRef<GxPlain>` and `Filter<GxPlain>`
+/// with the same answers, and is a mismatch naming `splitbloom::GxPlain` for any other type;
+/// where gxhash cannot run, an id-5 file is `HasherUnavailable(GxPlain)`.
+#[test]
+fn gx_plain_filters_round_trip_where_gxhash_runs() {
+    assert_eq!(HasherKind::from_id(5), Some(HasherKind::GxPlain));
+    let Ok(hasher) = GxPlain::new(11) else {
+        assert!(!HasherKind::GxPlain.is_available());
+        let bytes = with_hasher_id(Filter::with_num_blocks(4).unwrap().to_bytes(), 5);
+        assert_eq!(
+            FilterRef::<GxPlain>::from_bytes(&bytes).unwrap_err(),
+            Error::HasherUnavailable(HasherKind::GxPlain)
+        );
+        assert_eq!(
+            Filter::<GxPlain>::from_bytes(&bytes).unwrap_err(),
+            Error::HasherUnavailable(HasherKind::GxPlain)
+        );
+        return;
+    };
+    let keys = keys();
+    let mut filter = Filter::with_fpr_and_hasher(300, 0.01, hasher).unwrap();
+    for key in &keys[..150] {
+        filter.insert_bytes(key);
+    }
+    filter.insert(&7u64);
+    filter.insert("text");
+    let bytes = filter.to_bytes();
+    assert_eq!(bytes[6], 5, "hasher id in the header");
+    let view = FilterRef::<GxPlain>::from_bytes(&bytes).unwrap();
+    assert_eq!(view.hasher(), &hasher);
+    let owned = Filter::<GxPlain>::from_bytes(&bytes).unwrap();
+    assert_eq!(owned, filter);
+    for key in &keys {
+        assert_eq!(view.contains_bytes(key), filter.contains_bytes(key));
+        assert_eq!(owned.contains_bytes(key), filter.contains_bytes(key));
+    }
+    assert!(keys[..150].iter().all(|key| view.contains_bytes(key)));
+    assert!(view.contains(&7u64) && view.contains("text") && view.contains_bytes(b"text"));
+    let error = FilterRef::<DefaultHasher>::from_bytes(&bytes).unwrap_err();
+    assert_eq!(
+        error,
+        Error::HasherKindMismatch {
+            expected: HasherKind::Xxh3Plain,
+            found: HasherKind::GxPlain
+        }
+    );
+    assert!(error.to_string().contains("splitbloom::GxPlain"), "{error}");
+    assert!(matches!(
+        FilterRef::<GxHash>::from_bytes(&bytes),
+        Err(Error::HasherKindMismatch { .. })
+    ));
+}
+
 /// The default hasher is XXH3 in every build, and a gxhash filter (written by earlier `+aes`
 /// builds) opens as `FilterRef<GxHash>` exactly where gxhash can run.
 #[test]
@@ -213,7 +280,10 @@ fn gxhash_filters_open_where_gxhash_runs() {
 /// lane mask), for every hasher id with seed 0, pinned here so the README cannot drift. The
 /// id-4 rows were also computed outside this crate, with Python's `xxhash` 4.1.0
 /// (`xxhash.xxh3_64_intdigest(key)`, block `((h >> 32) * 1024) >> 32`, lane `i` bit
-/// `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`), giving the same values.
+/// `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`), giving the same values. The id-5 hashes
+/// were computed with the `gxhash` crate's `gxhash64` on explicitly padded keys (as for
+/// `GX_PLAIN_BYTES` in `tests/hash_known_answers.rs`), and their blocks and masks with the same
+/// Python formulas.
 /// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);
 
@@ -378,6 +448,46 @@ const KNOWN_ANSWERS: &[KnownAnswer] = &[
             0x04000000,
         ],
     ),
+    (
+        5,
+        b"",
+        0xad8f372ca53d9274,
+        694,
+        [
+            0x00000100, 0x00000200, 0x00040000, 0x00000002, 0x00000004, 0x00020000, 0x00000010,
+            0x10000000,
+        ],
+    ),
+    (
+        5,
+        b"a",
+        0xb8736b23efabe378,
+        737,
+        [
+            0x20000000, 0x00008000, 0x00000004, 0x00001000, 0x00008000, 0x01000000, 0x00004000,
+            0x00080000,
+        ],
+    ),
+    (
+        5,
+        b"splitbloom",
+        0x2e2669935d51a5aa,
+        184,
+        [
+            0x04000000, 0x00000200, 0x40000000, 0x80000000, 0x02000000, 0x00000080, 0x00000020,
+            0x00000100,
+        ],
+    ),
+    (
+        5,
+        b"0123456789abcdef",
+        0x5dd6458b89683784,
+        375,
+        [
+            0x04000000, 0x80000000, 0x00000040, 0x01000000, 0x00002000, 0x00040000, 0x40000000,
+            0x00000008,
+        ],
+    ),
 ];
 
 /// The keys of the known-answer table.
@@ -404,6 +514,9 @@ fn the_readme_known_answers_hold() {
     add(2, &|key| Xxh3Hash::default().hash_bytes(key));
     add(3, &|key| ParquetHash::default().hash_bytes(key));
     add(4, &|key| Xxh3Plain::default().hash_bytes(key));
+    if let Ok(gx) = GxPlain::new(0) {
+        add(5, &|key| gx.hash_bytes(key));
+    }
     for (id, key, h, block, mask) in &rows {
         let lanes: Vec<String> = mask.iter().map(|lane| format!("{lane:08x}")).collect();
         println!(
@@ -416,7 +529,7 @@ fn the_readme_known_answers_hold() {
         assert!(KNOWN_ANSWERS.contains(row), "{row:?} is not in the table");
     }
     let expected_rows = if HasherKind::GxHash.is_available() {
-        16
+        20
     } else {
         12
     };

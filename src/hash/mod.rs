@@ -16,12 +16,16 @@
 //!   Kept, bit for bit, so that filters written with it keep opening and answering: read them
 //!   with `FilterRef::<Xxh3Hash>::from_bytes_with_hasher` (reading them as the default type is
 //!   [`Error::HasherKindMismatch`], whose message names `Xxh3Hash`).
-//! * [`GxHash`] (id 1, opt-in): gxhash 3.x. The type exists in every build, but gxhash
-//!   can only be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
-//!   target-feature=+aes"` on x86_64); elsewhere [`GxHash::new`] and reading a gxhash filter
-//!   return [`Error::HasherUnavailable`]. It exists so that filters written by earlier versions
-//!   (whose `+aes` builds defaulted to it) keep opening, and for long keys (see the README's
-//!   key-length table: it is not faster below 16 bytes).
+//! * [`GxPlain`] (id 5, opt-in): plain gxhash 3.x for byte strings, one folded multiply for
+//!   an integer; the gxhash to pick for new filters, faster than the default where gxhash is
+//!   (see the README's key-length table). The type exists in every build, but gxhash can only
+//!   be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
+//!   target-feature=+aes"` on x86_64); elsewhere [`GxPlain::new`] and reading its filters
+//!   return [`Error::HasherUnavailable`].
+//! * [`GxHash`] (id 1, legacy): gxhash with a length multiply and a final folded multiply, the
+//!   default of earlier versions' `+aes` builds. Kept, bit for bit, so that filters written with
+//!   it keep opening wherever they could before (AES at compile time, as for [`GxPlain`]); new
+//!   filters that want gxhash should use [`GxPlain`], which is faster at every key length.
 //! * [`ParquetHash`] (id 3): XXH64, as Parquet hashes values.
 //!
 //! # The byte-key contract (stable, reproducible in any language)
@@ -35,6 +39,14 @@
 //! * [`Xxh3Hash`]: `h = fold(XXH3_64_withSeed(bytes, seed ^ 0x243f6a8885a308d3),
 //!   0xd6e8feb86659fd93)`, where `fold(a, b)` is the XOR of the low and high 64-bit halves of
 //!   the 128-bit product `a · b`.
+//! * [`GxPlain`]: `h = gxhash64(b, seed ^ len)`, where `len` is the number of bytes and `b` is
+//!   `bytes` itself when `len >= 16`, else `bytes` followed by `16 - len` zero bytes; gxhash64
+//!   is gxhash 3.x's `gxhash64(input, seed as i64)`. Distinct keys never give the same
+//!   `(b, seed ^ len)` pair: a key's length is recovered from the second member (the seed is
+//!   fixed per filter) and its bytes are the first `len` bytes of `b`, so the framing adds no
+//!   collision (only gxhash64's own); in particular `"a"` and `"a\0"`, or a 16-byte key and a
+//!   shorter key padded to the same 16 bytes, are hashed with different seeds. It costs one
+//!   XOR, folded away when the length is a constant: no multiply.
 //! * [`GxHash`]: the same as [`Xxh3Hash`] with gxhash64 in place of XXH3, where inputs shorter
 //!   than 16 bytes are zero-padded to 16 bytes and the seed becomes `(seed ^
 //!   0x243f6a8885a308d3) + (len + 1) · 0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have
@@ -62,7 +74,11 @@
 //!   promise to keep doing so. Fine inside one process; for anything persisted use the byte
 //!   contract above.
 //!
-//! ## The hasher of [`Xxh3Plain`] (id 4)
+//! ## The hasher of [`Xxh3Plain`] (id 4) and [`GxPlain`] (id 5)
+//!
+//! Both use [`PlainHasher`], which is described here for XXH3; for [`GxPlain`] read its byte
+//! hash (`gxhash64(b, state ^ len)` above, with the state as the seed) wherever
+//! `XXH3_64_withSeed(bytes, state)` is written. Integer words are framed identically.
 //!
 //! Every integer write (`write_u8` ..= `write_u64`, `write_usize`, and the signed, `bool` and
 //! `char` writes, which std forwards to them) is one 64-bit *word*, zero-extended;
@@ -164,7 +180,8 @@ fn fold(a: u64, b: u64) -> u64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum HasherKind {
-    /// [`GxHash`]: gxhash 3.x for byte strings, folded multiply for integers.
+    /// [`GxHash`], legacy: gxhash 3.x with a length multiply and a final folded multiply for
+    /// byte strings, folded multiply for integers. New gxhash filters use [`GxPlain`].
     GxHash,
     /// [`Xxh3Hash`]: XXH3-64 for byte strings, folded multiply for integers.
     Xxh3,
@@ -174,14 +191,19 @@ pub enum HasherKind {
     /// [`Xxh3Plain`], the default: exactly `XXH3_64_withSeed(bytes, seed)` for byte strings,
     /// one folded multiply for an integer.
     Xxh3Plain,
+    /// [`GxPlain`], opt-in: `gxhash64(bytes zero-padded to 16, seed ^ len)` for byte strings,
+    /// one folded multiply for an integer.
+    GxPlain,
 }
 
 impl HasherKind {
-    /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64, 4 = xxh3-plain).
+    /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64, 4 = xxh3-plain,
+    /// 5 = gxhash-plain).
     ///
     /// ```
     /// assert_eq!(splitbloom::HasherKind::Xxh3.id(), 2);
     /// assert_eq!(splitbloom::HasherKind::Xxh3Plain.id(), 4);
+    /// assert_eq!(splitbloom::HasherKind::GxPlain.id(), 5);
     /// ```
     pub const fn id(self) -> u8 {
         match self {
@@ -189,6 +211,7 @@ impl HasherKind {
             HasherKind::Xxh3 => 2,
             HasherKind::ParquetXxh64 => 3,
             HasherKind::Xxh3Plain => 4,
+            HasherKind::GxPlain => 5,
         }
     }
 
@@ -197,7 +220,9 @@ impl HasherKind {
     /// ```
     /// use splitbloom::HasherKind;
     /// assert_eq!(HasherKind::from_id(3), Some(HasherKind::ParquetXxh64));
+    /// assert_eq!(HasherKind::from_id(5), Some(HasherKind::GxPlain));
     /// assert_eq!(HasherKind::from_id(0), None);
+    /// assert_eq!(HasherKind::from_id(6), None);
     /// ```
     pub const fn from_id(id: u8) -> Option<HasherKind> {
         match id {
@@ -205,6 +230,7 @@ impl HasherKind {
             2 => Some(HasherKind::Xxh3),
             3 => Some(HasherKind::ParquetXxh64),
             4 => Some(HasherKind::Xxh3Plain),
+            5 => Some(HasherKind::GxPlain),
             _ => None,
         }
     }
@@ -216,6 +242,7 @@ impl HasherKind {
     /// use splitbloom::HasherKind;
     /// assert_eq!(HasherKind::Xxh3.type_name(), "splitbloom::Xxh3Hash");
     /// assert_eq!(HasherKind::Xxh3Plain.type_name(), "splitbloom::Xxh3Plain");
+    /// assert_eq!(HasherKind::GxPlain.type_name(), "splitbloom::GxPlain");
     /// ```
     pub const fn type_name(self) -> &'static str {
         match self {
@@ -223,6 +250,7 @@ impl HasherKind {
             HasherKind::Xxh3 => "splitbloom::Xxh3Hash",
             HasherKind::ParquetXxh64 => "splitbloom::parquet::ParquetHash",
             HasherKind::Xxh3Plain => "splitbloom::Xxh3Plain",
+            HasherKind::GxPlain => "splitbloom::GxPlain",
         }
     }
 
@@ -230,11 +258,13 @@ impl HasherKind {
     /// the others are available everywhere).
     ///
     /// ```
-    /// assert!(splitbloom::HasherKind::Xxh3.is_available());
+    /// use splitbloom::HasherKind;
+    /// assert!(HasherKind::Xxh3.is_available());
+    /// assert_eq!(HasherKind::GxPlain.is_available(), HasherKind::GxHash.is_available());
     /// ```
     pub const fn is_available(self) -> bool {
         match self {
-            HasherKind::GxHash => cfg!(splitbloom_gxhash),
+            HasherKind::GxHash | HasherKind::GxPlain => cfg!(splitbloom_gxhash),
             HasherKind::Xxh3 | HasherKind::ParquetXxh64 | HasherKind::Xxh3Plain => true,
         }
     }
@@ -256,7 +286,7 @@ pub trait FilterHasher: BuildHasher + Clone + PartialEq {
     /// The algorithm.
     const KIND: HasherKind;
     /// A hasher of this kind with `seed`, or [`Error::HasherUnavailable`] when this build
-    /// cannot compute it (only [`GxHash`], without AES at compile time).
+    /// cannot compute it (only [`GxHash`] and [`GxPlain`], without AES at compile time).
     fn try_with_seed(seed: u64) -> Result<Self, Error>;
     /// The seed.
     fn seed(&self) -> u64;
@@ -334,6 +364,138 @@ impl<B: BytesHash> Hasher for KeyHasher<B> {
     }
 }
 
+/// One integer word folded into the state of [`PlainHasher`]: with `a = state ^ word ^
+/// INITIAL_STATE`, `fold(a, a.rotate_left(32) ^ MIX)`.
+///
+/// * `INITIAL_STATE` keeps state 0 (the default seed) and word 0 from folding to 0, which
+///   would make a folded zero word look like a dropped one.
+/// * Both factors depend on the key. With a constant factor (`fold(a, MIX)`, as Boost.Bloom
+///   mixes integers) the key's high bits reach only the high half of the low product word, and
+///   keys that differ only in their top bits (`i << 44`) measured a 1.3x false-positive rate;
+///   the rotated factor costs a rotate and an XOR, no second multiply (`tests/fpr.rs`).
+#[inline(always)]
+pub(crate) fn fold_word(state: u64, word: u64) -> u64 {
+    let a = state ^ word ^ INITIAL_STATE;
+    fold(a, a.rotate_left(32) ^ MIX)
+}
+
+/// The value std's `Hash for str` writes after a string's bytes (`write_u8(0xff)`), which
+/// [`PlainHasher`] drops when it directly follows a byte write.
+const STR_TERMINATOR: u64 = 0xff;
+
+/// The [`Hasher`] of the plain hashers, [`Xxh3Plain`] (id 4) and [`GxPlain`] (id 5), over their
+/// byte hash `B`: integer words are buffered, so one integer costs one folded multiply in all,
+/// and a byte write is exactly `B::hash_bytes(bytes, state)`; see the
+/// [module docs](self#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the exact definition.
+///
+/// ```
+/// use core::hash::{BuildHasher, Hasher};
+/// let hasher = splitbloom::Xxh3Plain::with_seed(3);
+/// let mut state: splitbloom::hash::PlainHasher<splitbloom::hash::Xxh3PlainBytes> =
+///     hasher.build_hasher();
+/// state.write(b"key");
+/// assert_eq!(state.finish(), xxhash_rust::xxh3::xxh3_64_with_seed(b"key", 3));
+/// ```
+#[derive(Clone, Debug)]
+pub struct PlainHasher<B> {
+    /// The state: the seed, then each byte hash or folded word.
+    state: u64,
+    /// The buffered integer word, when `pending`.
+    word: u64,
+    /// Whether `word` is buffered and not yet folded into `state`.
+    pending: bool,
+    /// Whether the last call was a byte write (`state` is then a byte hash).
+    after_bytes: bool,
+    bytes: PhantomData<B>,
+}
+
+impl<B> PlainHasher<B> {
+    /// A fresh hasher with state `seed`, nothing buffered.
+    #[inline(always)]
+    pub(crate) const fn new(seed: u64) -> PlainHasher<B> {
+        PlainHasher {
+            state: seed,
+            word: 0,
+            pending: false,
+            after_bytes: false,
+            bytes: PhantomData,
+        }
+    }
+
+    /// Folds the buffered word, if any, into the state.
+    #[inline(always)]
+    fn flush(&mut self) {
+        if self.pending {
+            self.state = fold_word(self.state, self.word);
+        }
+    }
+
+    /// One integer word: folds the previous buffered one and buffers this one, except std's
+    /// `str` terminator directly after a byte write, which is dropped.
+    #[inline(always)]
+    fn word(&mut self, value: u64) {
+        self.flush();
+        self.word = value;
+        self.pending = !(self.after_bytes && value == STR_TERMINATOR);
+        self.after_bytes = false;
+    }
+}
+
+impl<B: BytesHash> Hasher for PlainHasher<B> {
+    #[inline(always)]
+    fn write(&mut self, bytes: &[u8]) {
+        // A buffered word equal to the length is std's length prefix of `[u8]`: the byte hash
+        // already depends on the length, so it is dropped; any other buffered word is folded
+        // in first.
+        if self.word != bytes.len() as u64 {
+            self.flush();
+        }
+        self.state = B::hash_bytes(bytes, self.state);
+        self.pending = false;
+        self.after_bytes = true;
+    }
+
+    #[inline(always)]
+    fn write_u8(&mut self, value: u8) {
+        self.word(u64::from(value));
+    }
+
+    #[inline(always)]
+    fn write_u16(&mut self, value: u16) {
+        self.word(u64::from(value));
+    }
+
+    #[inline(always)]
+    fn write_u32(&mut self, value: u32) {
+        self.word(u64::from(value));
+    }
+
+    #[inline(always)]
+    fn write_u64(&mut self, value: u64) {
+        self.word(value);
+    }
+
+    #[inline(always)]
+    fn write_u128(&mut self, value: u128) {
+        self.word(value as u64);
+        self.word((value >> 64) as u64);
+    }
+
+    #[inline(always)]
+    fn write_usize(&mut self, value: usize) {
+        self.word(value as u64);
+    }
+
+    #[inline(always)]
+    fn finish(&self) -> u64 {
+        if self.pending {
+            fold_word(self.state, self.word)
+        } else {
+            self.state
+        }
+    }
+}
+
 /// Defines a seeded [`BuildHasher`] over a [`BytesHash`].
 ///
 /// It stores the hasher's initial state (`seed ^ INITIAL_STATE`) rather than the seed, so that
@@ -404,10 +566,10 @@ pub(crate) mod parquet;
 mod xxh3;
 
 #[cfg(splitbloom_gxhash)]
-pub use gxhash::GxBytes;
-pub use gxhash::{GxHash, GxHasher};
+pub use gxhash::{GxBytes, GxPlainBytes};
+pub use gxhash::{GxHash, GxHasher, GxPlain, GxPlainHasher};
 pub use parquet::{ParquetHash, ParquetHasher};
-pub use xxh3::{Xxh3Bytes, Xxh3Hash, Xxh3Plain, Xxh3PlainHasher};
+pub use xxh3::{Xxh3Bytes, Xxh3Hash, Xxh3Plain, Xxh3PlainBytes, Xxh3PlainHasher};
 /// The default hasher of every build: [`Xxh3Plain`] (hasher id 4), whatever the target and
 /// build flags. Filters written with [`Xxh3Hash`] (id 2, the default of earlier versions) or
 /// [`GxHash`] (id 1) open by naming their type.
@@ -532,7 +694,6 @@ impl<S: FilterHasher> crate::ScalableFilter<S> {
 #[cfg(test)]
 mod tests {
     use super::gxhash::zero_padded;
-    use super::xxh3::fold_word;
     use super::*;
 
     fn hash_of<S: BuildHasher>(hasher: &S, bytes: &[u8]) -> u64 {
@@ -576,6 +737,8 @@ mod tests {
         assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3Plain);
         assert_eq!(HasherKind::GxHash.is_available(), aes);
         assert_eq!(GxHash::new(0).is_ok(), aes);
+        assert_eq!(HasherKind::GxPlain.is_available(), aes);
+        assert_eq!(GxPlain::new(0).is_ok(), aes);
     }
 
     /// The register-built padding equals the copy into a zeroed buffer at every short length.
@@ -645,6 +808,88 @@ mod tests {
             assert_ne!(
                 hasher.hash_one((&b"ab"[..], 0xffu8)),
                 hasher.hash_one((&b"ab"[..], 0xfeu8))
+            );
+        }
+    }
+
+    /// Id 5 against its definition, computed here with the gxhash crate on a padded copy (not
+    /// the overlapping loads of `zero_padded`), through every entry point; integers framed as
+    /// for id 4.
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_plain_follows_its_definition() {
+        let definition = |bytes: &[u8], seed: u64| {
+            let mut padded = bytes.to_vec();
+            padded.resize(bytes.len().max(16), 0);
+            ::gxhash::gxhash64(&padded, (seed ^ bytes.len() as u64) as i64)
+        };
+        for seed in [0, 1, 0xdead_beef_0bad_cafe] {
+            let hasher = GxPlain::new(seed).unwrap();
+            for len in 0..=300usize {
+                let bytes: std::vec::Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
+                let text: std::string::String = (0..len)
+                    .map(|i| char::from(b'a' + (i % 26) as u8))
+                    .collect();
+                let expected = definition(&bytes, seed);
+                assert_eq!(hasher.hash_bytes(&bytes), expected, "length {len}");
+                assert_eq!(hasher.hash_one(&bytes[..]), expected);
+                assert_eq!(hasher.hash_one(&bytes), expected);
+                let text_hash = definition(text.as_bytes(), seed);
+                assert_eq!(hasher.hash_one(text.as_str()), text_hash);
+                assert_eq!(hasher.hash_one(&text), text_hash);
+                assert_eq!(
+                    hasher.hash_one((&bytes[..], 0x1234u64)),
+                    fold_word(expected, 0x1234)
+                );
+            }
+            for key in [0u64, 1, 0xff, u64::MAX] {
+                assert_eq!(hasher.hash_one(key), fold_word(seed, key));
+                assert_eq!(
+                    hasher.hash_one(key),
+                    Xxh3Plain::with_seed(seed).hash_one(key)
+                );
+            }
+        }
+    }
+
+    /// Id 5's short and 16-byte paths (the overlapping-load padding) against the crate's
+    /// `gxhash64` on a zero-padded copy, on pseudo-random blocks, lengths and seeds.
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_plain_short_path_equals_the_crate() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let (low, high, seed) = (next(), next(), next());
+            let mut block = [0u8; 16];
+            block[..8].copy_from_slice(&low.to_le_bytes());
+            block[8..].copy_from_slice(&high.to_le_bytes());
+            let len = (next() % 17) as usize;
+            block[len..].fill(0);
+            let expected = ::gxhash::gxhash64(&block, (seed ^ len as u64) as i64);
+            assert_eq!(
+                gxhash::GxPlainBytes::hash_bytes(&block[..len], seed),
+                expected,
+                "length {len}, seed {seed:#x}"
+            );
+        }
+    }
+
+    /// Id 5 keeps keys apart that pad to the same 16 bytes.
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_plain_distinguishes_trailing_zeros() {
+        let hasher = GxPlain::new(0).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for len in 0..=40 {
+            assert!(
+                seen.insert(hasher.hash_bytes(&vec![0u8; len])),
+                "length {len} collided"
             );
         }
     }

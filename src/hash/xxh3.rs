@@ -1,11 +1,12 @@
 //! The XXH3 hashers: [`Xxh3Plain`] (hasher id 4, the default) and [`Xxh3Hash`] (id 2, the
 //! default of earlier versions). The [`hash`](crate::hash) module documents both contracts.
 
-use core::hash::{BuildHasher, Hasher};
+use core::hash::BuildHasher;
 use core::marker::PhantomData;
 
 use super::{
-    Always, BytesHash, DEFAULT_SEED, FilterHasher, HasherKind, INITIAL_STATE, KeyHasher, MIX, fold,
+    Always, BytesHash, DEFAULT_SEED, FilterHasher, HasherKind, INITIAL_STATE, KeyHasher,
+    PlainHasher,
 };
 use crate::error::Error;
 
@@ -106,7 +107,7 @@ impl BuildHasher for Xxh3Hash {
 /// Its byte-key contract is `XXH3_64_withSeed(bytes, seed)` with nothing added, so any XXH3
 /// implementation reproduces it (with the default seed 0, plain `XXH3_64bits(bytes)`), and
 /// `insert(&str)`, `insert(&[u8])` and `insert_bytes` give the same hash today (see the
-/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4) for the framing of every [`Hasher`] call).
+/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the framing of every [`Hasher`](core::hash::Hasher) call).
 ///
 /// ```
 /// use core::hash::BuildHasher;
@@ -173,14 +174,46 @@ impl BuildHasher for Xxh3Plain {
 
     #[inline(always)]
     fn build_hasher(&self) -> Xxh3PlainHasher {
-        Xxh3PlainHasher {
-            state: self.seed,
-            word: 0,
-            pending: false,
-            after_bytes: false,
-        }
+        PlainHasher::new(self.seed)
     }
 }
+
+/// Exactly `XXH3_64_withSeed(bytes, seed)`: the byte hash of [`Xxh3Plain`] and of every byte
+/// write of its hasher.
+///
+/// ```
+/// use splitbloom::hash::{BytesHash, Xxh3PlainBytes};
+/// let xxh3 = xxhash_rust::xxh3::xxh3_64_with_seed(b"abc", 1);
+/// assert_eq!(Xxh3PlainBytes::hash_bytes(b"abc", 1), xxh3);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Xxh3PlainBytes;
+
+impl BytesHash for Xxh3PlainBytes {
+    #[inline(always)]
+    fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+        xxh3_seeded(bytes, seed)
+    }
+}
+
+/// The [`Hasher`](core::hash::Hasher) of [`Xxh3Plain`]: [`PlainHasher`] over XXH3. Integer words are buffered, so
+/// one integer costs one folded multiply in all; see the
+/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the exact definition.
+///
+/// ```
+/// use core::hash::{BuildHasher, Hasher};
+/// let fold = |a: u64, b: u64| {
+///     let product = u128::from(a) * u128::from(b);
+///     (product as u64) ^ ((product >> 64) as u64)
+/// };
+/// let hasher = splitbloom::Xxh3Plain::with_seed(3);
+/// let mut state: splitbloom::hash::Xxh3PlainHasher = hasher.build_hasher();
+/// state.write_u64(42);
+/// let a = 3 ^ 42 ^ 0x243f_6a88_85a3_08d3u64;
+/// assert_eq!(state.finish(), fold(a, a.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15));
+/// assert_eq!(hasher.hash_one(42u64), state.finish());
+/// ```
+pub type Xxh3PlainHasher = PlainHasher<Xxh3PlainBytes>;
 
 /// `XXH3_64_withSeed(bytes, seed)`. Seed 0 (the default) takes xxhash-rust's unseeded entry
 /// point, whose secret is a constant: the same value (XXH3 defines seed 0 as the default
@@ -191,127 +224,5 @@ fn xxh3_seeded(bytes: &[u8], seed: u64) -> u64 {
         xxhash_rust::xxh3::xxh3_64(bytes)
     } else {
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
-    }
-}
-
-/// One integer word folded into the state of [`Xxh3PlainHasher`]: with `a = state ^ word ^
-/// INITIAL_STATE`, `fold(a, a.rotate_left(32) ^ MIX)`.
-///
-/// * `INITIAL_STATE` keeps state 0 (the default seed) and word 0 from folding to 0, which
-///   would make a folded zero word look like a dropped one.
-/// * Both factors depend on the key. With a constant factor (`fold(a, MIX)`, as Boost.Bloom
-///   mixes integers) the key's high bits reach only the high half of the low product word, and
-///   keys that differ only in their top bits (`i << 44`) measured a 1.3x false-positive rate;
-///   the rotated factor costs a rotate and an XOR, no second multiply (`tests/fpr.rs`).
-#[inline(always)]
-pub(super) fn fold_word(state: u64, word: u64) -> u64 {
-    let a = state ^ word ^ INITIAL_STATE;
-    fold(a, a.rotate_left(32) ^ MIX)
-}
-
-/// The value std's `Hash for str` writes after a string's bytes (`write_u8(0xff)`), which
-/// [`Xxh3PlainHasher`] drops when it directly follows a byte write.
-const STR_TERMINATOR: u64 = 0xff;
-
-/// The [`Hasher`] of [`Xxh3Plain`]: integer words are buffered, so one integer costs one folded
-/// multiply in all; see the [module docs](crate::hash#the-hasher-of-xxh3plain-id-4) for the exact
-/// definition.
-///
-/// ```
-/// use core::hash::{BuildHasher, Hasher};
-/// let fold = |a: u64, b: u64| {
-///     let product = u128::from(a) * u128::from(b);
-///     (product as u64) ^ ((product >> 64) as u64)
-/// };
-/// let hasher = splitbloom::Xxh3Plain::with_seed(3);
-/// let mut state = hasher.build_hasher();
-/// state.write_u64(42);
-/// let a = 3 ^ 42 ^ 0x243f_6a88_85a3_08d3u64;
-/// assert_eq!(state.finish(), fold(a, a.rotate_left(32) ^ 0x9e37_79b9_7f4a_7c15));
-/// assert_eq!(hasher.hash_one(42u64), state.finish());
-/// ```
-#[derive(Clone, Debug)]
-pub struct Xxh3PlainHasher {
-    /// The state: the seed, then each byte hash or folded word.
-    state: u64,
-    /// The buffered integer word, when `pending`.
-    word: u64,
-    /// Whether `word` is buffered and not yet folded into `state`.
-    pending: bool,
-    /// Whether the last call was a byte write (`state` is then an XXH3 output).
-    after_bytes: bool,
-}
-
-impl Xxh3PlainHasher {
-    /// Folds the buffered word, if any, into the state.
-    #[inline(always)]
-    fn flush(&mut self) {
-        if self.pending {
-            self.state = fold_word(self.state, self.word);
-        }
-    }
-
-    /// One integer word: folds the previous buffered one and buffers this one, except std's
-    /// `str` terminator directly after a byte write, which is dropped.
-    #[inline(always)]
-    fn word(&mut self, value: u64) {
-        self.flush();
-        self.word = value;
-        self.pending = !(self.after_bytes && value == STR_TERMINATOR);
-        self.after_bytes = false;
-    }
-}
-
-impl Hasher for Xxh3PlainHasher {
-    #[inline(always)]
-    fn write(&mut self, bytes: &[u8]) {
-        // A buffered word equal to the length is std's length prefix of `[u8]`: XXH3 already
-        // hashes the length, so it is dropped; any other buffered word is folded in first.
-        if self.word != bytes.len() as u64 {
-            self.flush();
-        }
-        self.state = xxh3_seeded(bytes, self.state);
-        self.pending = false;
-        self.after_bytes = true;
-    }
-
-    #[inline(always)]
-    fn write_u8(&mut self, value: u8) {
-        self.word(u64::from(value));
-    }
-
-    #[inline(always)]
-    fn write_u16(&mut self, value: u16) {
-        self.word(u64::from(value));
-    }
-
-    #[inline(always)]
-    fn write_u32(&mut self, value: u32) {
-        self.word(u64::from(value));
-    }
-
-    #[inline(always)]
-    fn write_u64(&mut self, value: u64) {
-        self.word(value);
-    }
-
-    #[inline(always)]
-    fn write_u128(&mut self, value: u128) {
-        self.word(value as u64);
-        self.word((value >> 64) as u64);
-    }
-
-    #[inline(always)]
-    fn write_usize(&mut self, value: usize) {
-        self.word(value as u64);
-    }
-
-    #[inline(always)]
-    fn finish(&self) -> u64 {
-        if self.pending {
-            fold_word(self.state, self.word)
-        } else {
-            self.state
-        }
     }
 }
