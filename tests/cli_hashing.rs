@@ -174,7 +174,7 @@ fn the_cli_builds_and_reads_gxhash_plain() {
     assert!(output.status.success(), "{stderr}");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes[6], HasherKind::GxPlain.id(), "hasher id 5");
-    let view = FilterRef::<GxPlain>::from_bytes(&bytes).unwrap();
+    let view = FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap();
     assert!(view.contains_bytes(b"alice"));
     assert_eq!(
         view.hash_bytes(b"alice"),

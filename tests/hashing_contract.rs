@@ -204,11 +204,11 @@ fn gx_plain_filters_round_trip_where_gxhash_runs() {
         assert!(!HasherKind::GxPlain.is_available());
         let bytes = with_hasher_id(Filter::with_num_blocks(4).unwrap().to_bytes(), 5);
         assert_eq!(
-            FilterRef::<GxPlain>::from_bytes(&bytes).unwrap_err(),
+            FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap_err(),
             Error::HasherUnavailable(HasherKind::GxPlain)
         );
         assert_eq!(
-            Filter::<GxPlain>::from_bytes(&bytes).unwrap_err(),
+            Filter::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap_err(),
             Error::HasherUnavailable(HasherKind::GxPlain)
         );
         return;
@@ -222,9 +222,9 @@ fn gx_plain_filters_round_trip_where_gxhash_runs() {
     filter.insert("text");
     let bytes = filter.to_bytes();
     assert_eq!(bytes[6], 5, "hasher id in the header");
-    let view = FilterRef::<GxPlain>::from_bytes(&bytes).unwrap();
+    let view = FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap();
     assert_eq!(view.hasher(), &hasher);
-    let owned = Filter::<GxPlain>::from_bytes(&bytes).unwrap();
+    let owned = Filter::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap();
     assert_eq!(owned, filter);
     for key in &keys {
         assert_eq!(view.contains_bytes(key), filter.contains_bytes(key));
@@ -242,7 +242,7 @@ fn gx_plain_filters_round_trip_where_gxhash_runs() {
     );
     assert!(error.to_string().contains("splitbloom::GxPlain"), "{error}");
     assert!(matches!(
-        FilterRef::<GxHash>::from_bytes(&bytes),
+        FilterRef::<GxHash>::from_bytes_with_hasher(&bytes),
         Err(Error::HasherKindMismatch { .. })
     ));
 }

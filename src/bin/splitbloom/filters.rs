@@ -141,8 +141,12 @@ pub fn gx_plain_filter(options: &NewFilterOptions) -> Result<Filter<splitbloom::
     let hasher = splitbloom::GxPlain::new(splitbloom::DEFAULT_SEED).map_err(|_| {
         "--hasher gxhash-plain: this build of splitbloom cannot compute gxhash (it needs a CPU target with AES at compile time); use a build with AES, or the default --hasher".to_string()
     })?;
-    Filter::with_fpr_and_hasher(options.items, options.fpr, hasher)
-        .map_err(|error| options.sizing_error(error))
+    Filter::with_fpr_and_hasher(
+        usize::try_from(options.items).unwrap_or(usize::MAX),
+        options.fpr,
+        hasher,
+    )
+    .map_err(|error| options.sizing_error(error))
 }
 
 /// An empty Parquet-hashed filter with Parquet's sizing.
