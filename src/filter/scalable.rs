@@ -22,7 +22,7 @@ use core::hash::{BuildHasher, Hash};
 
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::DefaultHasher;
+use crate::hash::{DefaultHasher, FilterHasher, for_each_hashed_chunk};
 use crate::{Kernel, math};
 
 /// How a [`ScalableFilter`] sizes its stages: stage `i` holds
@@ -197,7 +197,45 @@ for key in [\"apple\", \"pear\"] {
             .any(|stage| stage.contains_hash(hash))
     },
     probe_all: |filter, hashes, out| filter.stages_batch(hashes, out),
-    bytes: no,
+    bytes: yes,
+}
+
+/// The byte-key contract's writes (its reads come from `read_methods!`): keys given as
+/// exactly their bytes, hashed as the [`hash`](crate::hash) module documents.
+impl<S: FilterHasher + Clone> ScalableFilter<S> {
+    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
+    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_bytes(b"key")?);
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error> {
+        self.insert_hash(self.hash_bytes(key))
+    }
+
+    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
+    /// first error (the keys before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
+    /// assert!(filter.contains_bytes(b"b"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error> {
+        let hasher = self.hasher().clone();
+        let mut result = Ok(());
+        for_each_hashed_chunk(&hasher, keys, |_, hashes| {
+            if result.is_ok() {
+                result = self.insert_hash_batch(hashes);
+            }
+        });
+        result
+    }
 }
 
 impl<S> ScalableFilter<S> {
