@@ -76,7 +76,7 @@
 //! functions may be called; and the block storage (`src/storage/`: the aligned, lazily zeroed
 //! allocation and its zero-copy atomic view). Inline assembly declares every register it
 //! changes, so callers compiled with AVX keep their vector registers
-//! (`tests/caller_registers.rs`).
+//! (`tests/suite/caller_registers.rs`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(clippy::undocumented_unsafe_blocks)]

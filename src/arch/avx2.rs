@@ -114,7 +114,7 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// save those or keep them elsewhere (`zmm16`-`zmm31`, which `vzeroupper` leaves alone). A clobber
 /// of `xmmN` covers the whole register (LLVM tracks `xmmN`, `ymmN` and `zmmN` as one register).
 /// The mask and the block therefore live in fixed registers, `ymm0` and `ymm1`.
-/// `tests/caller_registers.rs` keeps ymm and zmm values live across every entry point.
+/// `tests/suite/caller_registers.rs` keeps ymm and zmm values live across every entry point.
 #[inline(always)]
 pub(super) fn contains_inline(_token: Avx2, block: &[u32; LANES], x: u32) -> bool {
     let found: u8;
