@@ -1,5 +1,5 @@
-//! Fuzz target `roundtrip`: runs `splitbloom_fuzz_checks::roundtrip` (fuzz/checks), the same check
-//! the stable corpus replay in the main crate's test suite runs.
+//! Fuzz target `roundtrip`: runs `splitbloom_fuzz_checks::roundtrip` (fuzz/checks), the
+//! same check the stable corpus replay in the main crate's test suite runs.
 #![no_main]
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| splitbloom_fuzz_checks::roundtrip(data));
