@@ -19,7 +19,8 @@
 # What runs under qemu: the unit tests and every test binary, with default features (the CLI,
 # Parquet and serde features are CPU-independent code over the same kernels and hashers, tested
 # natively; without them neither the CLI's dependencies nor arrow-rs is compiled for aarch64).
-# Not the doctests: usage examples, which .ci/run runs natively in three builds.
+# Not the doctests: usage examples, which .ci/run runs natively in three builds. The sizing
+# formulas' unit tests run once (without AES, neon), not per forced kernel (see below).
 #
 # `--cross-build-only` runs only tests/cross_build.rs (for scripts/cross-build-matrix.sh, which
 # sets SPLITBLOOM_CROSS_DIR), reusing the builds of a full run.
@@ -79,6 +80,7 @@ if [ "$cross_build_only" = no ]; then
   "${clippy[@]}" --no-default-features -- -D warnings
 fi
 
+sizing=(--skip math::tests:: --skip scalable::tests::)
 for aes in no yes; do
   if [ "$aes" = yes ]; then
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+aes"
@@ -100,13 +102,17 @@ for aes in no yes; do
   section "aarch64, AES: $aes: build (gxhash $SPLITBLOOM_EXPECT_GXHASH)"
   "$cargo" test "${build[@]}" --tests --no-run
 
+  # The library's sizing-formula unit tests (math::tests::, scalable::tests::: f64 arithmetic,
+  # no kernel, no hasher, no AES) take about a minute per run under qemu; they run once, in
+  # the first build's neon run, not again per forced kernel or in the +aes build.
+  if [ "$aes" = no ]; then once=(); else once=("${sizing[@]}"); fi
   section "aarch64, AES: $aes: kernel chosen at run time (expect neon)"
-  SPLITBLOOM_EXPECT_KERNEL=neon "$cargo" test "${build[@]}" --tests -- --show-output
+  SPLITBLOOM_EXPECT_KERNEL=neon "$cargo" test "${build[@]}" --tests -- "${once[@]}" --show-output
 
   for kernel in portable scalar; do
     section "aarch64, AES: $aes: SPLITBLOOM_KERNEL=$kernel"
     SPLITBLOOM_KERNEL=$kernel SPLITBLOOM_EXPECT_KERNEL=$kernel \
-      "$cargo" test "${build[@]}" --tests -- --show-output
+      "$cargo" test "${build[@]}" --tests -- "${sizing[@]}" --show-output
   done
 done
 
