@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every cargo-fuzz target for SECONDS (default 30) and fails on any crash.
+# Runs every cargo-fuzz target for SECONDS (default 30) and fails on any crash; as many targets
+# at once as there are cores (FUZZ_JOBS to override).
 #
 # With a nightly toolchain the targets run under AddressSanitizer (what catches an over-reading
 # hash); without one they run on stable with `-s none` (no sanitizer, still libFuzzer coverage
@@ -38,17 +39,36 @@ checks=(--release --debug-assertions)
 
 targets=$(cargo "${toolchain[@]}" fuzz list)
 cargo "${toolchain[@]}" fuzz build "${sanitizer[@]}" "${checks[@]}"
-for target in $targets; do
-  work="target/corpus-work/$target"
+
+# Runs one target for $seconds; prints its stats, or its log's tail and where the reproducer is.
+fuzz_one() {
+  local target=$1 work="target/corpus-work/$1" log="target/fuzz-$1.log"
   mkdir -p "$work" "corpus/$target"
-  echo "== $target for ${seconds}s"
-  log="target/fuzz-$target.log"
-  if ! cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" "${checks[@]}" "$target" "$work" "corpus/$target" -- \
-    -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1; then
+  if ! cargo "${toolchain[@]}" fuzz run "${sanitizer[@]}" "${checks[@]}" "$target" "$work" \
+    "corpus/$target" -- -max_total_time="$seconds" -print_final_stats=1 >"$log" 2>&1; then
     tail -n 40 "$log" >&2
     echo "fuzz target $target failed: reproducer in fuzz/artifacts/$target" >&2
-    exit 1
+    return 1
   fi
-  grep -E "^stat::number_of_executed_units|^Done" "$log" || true
+  echo "== $target: $(grep -E '^stat::number_of_executed_units' "$log" || echo 'no stats')"
+}
+
+# One fuzzer per core at a time (each libFuzzer process is single-threaded). FUZZ_JOBS overrides.
+jobs=${FUZZ_JOBS:-$(nproc)}
+echo "fuzzing each target for ${seconds}s, $jobs at a time"
+failed=0
+running=0
+for target in $targets; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || failed=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || failed=1
+  running=$((running - 1))
+done
+[ "$failed" -eq 0 ] || exit 1
 echo "fuzzing passed:" $targets

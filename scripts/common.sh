@@ -73,3 +73,47 @@ rust_version() {
 version_at_least() {
   [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n 1)" = "$2" ]
 }
+
+# Per-step timing for .ci/run: `step NAME` ends the previous step and starts NAME; each step's
+# wall time and CPU time (user+sys of every process it ran, from bash's `times`, which counts
+# waited-for children) is printed when it ends, and `step_summary` prints them all. CPU time is
+# what another load on the machine changes least; the wall time is what a CI run waits for.
+step_name=
+step_table=
+# Sets step_mark_wall (seconds since the epoch) and step_mark_cpu (children's CPU seconds).
+# `times` must run in this shell, not in a $(...) subshell, to see this shell's children.
+step_mark() {
+  local file
+  file=$(mktemp)
+  times >"$file"
+  # The second line holds the children's user and system time, each as XmY.YYYs.
+  step_mark_cpu=$(awk 'NR == 2 {
+    for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+    printf "%.1f", t
+  }' "$file")
+  rm -f "$file"
+  step_mark_wall=$(date +%s.%N)
+}
+step_end() {
+  [ -n "$step_name" ] || return 0
+  local wall=$step_mark_wall cpu=$step_mark_cpu
+  step_mark
+  awk -v w="$step_mark_wall" -v w0="$wall" -v c="$step_mark_cpu" -v c0="$cpu" -v name="$step_name" \
+    'BEGIN { printf "%8.1f s wall %8.1f s cpu  %s\n", w - w0, c - c0, name }' | tee -a "$step_table"
+  step_name=
+}
+step() {
+  [ -n "$step_table" ] || step_table=$(mktemp)
+  step_end
+  step_name=$*
+  printf '\n== %s (%s)\n' "$*" "$(date -u +%H:%M:%S)"
+  step_mark
+}
+step_summary() {
+  step_end
+  echo
+  echo "== time per step"
+  cat "$step_table"
+  awk '{ w += $1; c += $4 } END { printf "%8.1f s wall %8.1f s cpu  total\n", w, c }' "$step_table"
+  rm -f "$step_table"
+}

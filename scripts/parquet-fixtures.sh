@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Writes the Parquet fixtures of tests/parquet_cli.rs with real writers (DuckDB and pyarrow from
-# PyPI) and the answers the tests compare against; `cargo test` needs no Python, as the files are
+# Writes the Parquet fixtures of tests/suite/parquet_cli.rs with real writers (DuckDB and pyarrow
+# from PyPI) and the answers the tests compare against; `cargo test` needs no Python, as the files are
 # committed. Run it again only to regenerate them (after changing this script or to try newer
 # writers): `bash scripts/parquet-fixtures.sh`.
 #

@@ -12,9 +12,15 @@
 # the opt-in GxHash is unavailable) and with `-C target-feature=+aes` (GxHash available). The
 # default hasher is XXH3 in both, and tests/cross_build.rs checks that both write the pinned
 # fixture byte for byte. Each time it runs with the kernel chosen at run time (NEON) and with
-# `portable` and `scalar` forced through SPLITBLOOM_KERNEL; tests/platform.rs fails when the
-# kernel or gxhash availability is not the expected one, and the differential tests in
-# tests/kernels.rs compare NEON with scalar bit for bit.
+# `portable` and `scalar` forced through SPLITBLOOM_KERNEL; tests/suite/platform.rs fails when
+# the kernel or gxhash availability is not the expected one, and the differential tests in
+# tests/suite/kernels.rs compare NEON with scalar bit for bit.
+#
+# What runs under qemu: the unit tests and every test binary, with default features (the CLI,
+# Parquet and serde features are CPU-independent code over the same kernels and hashers, tested
+# natively; without them neither the CLI's dependencies nor arrow-rs is compiled for aarch64).
+# Not the doctests: usage examples, which .ci/run runs natively in three builds. The sizing
+# formulas' unit tests run once (without AES, neon), not per forced kernel (see below).
 #
 # `--cross-build-only` runs only tests/cross_build.rs (for scripts/cross-build-matrix.sh, which
 # sets SPLITBLOOM_CROSS_DIR), reusing the builds of a full run.
@@ -23,8 +29,6 @@
 # target/aarch64 (also clippy's), target/aarch64-aes and target/debian-x86_64, one directory per
 # set of flags so that no run rebuilds another's artifacts.
 #
-# Measured on the project's shared 2-core machine (load average about 7): from a clean machine
-# about 10 min (apt about 40 s, 5 min of CPU), warm about 2 min.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
@@ -76,6 +80,7 @@ if [ "$cross_build_only" = no ]; then
   "${clippy[@]}" --no-default-features -- -D warnings
 fi
 
+sizing=(--skip math::tests:: --skip scalable::tests::)
 for aes in no yes; do
   if [ "$aes" = yes ]; then
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+aes"
@@ -95,15 +100,19 @@ for aes in no yes; do
   fi
 
   section "aarch64, AES: $aes: build (gxhash $SPLITBLOOM_EXPECT_GXHASH)"
-  "$cargo" test "${build[@]}" --no-run
+  "$cargo" test "${build[@]}" --tests --no-run
 
-  section "aarch64, AES: $aes: kernel chosen at run time (expect neon), doctests included"
-  SPLITBLOOM_EXPECT_KERNEL=neon "$cargo" test "${build[@]}" -- --show-output
+  # The library's sizing-formula unit tests (math::tests::, scalable::tests::: f64 arithmetic,
+  # no kernel, no hasher, no AES) take about a minute per run under qemu; they run once, in
+  # the first build's neon run, not again per forced kernel or in the +aes build.
+  if [ "$aes" = no ]; then once=(); else once=("${sizing[@]}"); fi
+  section "aarch64, AES: $aes: kernel chosen at run time (expect neon)"
+  SPLITBLOOM_EXPECT_KERNEL=neon "$cargo" test "${build[@]}" --tests -- "${once[@]}" --show-output
 
   for kernel in portable scalar; do
     section "aarch64, AES: $aes: SPLITBLOOM_KERNEL=$kernel"
     SPLITBLOOM_KERNEL=$kernel SPLITBLOOM_EXPECT_KERNEL=$kernel \
-      "$cargo" test "${build[@]}" --tests -- --show-output
+      "$cargo" test "${build[@]}" --tests -- "${sizing[@]}" --show-output
   done
 done
 

@@ -63,7 +63,7 @@
 //! ## The filter family: every type, every operation
 //!
 //! The types share one vocabulary, written once (`src/filter/view.rs`) and checked against
-//! [`Filter`] for every type by `tests/api_matrix.rs`. "—" marks an operation that does not
+//! [`Filter`] for every type by `tests/suite/api_matrix.rs`. "—" marks an operation that does not
 //! apply, with the reason.
 //!
 //! | operation | [`Filter`] | [`FilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] |

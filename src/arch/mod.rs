@@ -47,9 +47,10 @@
 //! 3. A variant in the public [`Kernel`](crate::Kernel) (`src/kernel.rs`: the enum, `ALL`, `name`).
 //! 4. A variant in [`Dispatch`], an arm in `Dispatch::new`, `Dispatch::kernel` and the `dispatch!`
 //!    macro (all in `dispatch.rs`), and its place in `fastest_kernel`'s order.
-//! 5. Nothing else: `tests/kernels.rs`, `tests/caller_registers.rs` and the fuzz targets run every
-//!    available kernel against the scalar oracle; CI runs the suite once per kernel
-//!    (`SPLITBLOOM_KERNEL`), so add the kernel's name to `.ci/run`'s list where the CPU has it.
+//! 5. Nothing else: `tests/suite/kernels.rs`, `tests/caller_registers.rs` and the fuzz
+//!    targets run every available kernel against the scalar oracle; CI runs the suite once per
+//!    kernel (`SPLITBLOOM_KERNEL`), so add the kernel's name to `.ci/run`'s list where the CPU
+//!    has it.
 //!    Any `asm!` must declare every register it changes, `vzeroupper`'s included.
 //!
 //! The block storage these kernels work on (aligned, huge pages, lazily zeroed, and its atomic

@@ -372,7 +372,7 @@ impl<B: BytesHash> Hasher for KeyHasher<B> {
 /// * Both factors depend on the key. With a constant factor (`fold(a, MIX)`, as Boost.Bloom
 ///   mixes integers) the key's high bits reach only the high half of the low product word, and
 ///   keys that differ only in their top bits (`i << 44`) measured a 1.3x false-positive rate;
-///   the rotated factor costs a rotate and an XOR, no second multiply (`tests/fpr.rs`).
+///   the rotated factor costs a rotate and an XOR, no second multiply (`tests/suite/fpr.rs`).
 #[inline(always)]
 pub(crate) fn fold_word(state: u64, word: u64) -> u64 {
     let a = state ^ word ^ INITIAL_STATE;

@@ -1,6 +1,6 @@
 //! Measured false-positive rates against the split-block formula, and `with_fpr` sizing.
 
-mod common;
+use crate::common;
 
 use splitbloom::{Filter, math};
 

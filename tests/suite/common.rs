@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code, reason = "each test file uses a different subset")]
+#![allow(dead_code, reason = "each build of the suite uses a different subset")]
 
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};

@@ -1,7 +1,7 @@
 //! AtomicFilter: concurrent builds equal sequential ones, and readers racing writers never miss
 //! a key whose insert completed.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};

@@ -1,6 +1,6 @@
 //! ScalableFilter in the crate's format: round trips, and a clear error for every bad input.
 
-mod common;
+use crate::common;
 
 use rand::RngExt;
 use splitbloom::format::SCALABLE_HEADER_BYTES;

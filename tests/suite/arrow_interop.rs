@@ -2,7 +2,7 @@
 //! bitsets built by either side answer identically on the other, byte for byte, and a real
 //! Parquet file written by arrow-rs yields its column chunks' filters to splitbloom.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::sync::Arc;

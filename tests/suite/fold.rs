@@ -1,6 +1,6 @@
 //! Folding: a folded filter is the filter built fresh at the smaller size, bit for bit.
 
-mod common;
+use crate::common;
 
 use rand::RngExt;
 use splitbloom::{Error, Filter};

@@ -1,6 +1,6 @@
 //! splitbloom's own format: byte layout, round trips, zero-copy views and every bad input.
 
-mod common;
+use crate::common;
 
 use rand::{RngExt, SeedableRng};
 use splitbloom::format::{HEADER_BYTES, Header, MAGIC, VERSION};

@@ -282,7 +282,7 @@ fn gxhash_filters_open_where_gxhash_runs() {
 /// (`xxhash.xxh3_64_intdigest(key)`, block `((h >> 32) * 1024) >> 32`, lane `i` bit
 /// `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`), giving the same values. The id-5 hashes
 /// were computed with the `gxhash` crate's `gxhash64` on explicitly padded keys (as for
-/// `GX_PLAIN_BYTES` in `tests/hash_known_answers.rs`), and their blocks and masks with the same
+/// `GX_PLAIN_BYTES` in `tests/suite/hash_known_answers.rs`), and their blocks and masks with the same
 /// Python formulas.
 /// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);

@@ -10,8 +10,7 @@ use std::process::{Command, Output, Stdio};
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{DefaultHasher, Filter, FilterHasher, FilterRef, Xxh3Hash, Xxh3Plain};
 
-mod cli_support;
-use cli_support::{run, scratch};
+use crate::cli_support::{run, scratch};
 
 fn path(dir: &Path, name: &str) -> String {
     dir.join(name).to_str().unwrap().to_owned()

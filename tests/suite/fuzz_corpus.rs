@@ -1,7 +1,7 @@
 //! Replays every committed fuzz corpus file (`fuzz/corpus/TARGET/*`) through the same check
 //! the fuzz target runs, so `cargo test` covers the corpus on stable, without cargo-fuzz.
 
-mod fuzz_checks;
+use splitbloom_fuzz_checks as fuzz_checks;
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
-//! The check behind the `trusted_bytes` fuzz target and tests/trusted_open.rs: opening any
-//! bytes with `FilterRef::from_trusted_bytes` never panics or reads out of bounds, and on bytes
-//! that `from_bytes` accepts it gives exactly the same view.
+//! The check behind the `trusted_bytes` fuzz target and the main crate's `trusted_open` tests:
+//! opening any bytes with `FilterRef::from_trusted_bytes` never panics or reads out of bounds,
+//! and on bytes that `from_bytes` accepts it gives exactly the same view.
 
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{DefaultHasher, FilterHasher, FilterRef, GxHash};

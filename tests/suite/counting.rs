@@ -1,6 +1,6 @@
 //! CountingFilter against an exact multiset model, saturation, and the projection to `Filter`.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! Parquet hashing, sizing and header, against published known answers (the arrow-rs
 //! comparisons are in `arrow_interop.rs`).
 
-mod common;
+use crate::common;
 
 use rand::RngExt;
 use splitbloom::parquet::{self, MAX_BITSET_BYTES, ParquetHash, Sizing, header_bytes, read_header};

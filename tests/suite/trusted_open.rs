@@ -1,8 +1,8 @@
 //! `FilterRef::from_trusted_bytes`: the O(1) open of bytes the caller verified. Runs the fuzz
-//! target's check (tests/trusted_checks) over valid filters, every single-byte corruption of a
+//! target's check (fuzz/checks) over valid filters, every single-byte corruption of a
 //! small one, truncations, and seeded random bytes.
 
-mod trusted_checks;
+use splitbloom_fuzz_checks as trusted_checks;
 
 use splitbloom::{DefaultHasher, Error, Filter, FilterRef};
 

@@ -8,8 +8,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Instant;
 
-mod cli_support;
-use cli_support::{run, scratch};
+use crate::cli_support::{run, scratch};
 
 fn fixture(name: &str) -> String {
     format!(

@@ -1,6 +1,5 @@
-//! Running the `splitbloom` binary from the CLI test files (tests/cli.rs, tests/parquet_cli.rs),
-//! which include this module; kept out of tests/common because `CARGO_BIN_EXE_splitbloom` exists
-//! only for test crates built with the `cli` feature.
+//! Running the `splitbloom` binary from the CLI test modules (`cli`, `parquet_cli`); apart from
+//! `common` because `CARGO_BIN_EXE_splitbloom` exists only in builds with the `cli` feature.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

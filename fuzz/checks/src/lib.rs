@@ -1,7 +1,11 @@
-//! The checks behind the cargo-fuzz targets in `fuzz/`, shared with the stable replay test
-//! (`tests/fuzz_corpus.rs`) so that `cargo test` runs every committed corpus file through exactly
-//! the code the fuzzers run. Each check panics (a fuzzer "crash") when a property is violated.
-#![allow(dead_code, reason = "each fuzz target uses one check")]
+//! The checks behind the cargo-fuzz targets in `fuzz/fuzz_targets`, shared with the stable
+//! corpus replay (the `fuzz_corpus` and `trusted_open` modules of the main crate's test suite),
+//! so that `cargo test` runs every committed corpus file through exactly the code the fuzzers
+//! run. Each check panics (a fuzzer "crash") when a property is violated.
+
+mod trusted;
+
+pub use trusted::trusted_bytes;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};

@@ -1,7 +1,7 @@
 //! Every available kernel against the scalar oracle, on every output: mask, `insert` return
 //! value, resulting block bytes, `contains` answer, and through whole filters.
 
-mod common;
+use crate::common;
 
 use rand::RngExt;
 use splitbloom::__kernel_testing as kernel;

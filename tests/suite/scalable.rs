@@ -1,7 +1,7 @@
 //! ScalableFilter: the false-positive target holds at 100x the initial capacity, no false
 //! negatives, memory linear in the keys, batch lookups across stages, reassembly from stages.
 
-mod common;
+use crate::common;
 
 use splitbloom::{Error, Filter, ScalableFilter, ScalableParameters, math};
 

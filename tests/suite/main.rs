@@ -1,0 +1,45 @@
+//! The integration test suite, as one test binary with a module per concern.
+//!
+//! One binary instead of one per file: each configuration CI builds (native, per kernel,
+//! x86-64-v3, without AES, under qemu) links the suite once rather than two dozen times against
+//! the same dependencies. Run one module with a filter, e.g. `cargo test --test suite kernels::`.
+//!
+//! Three files stay binaries of their own: `tests/lazy_memory.rs` reads the process's resident
+//! memory, which other tests' allocations would move, `tests/cross_build.rs` is run alone by
+//! every configuration of `scripts/cross-build-matrix.sh`, and `tests/caller_registers.rs` is
+//! also run in a release build.
+
+mod common;
+
+// arrow-rs's `parquet` crate, the reference it compares with, is the `parquet` feature's
+// dependency (not a dev-dependency), so builds without the feature do not compile it.
+mod api_matrix;
+#[cfg(feature = "parquet")]
+mod arrow_interop;
+mod atomic;
+#[cfg(feature = "cli")]
+mod cli;
+#[cfg(feature = "cli")]
+mod cli_hashing;
+#[cfg(feature = "cli")]
+mod cli_support;
+mod counting;
+mod errors;
+mod fold;
+mod format;
+mod fpr;
+mod fuzz_corpus;
+mod hash_known_answers;
+mod hashing_contract;
+mod kernels;
+mod layout;
+mod math_domain;
+mod parquet;
+#[cfg(feature = "parquet")]
+mod parquet_cli;
+mod platform;
+mod properties;
+mod scalable;
+mod scalable_format;
+mod serde;
+mod trusted_open;
