@@ -14,7 +14,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use splitbloom::format::{HEADER_BYTES, Header, SCALABLE_HEADER_BYTES};
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
-    DefaultHasher, Filter, FilterHasher, FilterRef, Kernel, ScalableFilter, Xxh3Hash,
+    DefaultHasher, Filter, FilterHasher, FilterRef, GxHash, GxPlain, Kernel, ScalableFilter,
+    Xxh3Hash, Xxh3Plain,
 };
 
 /// One step of the differential target.
@@ -227,28 +228,64 @@ fn agree(answers: &[bool], operation: &str) {
 /// Also checks that hashing is deterministic.
 pub fn hashing(data: &[u8]) {
     let byte = data.first().copied().unwrap_or(0);
+    let seed = u64::from(byte).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // Every hasher the crate offers; the gxhash ones only where this build can compute gxhash
+    // (their short keys go through the overlapping loads that must not read past the key).
+    let gx = GxHash::new(seed).ok();
+    let gx_plain = GxPlain::new(seed).ok();
     for len in 0..=256usize {
         let key: Vec<u8> = (0..len)
             .map(|i| data.get(i).copied().unwrap_or(byte.wrapping_add(i as u8)))
             .collect();
         let key = key.into_boxed_slice(); // exactly `len` bytes, so sanitizers see any over-read
-        let once = hash_bytes(&DefaultHasher::default(), &key);
+        // The default's byte contract is XXH3 itself.
+        let plain = Xxh3Plain::with_seed(seed);
         assert_eq!(
-            once,
-            hash_bytes(&DefaultHasher::default(), &key),
-            "default hasher not deterministic"
+            plain.hash_bytes(&key),
+            xxhash_rust::xxh3::xxh3_64_with_seed(&key, seed),
+            "the default's byte contract is not XXH3 for a {len}-byte key"
         );
-        let once = hash_bytes(&Xxh3Hash::default(), &key);
         assert_eq!(
-            once,
-            hash_bytes(&Xxh3Hash::default(), &key),
-            "xxh3 hasher not deterministic"
+            plain.hash_bytes(&key),
+            hash_bytes(&plain, &key),
+            "default: one write"
         );
+        let xxh3 = Xxh3Hash::with_seed(seed);
+        assert_eq!(
+            xxh3.hash_bytes(&key),
+            hash_bytes(&xxh3, &key),
+            "xxh3 (id 2): one write"
+        );
+        let parquet = ParquetHash::default();
+        assert_eq!(
+            parquet.hash_bytes(&key),
+            parquet.hash_bytes(&key),
+            "parquet hash not deterministic"
+        );
+        if let Some(gx) = &gx {
+            assert_eq!(
+                gx.hash_bytes(&key),
+                hash_bytes(gx, &key),
+                "gxhash (id 1): one write"
+            );
+        }
+        if let Some(gx_plain) = &gx_plain {
+            assert_eq!(
+                gx_plain.hash_bytes(&key),
+                hash_bytes(gx_plain, &key),
+                "gxhash plain (id 5): one write"
+            );
+        }
         let mut filter = Filter::with_num_blocks(4).expect("4 blocks");
         filter.insert(&key[..]);
         assert!(
             filter.contains(&key[..]),
             "false negative for a {len}-byte key"
+        );
+        filter.insert_bytes(&key);
+        assert!(
+            filter.contains_bytes(&key),
+            "false negative for {len} bytes"
         );
     }
 }
