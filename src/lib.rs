@@ -95,9 +95,11 @@
 //!
 //! `filter.insert(&key)` ([`Filter`], `src/filter/mod.rs`) goes through five rooms:
 //!
-//! 1. **Hasher** (`src/hash/`): the filter's `S: BuildHasher` turns the key into a 64-bit `h`
-//!    ([`Xxh3Hash`] by default, [`GxHash`], [`ParquetHash`](parquet::ParquetHash));
-//!    [`FilterHasher::hash_bytes`] is the byte-key contract another program can reproduce.
+//! 1. **Hasher** (`src/hash/`, one file per hasher, the shared `Hasher` framing in `mod.rs`):
+//!    the filter's `S: BuildHasher` turns the key into a 64-bit `h` ([`Xxh3Plain`] by default,
+//!    `xxh3.rs`; [`GxPlain`] and [`GxHash`], `gxhash.rs`; [`Xxh3Hash`], `xxh3.rs`;
+//!    [`ParquetHash`](parquet::ParquetHash), `parquet.rs`); [`FilterHasher::hash_bytes`] is the
+//!    byte-key contract another program can reproduce.
 //! 2. **Block index** (`src/block.rs`): [`block_index`] picks block `((h >> 32) · z) >> 32`;
 //!    this file also holds the layout ([`SALT`], [`mask`], [`LANES`], [`BLOCK_BYTES`]), the
 //!    scalar oracle every kernel is tested against, and `MAX_BLOCKS`.
@@ -105,8 +107,9 @@
 //!    construction ([`Kernel::best`], or `with_kernel`, or `SPLITBLOOM_KERNEL`), and each
 //!    operation is one direct call into that kernel's entry points (`EntryPoints` and the
 //!    `entry_points!` macro in `src/arch/mod.rs`; batch loops and prefetching in
-//!    `src/arch/generic.rs` and `src/arch/prefetch.rs`).
-//! 4. **Kernel** (`src/arch/{scalar,portable,avx2,neon}.rs`): computes the key's eight-lane
+//!    `src/arch/generic.rs` and `src/arch/prefetch.rs`; the cache sizes that decide when
+//!    batches prefetch, detected once, in `src/arch/cache.rs`).
+//! 4. **Kernel** (`src/arch/{scalar,portable,avx2,avx512,neon}.rs`): computes the key's eight-lane
 //!    mask from the low 32 bits of `h` and ORs it into, or tests it against, the block. The
 //!    public label is [`Kernel`] (`src/kernel.rs`, a leaf that imports nothing); the "adding
 //!    a kernel" checklist is in `src/arch/mod.rs`.
@@ -119,7 +122,7 @@
 //! |---|---|
 //! | `src/filter/` | the family: `mod.rs` ([`Filter`]), `view.rs` (every read, written once over a `Probe` each type provides, and the macros that write the shared methods), `filter_ref.rs`, `atomic.rs`, `counting.rs`, `scalable.rs`, `fold.rs` (union, intersect, fold) |
 //! | `src/format/` | the `SBLM` format: `mod.rs` (constants, [`format::Header`], the one header reader, the codec over plain slices; names no filter type), `serde.rs`, `scalable.rs` (the `SBLS` container) |
-//! | `src/parquet/` | Parquet value hashing, the Thrift `BloomFilterHeader`, sizing |
+//! | `src/parquet/` | `value.rs` (Parquet values as the bytes Parquet hashes), `thrift.rs` (the `BloomFilterHeader` codec), `sizing.rs`; the hasher itself is in `src/hash/parquet.rs` |
 //! | `src/math.rs` | false-positive rates and sizing from the split-block formula |
 //! | `src/error.rs` | [`Error`] |
 //! | `src/bin/splitbloom/` | the CLI (feature `cli`) |
