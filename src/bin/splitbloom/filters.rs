@@ -45,6 +45,12 @@ pub struct NewFilterOptions {
 }
 
 impl NewFilterOptions {
+    /// `--items` as the library's item count; a count beyond `usize` (32-bit targets) becomes
+    /// `usize::MAX`, which sizing refuses as too large with the usual message.
+    fn item_count(&self) -> usize {
+        usize::try_from(self.items).unwrap_or(usize::MAX)
+    }
+
     /// The one-line message for a filter these options cannot size.
     fn sizing_error(&self, error: splitbloom::Error) -> String {
         let (items, fpr) = (self.items, short_number(self.fpr));
@@ -127,12 +133,8 @@ pub(crate) use with_new_filter;
 
 /// An empty filter with hasher `S` (default seed) sized for `options`.
 pub fn sized<S: FilterHasher + Default>(options: &NewFilterOptions) -> Result<Filter<S>, String> {
-    Filter::with_fpr_and_hasher(
-        usize::try_from(options.items).unwrap_or(usize::MAX),
-        options.fpr,
-        S::default(),
-    )
-    .map_err(|error| options.sizing_error(error))
+    Filter::with_fpr_and_hasher(options.item_count(), options.fpr, S::default())
+        .map_err(|error| options.sizing_error(error))
 }
 
 /// An empty filter with hasher id 5 (default seed) sized for `options`, or the error for a
@@ -141,12 +143,8 @@ pub fn gx_plain_filter(options: &NewFilterOptions) -> Result<Filter<splitbloom::
     let hasher = splitbloom::GxPlain::new(splitbloom::DEFAULT_SEED).map_err(|_| {
         "--hasher gxhash-plain: this build of splitbloom cannot compute gxhash (it needs a CPU target with AES at compile time); use a build with AES, or the default --hasher".to_string()
     })?;
-    Filter::with_fpr_and_hasher(
-        usize::try_from(options.items).unwrap_or(usize::MAX),
-        options.fpr,
-        hasher,
-    )
-    .map_err(|error| options.sizing_error(error))
+    Filter::with_fpr_and_hasher(options.item_count(), options.fpr, hasher)
+        .map_err(|error| options.sizing_error(error))
 }
 
 /// An empty Parquet-hashed filter with Parquet's sizing.
