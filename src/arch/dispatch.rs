@@ -193,11 +193,10 @@ impl EntryPoints for Dispatch {
             Dispatch::Avx2(k) => {
                 avx2::contains_inline(k, &blocks[block_index(hash, blocks.len())], hash as u32)
             }
-            // The same with EVEX registers and no `vzeroupper` (see `avx512::contains_inline`).
+            // The same with EVEX registers and no `vzeroupper` (see
+            // `avx512::contains_hash_inline`).
             #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx512(k) => {
-                avx512::contains_inline(k, &blocks[block_index(hash, blocks.len())], hash as u32)
-            }
+            Dispatch::Avx512(k) => avx512::contains_hash_inline(k, blocks, hash),
             _ => dispatch!(self, k => k.contains_hash(blocks, hash)),
         }
     }

@@ -9,8 +9,8 @@ use super::{BlockKernel, prefetch};
 use crate::block::{LANES, block_index};
 
 /// How many keys ahead the batch loops hash and prefetch, on filters of at least
-/// [`prefetch_min_blocks`] blocks; also the size of their ring of hashes in flight (1 KiB of
-/// stack). A power of two.
+/// [`prefetch_min_blocks`] blocks; also the size of their rings of block indices and in-block
+/// hashes in flight (1 KiB of stack). A power of two.
 ///
 /// Tuned on AMD Zen 4 (AVX2 kernel, criterion `insert_batch` / `contains_batch` of 1024 keys,
 /// hashing included, huge pages granted) together with the prefetch hint (see
@@ -54,15 +54,20 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
     }
 }
 
-/// Calls `visit(i, hasher.hash_one(&keys[i]))` for every key in order, after prefetching the
-/// block of the key `distance` places later: each key is hashed `distance` keys before its
-/// visit and its block prefetched then, so the hashing of later keys overlaps the memory latency
-/// of earlier ones; the hashes in flight wait in a ring on the stack. `blocks` only locates the
-/// blocks to prefetch and is never dereferenced.
+/// Calls `visit(i, block, x)` for every key `i` in order, where `block` is the index of the key's
+/// block among `num_blocks` ([`block_index`] of its hash) and `x` the in-block hash (the hash's
+/// low 32 bits), after prefetching the block of the key `distance` places later: each key is
+/// hashed `distance` keys before its visit and its block prefetched then, so the hashing of
+/// later keys overlaps the memory latency of earlier ones. The block indices and in-block hashes
+/// in flight wait in two rings on the stack, so that the block index is computed once per key.
+/// `blocks` only locates the blocks to prefetch and is never dereferenced.
+///
+/// Every `block` passed to `visit` is below `num_blocks` when `num_blocks` is not zero
+/// ([`block_index`] maps into `0..num_blocks`).
 ///
 /// `distance` 0 means no prefetching (each key is hashed just before its visit). Other values
 /// are rounded up to a power of two (so the ring index is a mask) and capped at
-/// [`PREFETCH_DISTANCE`], the ring's size. Pre-hashed batches use [`PreHashed`] as the hasher.
+/// [`PREFETCH_DISTANCE`], the rings' size. Pre-hashed batches use [`PreHashed`] as the hasher.
 #[inline(always)]
 fn visit_prefetching<S: BuildHasher, K: Hash>(
     blocks: *const [u32; LANES],
@@ -70,13 +75,14 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     hasher: &S,
     keys: &[K],
     distance: usize,
-    mut visit: impl FnMut(usize, u64),
+    mut visit: impl FnMut(usize, usize, u32),
 ) {
     const RING: usize = PREFETCH_DISTANCE;
     const { assert!(RING.is_power_of_two()) };
     if distance == 0 {
         for (index, key) in keys.iter().enumerate() {
-            visit(index, hasher.hash_one(key));
+            let hash = hasher.hash_one(key);
+            visit(index, block_index(hash, num_blocks), hash as u32);
         }
         return;
     }
@@ -84,23 +90,29 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     // `& (RING - 1)` is implied by the mask (distance <= RING); it lets the compiler see that
     // every ring index is in bounds.
     let mask = (distance - 1) & (RING - 1);
-    let hash_ahead = |key: &K| {
+    // Key `i`'s block index and in-block hash wait in slot `i & mask` from its hashing until
+    // its visit. A block index fits in 32 bits: it is a 64-bit product shifted right by 32.
+    let mut ring_block = [0u32; RING];
+    let mut ring_x = [0u32; RING];
+    let prepare = |key: &K| {
         let hash = hasher.hash_one(key);
-        prefetch::prefetch(blocks.wrapping_add(block_index(hash, num_blocks)));
-        hash
+        let block = block_index(hash, num_blocks);
+        prefetch::prefetch(blocks.wrapping_add(block));
+        (block as u32, hash as u32)
     };
-    // Key `i`'s hash waits in slot `i & mask` from its hashing until its visit.
-    let mut ring = [0u64; RING];
     let (first, later) = keys.split_at(distance.min(keys.len()));
-    for (slot, key) in ring.iter_mut().zip(first) {
-        *slot = hash_ahead(key);
+    for (slot, key) in first.iter().enumerate() {
+        (ring_block[slot & mask], ring_x[slot & mask]) = prepare(key);
     }
     for (index, key) in later.iter().enumerate() {
-        let hash = core::mem::replace(&mut ring[index & mask], hash_ahead(key));
-        visit(index, hash);
+        let slot = index & mask;
+        let (block, x) = (ring_block[slot] as usize, ring_x[slot]);
+        (ring_block[slot], ring_x[slot]) = prepare(key);
+        visit(index, block, x);
     }
     for index in later.len()..keys.len() {
-        visit(index, ring[index & mask]);
+        let slot = index & mask;
+        visit(index, ring_block[slot] as usize, ring_x[slot]);
     }
 }
 
@@ -176,9 +188,12 @@ pub(crate) fn insert_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
     distance: usize,
 ) {
     let num_blocks = blocks.len();
+    assert!(num_blocks > 0 || keys.is_empty(), "no block to insert into");
     let base = blocks.as_ptr();
-    visit_prefetching(base, num_blocks, hasher, keys, distance, |_, hash| {
-        kernel.insert(&mut blocks[block_index(hash, num_blocks)], hash as u32);
+    visit_prefetching(base, num_blocks, hasher, keys, distance, |_, block, x| {
+        // SAFETY: `block < num_blocks = blocks.len()` (see `visit_prefetching`; `num_blocks`
+        // is not zero when there is a key to visit).
+        kernel.insert(unsafe { blocks.get_unchecked_mut(block) }, x);
     });
 }
 
@@ -194,14 +209,17 @@ pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
 ) {
     assert_eq!(keys.len(), out.len(), "one answer slot per key");
     let num_blocks = blocks.len();
+    assert!(num_blocks > 0 || keys.is_empty(), "no block to look up");
     visit_prefetching(
         blocks.as_ptr(),
         num_blocks,
         hasher,
         keys,
         distance,
-        |index, hash| {
-            out[index] = kernel.contains(&blocks[block_index(hash, num_blocks)], hash as u32);
+        |index, block, x| {
+            // SAFETY: `block < num_blocks = blocks.len()` (see `visit_prefetching`;
+            // `num_blocks` is not zero when there is a key to visit).
+            out[index] = kernel.contains(unsafe { blocks.get_unchecked(block) }, x);
         },
     );
 }
