@@ -43,8 +43,11 @@ pub enum Error {
     HasherMismatch,
     /// The requested kernel cannot run on this CPU.
     KernelUnavailable(Kernel),
-    /// Serialized bytes do not start with the splitbloom magic `SBLM` (see [`format`](crate::format)).
+    /// Serialized bytes do not start with the magic of what was being read: `SBLM` for a
+    /// filter, `SBLS` for a scalable filter (see [`format`](crate::format)).
     WrongMagic {
+        /// The magic the reader expected.
+        expected: [u8; 4],
         /// The first four bytes found.
         found: [u8; 4],
     },
@@ -168,10 +171,18 @@ impl fmt::Display for Error {
             Error::KernelUnavailable(kernel) => {
                 write!(f, "the {kernel} kernel is not available on this CPU")
             }
-            Error::WrongMagic { found } => write!(
-                f,
-                "not a splitbloom filter: expected magic bytes \"SBLM\", found {found:02x?}"
-            ),
+            Error::WrongMagic { expected, found } => {
+                let what = if *expected == *b"SBLS" {
+                    "scalable filter"
+                } else {
+                    "filter"
+                };
+                write!(
+                    f,
+                    "not a splitbloom {what}: expected magic bytes \"{}\", found {found:02x?}",
+                    expected.escape_ascii()
+                )
+            }
             Error::UnsupportedVersion { found, supported } => write!(
                 f,
                 "filter format version {found} is not supported (this build reads versions 1 to {supported}); upgrade splitbloom"

@@ -236,7 +236,10 @@ impl<'a, const N: usize> RawHeader<'a, N> {
             .try_into()
             .unwrap_or_default();
         if found != magic {
-            return Err(Error::WrongMagic { found });
+            return Err(Error::WrongMagic {
+                expected: magic,
+                found,
+            });
         }
         let header: &[u8; N] = bytes
             .get(..N)

@@ -202,7 +202,10 @@ fn wrong_magic() {
     bytes[0] = b'X';
     assert_eq!(
         Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
-        Error::WrongMagic { found: *b"XBLM" }
+        Error::WrongMagic {
+            expected: *b"SBLM",
+            found: *b"XBLM"
+        }
     );
     assert!(matches!(
         FilterRef::<Xxh3Hash>::from_bytes_with_hasher(b"PAR1 and more bytes than a header needs")
@@ -367,7 +370,11 @@ fn hasher_ids_are_checked() {
 #[test]
 fn errors_say_what_to_do() {
     let messages = [
-        Error::WrongMagic { found: *b"PAR1" }.to_string(),
+        Error::WrongMagic {
+            expected: *b"SBLM",
+            found: *b"PAR1",
+        }
+        .to_string(),
         Error::UnsupportedVersion {
             found: 9,
             supported: 1,

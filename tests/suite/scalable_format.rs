@@ -283,3 +283,39 @@ fn short_input_of_another_kind_is_wrong_magic_for_both_readers() {
         Error::Truncated { needed: 64, .. }
     ));
 }
+
+/// Each reader names the magic it expected: the scalable reader `SBLS`, the plain one `SBLM`
+/// (both used to say `SBLM`, so a plain filter given to the scalable reader was "not a
+/// splitbloom filter: expected SBLM, found SBLM").
+#[test]
+fn wrong_magic_names_the_container_expected() {
+    let plain = splitbloom::Filter::with_num_blocks(4).unwrap().to_bytes();
+    let error = Scalable::from_bytes(&plain).map(|_| ()).unwrap_err();
+    assert_eq!(
+        error,
+        Error::WrongMagic {
+            expected: *b"SBLS",
+            found: *b"SBLM"
+        }
+    );
+    let message = error.to_string();
+    assert!(
+        message.contains("scalable filter") && message.contains("\"SBLS\""),
+        "{message}"
+    );
+
+    let scalable = Scalable::with_fpr(100, 0.01).unwrap().to_bytes();
+    let error = splitbloom::format::Header::parse(&scalable).unwrap_err();
+    assert_eq!(
+        error,
+        Error::WrongMagic {
+            expected: *b"SBLM",
+            found: *b"SBLS"
+        }
+    );
+    let message = error.to_string();
+    assert!(
+        message.starts_with("not a splitbloom filter") && message.contains("\"SBLM\""),
+        "{message}"
+    );
+}
