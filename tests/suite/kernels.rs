@@ -115,7 +115,7 @@ fn scalar_oracle_is_consistent_with_its_definition() {
 }
 
 #[test]
-fn no_false_negatives_for_a_million_keys_per_kernel() {
+fn no_false_negatives_for_a_million_keys_on_every_kernel() {
     let (members, _) = common::members_and_strangers(3, 1_000_000, 0);
     let mut reference: Option<Filter> = None;
     for kernel in kernels() {
@@ -140,7 +140,7 @@ fn no_false_negatives_for_a_million_keys_per_kernel() {
 }
 
 #[test]
-fn batch_operations_match_single_key_operations_per_kernel() {
+fn batch_operations_match_single_key_operations_on_every_kernel() {
     let (members, strangers) = common::members_and_strangers(4, 20_000, 20_000);
     for kernel in kernels() {
         let mut single = Filter::with_num_blocks(700)
@@ -218,7 +218,7 @@ const DISTANCES: [usize; 6] = [0, 1, 3, 16, 64, 1000];
 /// The raw batch loops of every kernel, with and without prefetching, on batches shorter and
 /// longer than the prefetch distance, against single-key scalar answers and bits.
 #[test]
-fn batch_loops_match_scalar_at_every_prefetch_distance() {
+fn batch_loops_match_scalar_at_every_prefetch_distance_on_every_kernel() {
     let (members, strangers) = common::members_and_strangers(5, 3_000, 3_000);
     let probes: Vec<u64> = members.iter().chain(&strangers).copied().collect();
     let mut oracle = vec![[0u32; 8]; 311];
@@ -280,7 +280,7 @@ fn batch_loops_match_scalar_at_every_prefetch_distance() {
 /// below the prefetch threshold and one above it (so both paths of `Filter` run), with key
 /// counts that are not multiples of the internal chunk.
 #[test]
-fn key_batches_match_single_keys_with_and_without_prefetching() {
+fn key_batches_match_single_keys_with_and_without_prefetching_on_every_kernel() {
     let (_, min_prefetch_blocks) = kernel::prefetch();
     let (members, strangers) = common::members_and_strangers(6, 50_001, 20_003);
     let probes: Vec<u64> = strangers.iter().chain(&members).copied().collect();
@@ -316,7 +316,7 @@ fn key_batches_match_single_keys_with_and_without_prefetching() {
 /// Key batches shorter than, equal to and just longer than the prefetch ring (the keys hashed
 /// ahead), where the ring's first fill and its drain meet, on both paths of every kernel.
 #[test]
-fn short_key_batches_match_single_keys() {
+fn short_key_batches_match_single_keys_on_every_kernel() {
     let (distance, min_prefetch_blocks) = kernel::prefetch();
     let (members, strangers) = common::members_and_strangers(8, 3 * distance, 3 * distance);
     let probes: Vec<u64> = members

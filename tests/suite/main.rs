@@ -4,6 +4,11 @@
 //! x86-64-v3, without AES, under qemu) links the suite once rather than two dozen times against
 //! the same dependencies. Run one module with a filter, e.g. `cargo test --test suite kernels::`.
 //!
+//! A test whose name contains `every_kernel` runs every available kernel itself (through
+//! `with_kernel`), independently of the kernel new filters get. The CI runs that force another
+//! kernel through `SPLITBLOOM_KERNEL` skip them (`--skip every_kernel`): they would repeat the
+//! same work. A test that also uses the default kernel must not be named so.
+//!
 //! Three files stay binaries of their own: `tests/lazy_memory.rs` reads the process's resident
 //! memory, which other tests' allocations would move, `tests/cross_build.rs` is run alone by
 //! every configuration of `scripts/cross-build-matrix.sh`, and `tests/caller_registers.rs` is
