@@ -117,3 +117,11 @@ step_summary() {
   awk '{ w += $1; c += $4 } END { printf "%8.1f s wall %8.1f s cpu  total\n", w, c }' "$step_table"
   rm -f "$step_table"
 }
+
+# The features of the x86_64 builds made with other flags than the native one (x86-64-v3 and
+# no-AES, in .ci/run, scripts/test-x86-baseline.sh and scripts/cross-build-matrix.sh): every
+# feature but `parquet`. That feature's own code, reading Parquet footers with arrow-rs for
+# `splitbloom parquet-info`, has no path that depends on the CPU or on the flags, and runs in
+# the native build; leaving it out spares compiling arrow-rs once more per set of flags. (The
+# aarch64 builds leave out the CLI and serde too; see scripts/test-aarch64.sh.)
+other_flags_features=(--features cli,serde)

@@ -10,23 +10,27 @@
 # write the pinned fixture byte for byte.
 #
 # No build of its own: the binaries are exactly those of .ci/run's native suite (target/,
-# `--all-features`, +aes) and of its no-AES suite (target/no-aes, `--all-features`, -aes),
+# `--all-features`, +aes) and of its no-AES suite (target/no-aes, `other_flags_features` of
+# scripts/common.sh, -aes),
 # which contain no instruction these CPUs lack (no -C target-cpu), run through cargo's runner
 # setting; run alone, this script builds them there.
 #
 # Under qemu run the unit tests and every test binary (tests/suite, tests/cross_build.rs,
 # tests/lazy_memory.rs), where the kernel, the hashers and the dispatch answer for the emulated
 # CPU: tests/suite/platform.rs fails when the kernel or gxhash availability is not the expected
-# one; tests/suite/kernels.rs checks every kernel the CPU has against the scalar oracle and that
-# the AVX2 kernel is refused (not crashed on) where the CPU lacks it; the fuzz corpus replay
-# runs the differential check there. Not run under qemu, because the binaries are the native
-# ones and only code behind run-time CPU detection can behave differently here:
+# one; tests/suite/kernels.rs checks that the AVX2 and AVX-512 kernels are refused (not crashed
+# on) where the CPU lacks them; every test builds its filters with the kernel chosen for the
+# emulated CPU; the fuzz corpus replay runs the differential check there. Not run under qemu,
+# because the binaries are the native ones and only code behind run-time CPU detection can
+# behave differently here:
 # * the suite's CLI modules (cli::, cli_hashing::, parquet_cli::), whose tests spawn the
 #   `splitbloom` binary as a child process that runs natively, not under qemu;
 # * the library's unit tests of the sizing formulas (math::tests::, scalable::tests::: stage
 #   sizes), plain floating-point arithmetic with no dispatched code, which take a minute under
 #   qemu (the aarch64 runs, built apart, do run them);
-# * the doctests, usage examples that .ci/run runs natively in three builds.
+# * the doctests, usage examples that .ci/run runs natively in three builds;
+# * the `every_kernel` tests (tests/suite/main.rs), which force each available kernel (here
+#   scalar and portable, the same machine code the native run of these binaries executed).
 #
 # `--cross-build-only` runs only tests/cross_build.rs (for scripts/cross-build-matrix.sh, which
 # sets SPLITBLOOM_CROSS_DIR), reusing the builds of a full run.
@@ -47,19 +51,23 @@ cross_build_only=no
 [ "${1:-}" = --cross-build-only ] && cross_build_only=yes
 
 # Tests that cannot answer differently under qemu (see above).
-skip=(--skip cli:: --skip cli_hashing:: --skip math::tests:: --skip scalable::tests::)
+# `every_kernel` tests (tests/suite/main.rs) run the scalar and portable kernels, which are the
+# same machine code natively, where they already ran; here they would only test qemu.
+skip=(--skip cli:: --skip cli_hashing:: --skip math::tests:: --skip scalable::tests:: --skip every_kernel)
 for cpu in Westmere Nehalem; do
   if [ "$cpu" = Westmere ]; then
     unset RUSTFLAGS
     export SPLITBLOOM_EXPECT_GXHASH=available
     target_dir=target
+    features=(--all-features)
   else
     # Replaces the rustflags of .cargo/config.toml (RUSTFLAGS takes precedence over them).
     export RUSTFLAGS="-C target-feature=-aes"
     export SPLITBLOOM_EXPECT_GXHASH=unavailable
     target_dir=target/no-aes
+    features=("${other_flags_features[@]}")
   fi
-  build=(--all-features --target-dir "$target_dir")
+  build=("${features[@]}" --target-dir "$target_dir")
   export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="qemu-x86_64-static -cpu $cpu"
   export SPLITBLOOM_CROSS_CONFIG="x86_64-$cpu"
 
