@@ -63,7 +63,8 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
 /// `blocks` only locates the blocks to prefetch and is never dereferenced.
 ///
 /// Every `block` passed to `visit` is below `num_blocks` when `num_blocks` is not zero
-/// ([`block_index`] maps into `0..num_blocks`).
+/// ([`block_index`] maps into `0..num_blocks`), and every `i` is below `keys.len()`: the
+/// batch loops rely on both to index without bounds checks.
 ///
 /// `distance` 0 means no prefetching (each key is hashed just before its visit). Other values
 /// are rounded up to a power of two (so the ring index is a mask) and capped at
@@ -80,9 +81,21 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     const RING: usize = PREFETCH_DISTANCE;
     const { assert!(RING.is_power_of_two()) };
     if distance == 0 {
-        for (index, key) in keys.iter().enumerate() {
+        // Four keys per iteration, hashed before any of them is visited: the loop's own
+        // instructions are paid once per four keys.
+        let mut quads = keys.chunks_exact(4);
+        let mut index = 0;
+        for quad in &mut quads {
+            let hashes: [u64; 4] = core::array::from_fn(|i| hasher.hash_one(&quad[i]));
+            for (i, hash) in hashes.into_iter().enumerate() {
+                visit(index + i, block_index(hash, num_blocks), hash as u32);
+            }
+            index += 4;
+        }
+        for key in quads.remainder() {
             let hash = hasher.hash_one(key);
             visit(index, block_index(hash, num_blocks), hash as u32);
+            index += 1;
         }
         return;
     }
@@ -218,8 +231,11 @@ pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
         distance,
         |index, block, x| {
             // SAFETY: `block < num_blocks = blocks.len()` (see `visit_prefetching`;
-            // `num_blocks` is not zero when there is a key to visit).
-            out[index] = kernel.contains(unsafe { blocks.get_unchecked(block) }, x);
+            // `num_blocks` is not zero when there is a key to visit), and `index <
+            // keys.len() = out.len()` (asserted above).
+            unsafe {
+                *out.get_unchecked_mut(index) = kernel.contains(blocks.get_unchecked(block), x)
+            };
         },
     );
 }
