@@ -86,21 +86,13 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     const RING: usize = PREFETCH_DISTANCE;
     const { assert!(RING.is_power_of_two()) };
     if distance == 0 {
-        // Four keys per iteration, hashed before any of them is visited: the loop's own
-        // instructions are paid once per four keys.
-        let mut quads = keys.chunks_exact(4);
-        let mut index = 0;
-        for quad in &mut quads {
-            let hashes: [u64; 4] = core::array::from_fn(|i| hasher.hash_one(&quad[i]));
-            for (i, hash) in hashes.into_iter().enumerate() {
-                visit(index + i, block_index(hash, num_blocks), hash as u32);
-            }
-            index += 4;
-        }
-        for key in quads.remainder() {
+        // One key per iteration, on purpose: unrolled by four (hashes first, or each key
+        // whole), the loop was vectorized by LLVM's SLP pass in callers built with `-C
+        // target-cpu=native` (the four block indices through `vpmullq` and lane extracts),
+        // and batched lookups and inserts in cache became 1.3-2x slower there.
+        for (index, key) in keys.iter().enumerate() {
             let hash = hasher.hash_one(key);
             visit(index, block_index(hash, num_blocks), hash as u32);
-            index += 1;
         }
         return;
     }
