@@ -11,7 +11,7 @@ use core::arch::x86_64::{
 };
 
 use super::{BlockKernel, entry_points};
-use crate::block::{LANES, SALT};
+use crate::block::{LANES, SALT, block_index};
 
 /// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2.
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +93,7 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 
-/// The constants of [`contains_inline`], next to each other: the salts, then the `1` that is
+/// The constants of [`contains_hash_inline`], next to each other: the salts, then the `1` that is
 /// shifted into each lane.
 #[repr(C, align(32))]
 struct InlineConstants {
@@ -103,11 +103,17 @@ struct InlineConstants {
 
 static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
 
-/// [`contains`] as inline assembly, for the single-key lookup: a `#[target_feature]` function
-/// cannot inline into a caller compiled without AVX2, so the lookup would cost a call, and on
-/// Zen 4 the call and return cost as much as the probe itself. Assembly inlines anywhere; the
-/// token proves the CPU can run it. Same instructions as [`contains`], then `vzeroupper`, so that
-/// a caller compiled without AVX pays no SSE/AVX transition penalty.
+/// The single-key lookup of `hash` in `blocks` ([`block_index`], then [`contains`]) with the
+/// probe as inline assembly: a `#[target_feature]` function cannot inline into a caller compiled
+/// without AVX2, so the lookup would cost a call, and on Zen 4 the call and return cost as much
+/// as the probe itself. Assembly inlines anywhere; the token proves the CPU can run it. Same
+/// instructions as [`contains`], then `vzeroupper`, so that a caller compiled without AVX pays
+/// no SSE/AVX transition penalty.
+///
+/// The block is loaded from the slice's start plus the block's byte offset, and the index is
+/// not bounds-checked: [`block_index`] maps into `0..blocks.len()` whenever `blocks` is not
+/// empty, which is checked instead (a condition the compiler hoists out of a caller's loop,
+/// unlike a bounds check), as in `avx512::contains_hash_inline`.
 ///
 /// The constants are addressed RIP-relative through a `sym` operand, not through a pointer in
 /// a register: a pointer to a static of another crate is loaded from the GOT, and callers'
@@ -127,16 +133,21 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// assembly nor its `vzeroupper`: there [`contains`] inlines, and the compiler keeps the salts
 /// and the `1`s in registers across a loop of lookups instead of loading them every time.
 #[inline(always)]
-pub(super) fn contains_inline(token: Avx2, block: &[u32; LANES], x: u32) -> bool {
+pub(super) fn contains_hash_inline(token: Avx2, blocks: &[[u32; LANES]], hash: u64) -> bool {
+    let index = block_index(hash, blocks.len());
     if cfg!(target_feature = "avx2") {
-        return token.contains(block, x);
+        return token.contains(&blocks[index], hash as u32);
     }
+    assert!(!blocks.is_empty(), "a filter has at least one block");
     let found: u8;
     // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
-    // reads 32 bytes at `block` (a valid reference) and 36 bytes at `INLINE_CONSTANTS` (a
-    // static, addressed RIP-relative); VEX loads need no alignment. It writes `ymm0`, `ymm1`
-    // and the upper halves of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered below,
-    // `found` and the flags (not preserved: no `preserves_flags`), and touches no stack.
+    // reads the 32 bytes of block `index` of `blocks` (`index < blocks.len()`: `blocks` is not
+    // empty, and `block_index` then maps into `0..blocks.len()`, its result being a product of
+    // a value below 2^32 and the length, shifted right by 32) and 36 bytes at
+    // `INLINE_CONSTANTS` (a static, addressed RIP-relative); VEX loads need no alignment. It
+    // writes `ymm0`, `ymm1` and the upper halves of `ymm0`-`ymm15` (`vzeroupper`), all
+    // declared clobbered below, `found` and the flags (not preserved: no `preserves_flags`),
+    // and touches no stack.
     unsafe {
         core::arch::asm!(
             "vmovd xmm0, {x:e}",
@@ -145,13 +156,14 @@ pub(super) fn contains_inline(token: Avx2, block: &[u32; LANES], x: u32) -> bool
             "vpsrld ymm0, ymm0, 27",
             "vpbroadcastd ymm1, dword ptr [rip + {constants} + 32]",
             "vpsllvd ymm0, ymm1, ymm0",
-            "vmovdqu ymm1, ymmword ptr [{block}]",
+            "vmovdqu ymm1, ymmword ptr [{blocks} + {offset}]",
             // CF = 1 when every bit of the mask (ymm0) is set in the block (ymm1).
             "vptest ymm1, ymm0",
             "setb {found}",
             "vzeroupper",
-            x = in(reg) x,
-            block = in(reg) block.as_ptr(),
+            x = in(reg) hash as u32,
+            blocks = in(reg) blocks.as_ptr(),
+            offset = in(reg) index * size_of::<[u32; LANES]>(),
             constants = sym INLINE_CONSTANTS,
             found = out(reg_byte) found,
             out("xmm0") _,

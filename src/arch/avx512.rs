@@ -90,7 +90,7 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// The single-key lookup of `hash` in `blocks` ([`block_index`], then [`contains`]) with the
 /// probe as inline assembly (a `#[target_feature]` function would not inline into a caller
 /// compiled without AVX-512, and the call would cost as much as the probe; see
-/// `avx2::contains_inline`).
+/// `avx2::contains_hash_inline`).
 ///
 /// Every vector register it uses is one of `ymm16`, `ymm17` (EVEX only) and the mask register
 /// `k1`. Those are outside the state that makes legacy SSE code pay a transition penalty after

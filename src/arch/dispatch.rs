@@ -11,8 +11,6 @@ use super::{BlockKernel, EntryPoints, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use crate::block::LANES;
-#[cfg(target_arch = "x86_64")]
-use crate::block::block_index;
 use crate::kernel::Kernel;
 
 /// Whether a kernel can run here, and which one filters use.
@@ -186,13 +184,11 @@ impl EntryPoints for Dispatch {
         match self {
             // The single-key lookup is the one operation where a call costs as much as the
             // work, so AVX2 answers it with inline assembly instead of its entry point (see
-            // `avx2::contains_inline`). Measured at 10^4 keys (Zen 4): `contains_hash` 1.37
+            // `avx2::contains_hash_inline`). Measured at 10^4 keys (Zen 4): `contains_hash` 1.37
             // instead of 1.91 ns per lookup; `contains` of a `u64` key, hashing included, 2.1-2.3
             // instead of 2.2-2.35 in criterion (its hashing, not the call, is then the limit).
             #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx2(k) => {
-                avx2::contains_inline(k, &blocks[block_index(hash, blocks.len())], hash as u32)
-            }
+            Dispatch::Avx2(k) => avx2::contains_hash_inline(k, blocks, hash),
             // The same with EVEX registers and no `vzeroupper` (see
             // `avx512::contains_hash_inline`).
             #[cfg(target_arch = "x86_64")]

@@ -29,14 +29,19 @@ use crate::block::{LANES, block_index};
 /// At 10^6 keys (in L3) every combination measured 2.4-3.0 ns, within the noise.
 pub(crate) const PREFETCH_DISTANCE: usize = 128;
 
-/// The smallest filter, in blocks, whose batch operations prefetch: one core's L2 cache,
-/// detected at run time (see [`cache`](super::cache)). Smaller filters are probed without
-/// prefetching: their blocks are in L2 and the extra instructions only cost (measured on Zen 4,
-/// whose L2 is 1 MiB: a lookup takes 1.6 ns instead of 1.2-1.3 ns at 10^4 and 10^5 keys; at
-/// 10^6 keys, 1.25 MB, prefetching already gains, 1.8 vs 2.1 ns).
+/// The smallest filter, in blocks, whose batch operations prefetch: half of one core's L2
+/// cache, detected at run time (see [`cache`](super::cache)). Smaller filters are probed
+/// without prefetching: their blocks stay in L2 and the extra instructions only cost (measured
+/// on Zen 4, whose L2 is 1 MiB: a lookup takes 1.6 ns instead of 1.2-1.3 ns at 10^4 and 10^5
+/// keys; at 10^6 keys, 1.25 MB, prefetching already gains, 1.8 vs 2.1 ns).
+///
+/// Half, not all of it: the L2 also holds the keys streaming through a batch, so a filter that
+/// fits it on paper still misses. Measured on an Intel Xeon (Emerald Rapids, 2 MiB L2) in the
+/// workload bench, batched lookups at 10^6 keys (1.25 MB) took 2.6-3.5 ns with prefetching
+/// against 3.1-4.9 without; at 6 * 10^5 keys (750 KB) prefetching still cost, 2.4 vs 2.2 ns.
 #[inline]
 pub(crate) fn prefetch_min_blocks() -> usize {
-    super::cache::caches().l2 / crate::block::BLOCK_BYTES
+    super::cache::caches().l2 / 2 / crate::block::BLOCK_BYTES
 }
 
 /// The prefetch distance the batch operations use on a filter of `num_blocks` blocks: 0 (no
@@ -63,7 +68,8 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
 /// `blocks` only locates the blocks to prefetch and is never dereferenced.
 ///
 /// Every `block` passed to `visit` is below `num_blocks` when `num_blocks` is not zero
-/// ([`block_index`] maps into `0..num_blocks`).
+/// ([`block_index`] maps into `0..num_blocks`), and every `i` is below `keys.len()`: the
+/// batch loops rely on both to index without bounds checks.
 ///
 /// `distance` 0 means no prefetching (each key is hashed just before its visit). Other values
 /// are rounded up to a power of two (so the ring index is a mask) and capped at
@@ -80,6 +86,10 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     const RING: usize = PREFETCH_DISTANCE;
     const { assert!(RING.is_power_of_two()) };
     if distance == 0 {
+        // One key per iteration, on purpose: unrolled by four (hashes first, or each key
+        // whole), the loop was vectorized by LLVM's SLP pass in callers built with `-C
+        // target-cpu=native` (the four block indices through `vpmullq` and lane extracts),
+        // and batched lookups and inserts in cache became 1.3-2x slower there.
         for (index, key) in keys.iter().enumerate() {
             let hash = hasher.hash_one(key);
             visit(index, block_index(hash, num_blocks), hash as u32);
@@ -218,8 +228,11 @@ pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
         distance,
         |index, block, x| {
             // SAFETY: `block < num_blocks = blocks.len()` (see `visit_prefetching`;
-            // `num_blocks` is not zero when there is a key to visit).
-            out[index] = kernel.contains(unsafe { blocks.get_unchecked(block) }, x);
+            // `num_blocks` is not zero when there is a key to visit), and `index <
+            // keys.len() = out.len()` (asserted above).
+            unsafe {
+                *out.get_unchecked_mut(index) = kernel.contains(blocks.get_unchecked(block), x)
+            };
         },
     );
 }

@@ -99,9 +99,10 @@ fn sysfs_l2_bytes() -> Option<usize> {
     })
 }
 
-/// Batch operations prefetch exactly on filters larger than this CPU's L2 cache (the Zen 4
-/// constant, 1 MiB, made a 1.5 MiB filter prefetch on a 2 MiB-L2 Intel core). Where Linux does
-/// not report the L2 size, only the shape is checked.
+/// Batch operations prefetch exactly on filters of at least half this CPU's L2 cache (the Zen 4
+/// constant, 1 MiB, made a 1.5 MiB filter prefetch on a 2 MiB-L2 Intel core; the whole L2 left
+/// a 1.25 MB filter unprefetched there, slower). Where Linux does not report the L2 size, only
+/// the shape is checked.
 #[test]
 fn batches_prefetch_from_the_detected_l2_size() {
     use splitbloom::__kernel_testing as kernel;
@@ -143,11 +144,11 @@ fn batches_prefetch_from_the_detected_l2_size() {
         println!("no L2 size in sysfs: detection not compared");
         return;
     };
-    let l2_blocks = l2 / splitbloom::BLOCK_BYTES;
+    let half_l2_blocks = l2 / 2 / splitbloom::BLOCK_BYTES;
     assert_eq!(
         min_blocks,
-        l2_blocks,
-        "the threshold is one core's L2 ({} KiB in sysfs)",
+        half_l2_blocks,
+        "the threshold is half of one core's L2 ({} KiB in sysfs)",
         l2 >> 10
     );
 }
