@@ -254,7 +254,7 @@ for key in [\"apple\", \"pear\"] {
     filter.insert(key);
     filter.insert_bytes(key.as_bytes());
 }",
-    note: "Batches run inside the kernel, which on filters larger than the L2 cache hashes each \
+    note: "Batches run inside the kernel, which on filters of at least half the L2 cache hashes each \
            key and prefetches its block 128 keys before probing it.",
     reader: |filter| filter.view(),
     bytes: yes,
@@ -307,8 +307,8 @@ impl<S> Filter<S> {
         kernel.insert_hash(self.words_mut(), hash)
     }
 
-    /// Adds every hash of `hashes`, with the loop inside the kernel. On filters larger than the
-    /// L2 cache the loop prefetches each hash's block a few hashes ahead, so the cache misses
+    /// Adds every hash of `hashes`, with the loop inside the kernel. On filters of at least half
+    /// the L2 cache the loop prefetches each hash's block a few hashes ahead, so the cache misses
     /// of a batch overlap instead of following one another.
     ///
     /// ```
@@ -461,8 +461,8 @@ impl<S: BuildHasher> Filter<S> {
 
 impl<S: BuildHasher> Filter<S> {
     /// Adds every key of `keys`. Same result as calling [`insert`](Filter::insert) on each key,
-    /// with one call into the kernel for the whole batch; on filters larger than the L2 cache
-    /// each key is hashed and its block prefetched 128 keys before it is inserted, so the cache
+    /// with one call into the kernel for the whole batch; on filters of at least half the L2
+    /// cache each key is hashed and its block prefetched 128 keys before it is inserted, so the cache
     /// misses of a batch overlap.
     ///
     /// ```

@@ -229,7 +229,7 @@ impl<S> Probe for View<'_, S> {
         self.kernel.contains_hash(self.blocks, hash)
     }
 
-    /// The loop runs inside the kernel, prefetching on filters larger than the L2 cache.
+    /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache.
     #[inline]
     fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
         let distance = prefetch_distance(self.blocks.len());
