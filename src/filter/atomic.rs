@@ -118,9 +118,10 @@ impl<S> AtomicFilter<S> {
     /// the allocation fails.
     ///
     /// ```
-    /// use splitbloom::{AtomicFilter, Xxh3Hash};
-    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?;
-    /// assert_eq!(filter.num_blocks(), 8);
+    /// use splitbloom::{AtomicFilter, FilterHasher, Xxh3Plain};
+    /// // The default hasher with a seed of one's own.
+    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3Plain::with_seed(7))?;
+    /// assert_eq!((filter.num_blocks(), filter.hasher().seed()), (8, 7));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {

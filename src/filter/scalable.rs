@@ -284,13 +284,13 @@ impl<S: Clone> ScalableFilter<S> {
     /// A filter with the given parameters and hasher.
     ///
     /// ```
-    /// use splitbloom::{ScalableFilter, ScalableParameters, Xxh3Hash};
+    /// use splitbloom::{ScalableFilter, ScalableParameters, Xxh3Plain};
     /// let mut parameters = ScalableParameters::new(1000, 0.01);
     /// parameters.growth_factor = 4.0;
-    /// let filter = ScalableFilter::with_parameters(parameters, Xxh3Hash::default())?;
+    /// let filter = ScalableFilter::with_parameters(parameters, Xxh3Plain::with_seed(7))?;
     /// assert_eq!(filter.parameters().growth_factor, 4.0);
     /// parameters.growth_factor = 0.5;
-    /// assert!(ScalableFilter::with_parameters(parameters, Xxh3Hash::default()).is_err());
+    /// assert!(ScalableFilter::with_parameters(parameters, Xxh3Plain::with_seed(7)).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn with_parameters(parameters: ScalableParameters, hasher: S) -> Result<Self, Error> {

@@ -127,10 +127,10 @@ const CHECKED_HEADER_BYTES: usize = 24;
 /// length of a filter stored inside a larger buffer, or which hasher type to read it with.
 ///
 /// ```
-/// use splitbloom::{FilterHasher, Xxh3Hash, format::Header};
-/// let filter = splitbloom::Filter::with_num_blocks_and_hasher(4, Xxh3Hash::with_seed(7))?;
+/// use splitbloom::{FilterHasher, Xxh3Plain, format::Header};
+/// let filter = splitbloom::Filter::with_num_blocks_and_hasher(4, Xxh3Plain::with_seed(7))?;
 /// let header = Header::parse(&filter.to_bytes())?;
-/// assert_eq!((header.hasher, header.seed, header.num_blocks), (Xxh3Hash::KIND, 7, 4));
+/// assert_eq!((header.hasher, header.seed, header.num_blocks), (Xxh3Plain::KIND, 7, 4));
 /// assert_eq!(header.serialized_len(), 32 + 4 * 32);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
