@@ -75,8 +75,7 @@ if [ "$cross_build_only" = no ]; then
   "$cargo" check --lib --target-dir target/debian-x86_64
   # clippy (the `# Safety` / `// SAFETY:` lints included) on the code only aarch64 compiles.
   # cargo-clippy runs the clippy-driver next to it, so Debian's must come first on PATH.
-  # The test profile, as the test build below: its build scripts and proc macros are reused.
-  clippy=(env PATH="/usr/bin:$PATH" "$cargo" clippy --profile test --target "$target" --target-dir target/aarch64)
+  clippy=(env PATH="/usr/bin:$PATH" "$cargo" clippy --target "$target" --target-dir target/aarch64)
   "${clippy[@]}" --all-targets -- -D warnings
   "${clippy[@]}" --no-default-features -- -D warnings
 fi
