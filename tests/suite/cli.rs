@@ -506,8 +506,10 @@ fn bench_runs_per_key_and_batched_with_json() {
     for mode in [None, Some("--batch")] {
         let mut args = vec!["bench", "--items", "2000,3000", "--samples", "1", "--json"];
         args.extend(mode);
+        args.push("--no-strings");
         let json: serde_json::Value = serde_json::from_slice(&ok(run(&args, b""))).unwrap();
         assert_eq!(json["batch"], mode.is_some());
+        assert_eq!(json["strings"], serde_json::json!([]));
         let rows = json["rows"].as_array().unwrap();
         let kernels = splitbloom::Kernel::available().count();
         assert_eq!(rows.len(), 2 * kernels);
@@ -519,7 +521,15 @@ fn bench_runs_per_key_and_batched_with_json() {
         }
     }
     let table = ok(run(
-        &["bench", "--items", "1000", "--samples", "1", "--batch"],
+        &[
+            "bench",
+            "--items",
+            "1000",
+            "--samples",
+            "1",
+            "--batch",
+            "--no-strings",
+        ],
         b"",
     ));
     let table = String::from_utf8(table).unwrap();
@@ -529,6 +539,70 @@ fn bench_runs_per_key_and_batched_with_json() {
         3 + splitbloom::Kernel::available().count()
     );
     fails(run(&["bench", "--items", "0"], b""), "at least 1");
+    // A usage error, from the argument parser.
+    let output = run(&["bench", "--strings", "--no-strings"], b"");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("cannot be used with"));
+}
+
+/// The main job (`splitbloom bench`, no options but the sizes here) shows the string keys
+/// through the byte-key contract after the `u64` table, and `--json` carries them too: 1M
+/// URLs and 1M 8-byte ids, all found, at the predicted false-positive rate.
+#[test]
+fn bench_shows_string_keys_by_default() {
+    let table = String::from_utf8(ok(run(
+        &["bench", "--items", "1000", "--samples", "1"],
+        b"",
+    )))
+    .unwrap();
+    let kernels = splitbloom::Kernel::available().count();
+    let lines: Vec<&str> = table.lines().collect();
+    assert_eq!(lines.len(), 3 + kernels + 6, "{table}");
+    assert_eq!(lines[3 + kernels], "", "{table}");
+    assert!(
+        lines[4 + kernels].starts_with("string keys through the byte-key contract"),
+        "{table}"
+    );
+    assert!(lines[7 + kernels].starts_with("urls "), "{table}");
+    assert!(lines[8 + kernels].starts_with("8-byte ids "), "{table}");
+
+    let json = ok(run(
+        &["bench", "--items", "1000", "--samples", "1", "--json"],
+        b"",
+    ));
+    let json: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let strings = json["strings"].as_array().unwrap();
+    let names: Vec<&str> = strings
+        .iter()
+        .map(|row| row["keys"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["urls", "8-byte ids"]);
+    for row in strings {
+        assert_eq!(row["count"], 1_000_000, "{row}");
+        assert_eq!(row["kernel"], splitbloom::Kernel::best().name(), "{row}");
+        assert!(row["hit_ns"].as_f64().unwrap() > 0.0, "{row}");
+        let fpr = row["measured_fpr"].as_f64().unwrap();
+        assert!((0.005..0.025).contains(&fpr), "{row}");
+    }
+    let average: Vec<f64> = strings
+        .iter()
+        .map(|row| row["average_bytes"].as_f64().unwrap())
+        .collect();
+    assert!(average[0] > 20.0 && average[1] == 8.0, "{average:?}");
+
+    // `--strings`, from when they were opt-in, is still accepted.
+    ok(run(
+        &["bench", "--items", "1000", "--samples", "1", "--no-strings"],
+        b"",
+    ));
+    let with_flag = ok(run(
+        &["bench", "--items", "1000", "--samples", "1", "--strings"],
+        b"",
+    ));
+    assert_eq!(
+        String::from_utf8(with_flag).unwrap().lines().count(),
+        3 + kernels + 6
+    );
 }
 
 /// A Parquet file written by arrow-rs with bloom filters on both columns.
@@ -1084,6 +1158,36 @@ fn closed_pipes_end_quietly_and_full_disks_are_errors() {
             "cannot write to standard output: No space left on device",
         );
     }
+}
+
+/// `bench`'s string-key table, written after the `u64` table, follows the same rule when its
+/// reader goes away in the middle of the output (`splitbloom bench | head -9`): status 0, no
+/// panic. (It was printed with `println!`, which panicked on the closed pipe.)
+#[test]
+fn bench_stops_quietly_when_the_reader_leaves_during_the_string_table() {
+    use std::io::{BufRead, BufReader};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        // `--strings` (the default now) so that this also ran the string table when it was
+        // opt-in.
+        .args(["bench", "--items", "1000", "--samples", "1", "--strings"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The u64 table: a title, two header lines and a row per kernel. The string table is
+    // measured (about a second) and then written, after this reader has gone.
+    let table_lines = 3 + splitbloom::Kernel::available().count();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    for _ in 0..table_lines {
+        let mut line = String::new();
+        assert!(stdout.read_line(&mut line).unwrap() > 0);
+    }
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
 }
 
 /// A filter file's header is read and checked before the rest: a huge or endless file that is
