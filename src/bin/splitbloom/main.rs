@@ -28,10 +28,10 @@ use clap::{Parser, Subcommand};
 ///
 /// Keys are byte strings, one per line (the line end, `\n` or `\r\n`, removed; `--keep-cr`
 /// keeps a `\r`; `--null` for NUL-terminated keys); they need not be UTF-8, and are at most
-/// `--max-key-bytes` long (1 MiB by default). A key is hashed with one `Hasher::write(key_bytes)` on the filter's
-/// hasher, so a Rust program asks a CLI-built filter with
-/// `let mut h = filter.hasher().build_hasher(); h.write(key); filter.contains_hash(h.finish())`
-/// (not `filter.contains(key)`, which hashes a length prefix too).
+/// `--max-key-bytes` long (1 MiB by default). A key is hashed by the library's byte-key
+/// contract (exactly its bytes), so a Rust program asks a CLI-built filter with
+/// `filter.contains_bytes(key)`. (`filter.contains(key)` goes through std's `Hash`, whose
+/// framing of a slice only the default hasher leaves out, and which Rust does not promise.)
 ///
 /// Output files (`-o`) are replaced atomically and must be regular files or new names
 /// (symbolic links are followed). Exit status: 0 success (also when the reader of standard
@@ -49,10 +49,10 @@ enum Command {
     ///
     /// Keys are the bytes of each line without its line end, `\n` or `\r\n` (any bytes, not
     /// only UTF-8; `--keep-cr` keeps a final `\r`, so CRLF and LF files give the same keys by
-    /// default). Each key is hashed with one `Hasher::write(key_bytes)` on the filter's hasher;
-    /// a Rust program asks the filter with `let mut h = filter.hasher().build_hasher();
-    /// h.write(key); filter.contains_hash(h.finish())`, or `filter.contains_value(key)` for
-    /// `--hasher parquet`. Warns when more distinct keys than --items arrive.
+    /// default). Each key is hashed by the library's byte-key contract (exactly its bytes); a
+    /// Rust program asks the filter with `filter.contains_bytes(key)`, or
+    /// `filter.contains_value(key)` for `--hasher parquet`. Warns when more distinct keys than
+    /// --items arrive.
     Build(build::Options),
     /// Print the keys that may be in a filter (exit 1 when none is printed).
     ///
