@@ -1,8 +1,15 @@
 //! The AVX2 kernel: one 256-bit multiply, shift and variable shift build the whole mask, one
 //! `vptest` answers a lookup.
 //!
-//! The `#[target_feature]` functions here are safe to call only where AVX2 is present; the
-//! [`Avx2`] token can only be built after detecting it, and every call goes through the token.
+//! The batch loops are compiled with BMI2 as well, which every AVX2 CPU has (Intel since
+//! Haswell, AMD since Excavator), so that the keys' hashes in them use `mulx` and `rorx` like a
+//! `-C target-cpu=native` build. On AMD Zen 3 (issue 16's workload, 10^4 keys, default flags,
+//! three alternations) batched `u64` lookups in cache went from 2.05-2.08 to 1.95-1.96 ns per
+//! key; the batch build did not move.
+//!
+//! The `#[target_feature]` functions here are safe to call only where AVX2 (and, for the entry
+//! points, BMI2) is present; the [`Avx2`] token can only be built after detecting both, and every
+//! call goes through the token.
 
 use core::arch::x86_64::{
     __m256i, _mm256_loadu_si256, _mm256_mullo_epi32, _mm256_or_si256, _mm256_set1_epi32,
@@ -13,19 +20,20 @@ use core::arch::x86_64::{
 use super::{BlockKernel, entry_points};
 use crate::block::{LANES, SALT, block_index};
 
-/// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2.
+/// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2 and BMI2.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2(());
 
 impl Avx2 {
-    /// The token, when this CPU has AVX2.
+    /// The token, when this CPU has AVX2 and BMI2.
     #[inline]
     pub(crate) fn new() -> Option<Avx2> {
         #[cfg(feature = "std")]
-        let available = std::is_x86_feature_detected!("avx2");
+        let available =
+            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2");
         // Without std there is no run-time detection: trust the compile-time target features.
         #[cfg(not(feature = "std"))]
-        let available = cfg!(target_feature = "avx2");
+        let available = cfg!(all(target_feature = "avx2", target_feature = "bmi2"));
         available.then_some(Avx2(()))
     }
 }
@@ -209,5 +217,5 @@ impl BlockKernel for Avx2 {
 }
 
 // The entry points make the token without detection: each is an `unsafe fn` that requires
-// AVX2 and is compiled with it (see `entry_points!`).
-entry_points!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2")]);
+// AVX2 and BMI2 and is compiled with them (see `entry_points!`).
+entry_points!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2")]);
