@@ -36,6 +36,9 @@
 //! Environment: `SPLITBLOOM_WORKLOAD_SIZES` (default `1e4,1e6,1e7`; 10^8 only when listed),
 //! `SPLITBLOOM_WORKLOAD_REPS` (default 5), `SPLITBLOOM_WORKLOAD_ONLY` (comma-separated
 //! contender names), `SPLITBLOOM_WORKLOAD_JSON` (also write the rows as JSON there).
+//! `SPLITBLOOM_WORKLOAD_PLOT=out.svg` with `SPLITBLOOM_WORKLOAD_PLOT_FROM=a.json,b.json,...`
+//! measures nothing: it draws the per-CPU plot from such JSON files, this bench's and
+//! Boost.Bloom's anchor's (`support/workload_plot.rs`).
 
 use std::collections::HashSet;
 use std::hash::BuildHasher;
@@ -43,6 +46,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use splitbloom::{__kernel_testing as raw, DefaultHasher, Filter, Kernel};
+
+#[path = "support/workload_plot.rs"]
+mod workload_plot;
 
 const BITS_PER_KEY: f64 = 10.0;
 const NEGATIVES: usize = 10_000_000;
@@ -620,16 +626,22 @@ fn sbbf_fpr(blocks: usize, n: usize) -> f64 {
     sum
 }
 
+/// The CPU's model name with its family and model numbers, which tell CPU generations apart
+/// where a virtual machine's model name does not (`AMD EPYC` is Zen 3 at family 25, Zen 5 at
+/// family 26).
 fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|info| {
-            info.lines()
-                .find(|line| line.starts_with("model name"))
-                .and_then(|line| line.split(':').nth(1))
-                .map(|model| model.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|line| line.split(':').next().map(str::trim) == Some(name))
+            .and_then(|line| line.split(':').nth(1))
+            .map(|value| value.trim().to_string())
+    };
+    let model_name = field("model name").unwrap_or_else(|| "unknown".into());
+    match (field("cpu family"), field("model")) {
+        (Some(family), Some(model)) => format!("{model_name} (family {family}, model {model})"),
+        _ => model_name,
+    }
 }
 
 fn add<C: Contender + 'static>(
@@ -739,6 +751,20 @@ fn ratio(value: Option<f64>, base: Option<f64>) -> String {
 }
 
 fn main() {
+    if let Ok(out) = std::env::var("SPLITBLOOM_WORKLOAD_PLOT") {
+        let from = std::env::var("SPLITBLOOM_WORKLOAD_PLOT_FROM").unwrap_or_default();
+        let inputs: Vec<String> = from
+            .split(',')
+            .filter(|path| !path.is_empty())
+            .map(String::from)
+            .collect();
+        if let Err(error) = workload_plot::draw(std::path::Path::new(&out), &inputs) {
+            eprintln!("plot: {error}");
+            std::process::exit(2);
+        }
+        println!("plot written to {out}");
+        return;
+    }
     let sizes = env_or(
         "SPLITBLOOM_WORKLOAD_SIZES",
         vec![10_000, 1_000_000, 10_000_000],
