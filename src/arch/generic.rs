@@ -91,7 +91,7 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
         // target-cpu=native` (the four block indices through `vpmullq` and lane extracts),
         // and batched lookups and inserts in cache became 1.3-2x slower there.
         for (index, key) in keys.iter().enumerate() {
-            let hash = hasher.hash_one(key);
+            let hash = crate::hash::hash_key(hasher, key);
             visit(index, block_index(hash, num_blocks), hash as u32);
         }
         return;
@@ -105,7 +105,7 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     let mut ring_block = [0u32; RING];
     let mut ring_x = [0u32; RING];
     let prepare = |key: &K| {
-        let hash = hasher.hash_one(key);
+        let hash = crate::hash::hash_key(hasher, key);
         let block = block_index(hash, num_blocks);
         prefetch::prefetch(blocks.wrapping_add(block));
         (block as u32, hash as u32)

@@ -246,7 +246,7 @@ impl<S: BuildHasher> AtomicFilter<S> {
     /// ```
     #[inline]
     pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.insert_hash(self.hasher.hash_one(key))
+        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
     }
 
     /// Adds every key of `keys` through a shared reference: the result of

@@ -330,7 +330,7 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        self.insert_hash(self.hasher.hash_one(key))
+        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
     }
 
     /// Removes one occurrence of `key`; only remove keys you inserted (see
@@ -345,7 +345,7 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn remove<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        self.remove_hash(self.hasher.hash_one(key))
+        self.remove_hash(crate::hash::hash_key(&self.hasher, key))
     }
 
     /// An upper bound on how many times `key` is present (see
@@ -359,7 +359,7 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn count_estimate<K: Hash + ?Sized>(&self, key: &K) -> u8 {
-        self.count_estimate_hash(self.hasher.hash_one(key))
+        self.count_estimate_hash(crate::hash::hash_key(&self.hasher, key))
     }
 
     /// Adds one occurrence of every key of `keys`: the result of

@@ -456,7 +456,7 @@ impl<S: BuildHasher> Filter<S> {
     /// ```
     #[inline]
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        self.insert_hash(self.hasher.hash_one(key))
+        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
     }
 }
 

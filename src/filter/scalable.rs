@@ -592,7 +592,7 @@ impl<S: BuildHasher + Clone> ScalableFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
-        self.insert_hash(self.hasher.hash_one(key))
+        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
     }
 
     /// Adds every key of `keys` (each hashed once for all stages); stops at the first error

@@ -73,7 +73,7 @@ pub(crate) trait Probe {
         for (keys, out) in keys.chunks(BATCH_CHUNK).zip(out.chunks_mut(BATCH_CHUNK)) {
             let hashes = &mut hashes[..keys.len()];
             for (hash, key) in hashes.iter_mut().zip(keys) {
-                *hash = self.hasher().hash_one(key);
+                *hash = crate::hash::hash_key(self.hasher(), key);
             }
             self.probe_all(hashes, out);
         }
@@ -113,7 +113,7 @@ pub(crate) fn contains<P: Probe, K: Hash + ?Sized>(filter: &P, key: &K) -> bool
 where
     P::Hasher: BuildHasher,
 {
-    filter.probe(filter.hasher().hash_one(key))
+    filter.probe(crate::hash::hash_key(filter.hasher(), key))
 }
 
 /// Writes into `out[i]` whether `hashes[i]` may be present. Panics unless the lengths match.

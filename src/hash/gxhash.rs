@@ -182,6 +182,22 @@ impl BuildHasher for GxHash {
     }
 }
 
+#[cfg(splitbloom_gxhash)]
+impl super::ContractWrite for GxHasher {
+    #[inline(always)]
+    fn write_contract(&mut self, bytes: &[u8]) {
+        self.inner.write_contract(bytes);
+    }
+}
+
+/// Uninhabited in this build (see [`GxHasher`]).
+#[cfg(not(splitbloom_gxhash))]
+impl super::ContractWrite for GxHasher {
+    fn write_contract(&mut self, _bytes: &[u8]) {
+        match self.never {}
+    }
+}
+
 /// Forwards every call to the [`KeyHasher`](super::KeyHasher) inside (see the [module docs](crate::hash)).
 #[cfg(splitbloom_gxhash)]
 impl Hasher for GxHasher {

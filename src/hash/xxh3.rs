@@ -21,6 +21,14 @@ pub struct Xxh3Bytes;
 
 impl BytesHash for Xxh3Bytes {
     #[inline(always)]
+    fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
+        if bytes.len() > SHORT_MAX {
+            return xxh3_bytes_out_of_line(bytes, seed);
+        }
+        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+    }
+
+    #[inline(always)]
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
         if seed != INITIAL_STATE {
             xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
@@ -38,6 +46,17 @@ impl BytesHash for Xxh3Bytes {
         }
     }
 }
+
+/// [`Xxh3Bytes::hash_bytes`], out of line: the long inputs of [`Xxh3Bytes::hash_bytes_in_write`].
+#[inline(never)]
+fn xxh3_bytes_out_of_line(bytes: &[u8], seed: u64) -> u64 {
+    Xxh3Bytes::hash_bytes(bytes, seed)
+}
+
+/// The longest input the hashers' `write` hashes inline: XXH3's short-input paths (0-16 bytes)
+/// are a few dozen instructions, its 17-240-byte paths several times that, enough to keep
+/// std's `Hash for str` out of line (see [`BytesHash::hash_bytes_in_write`]).
+const SHORT_MAX: usize = 16;
 
 /// Inputs longer than this use XXH3's long-input algorithm, with a secret derived from the seed.
 const XXH3_MID_SIZE_MAX: usize = 240;
@@ -194,6 +213,29 @@ impl BytesHash for Xxh3PlainBytes {
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
         xxh3_seeded(bytes, seed)
     }
+
+    /// One inlined copy of XXH3's short paths (seeded: with seed 0 that is the unseeded hash),
+    /// the empty key of seed 0 as a constant, longer inputs out of line.
+    #[inline(always)]
+    fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
+        if bytes.len() > SHORT_MAX {
+            return xxh3_seeded_out_of_line(bytes, seed);
+        }
+        if bytes.is_empty() && seed == 0 {
+            return EMPTY_KEY_SEED_0;
+        }
+        xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+    }
+}
+
+/// `XXH3_64bits` of the empty input: what [`xxh3_seeded`] folds to for the empty key with seed
+/// 0, where the secret and the seed are both constants.
+const EMPTY_KEY_SEED_0: u64 = xxhash_rust::const_xxh3::xxh3_64(&[]);
+
+/// [`xxh3_seeded`], out of line: the long inputs of [`Xxh3PlainBytes::hash_bytes_in_write`].
+#[inline(never)]
+fn xxh3_seeded_out_of_line(bytes: &[u8], seed: u64) -> u64 {
+    xxh3_seeded(bytes, seed)
 }
 
 /// The [`Hasher`](core::hash::Hasher) of [`Xxh3Plain`]: [`PlainHasher`] over XXH3. Integer words are buffered, so
