@@ -174,16 +174,16 @@ impl BlockKernel for Dispatch {
 }
 
 /// The single-key lookup of the kernels without inline assembly (scalar and portable), out of
-/// line: see [`Dispatch::contains_hash`]. Each lookup is written into this one function, so it
-/// costs one call, as their entry points do.
+/// line: see [`Dispatch::contains_hash`]. Two compares and a jump to the kernel's entry point
+/// (a tail call: their entry points are out-of-line functions already).
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]
 fn contains_hash_other(dispatch: Dispatch, blocks: &[[u32; LANES]], hash: u64) -> bool {
     match dispatch {
-        Dispatch::Portable(kernel) => super::contains_hash_with(kernel, blocks, hash),
+        Dispatch::Portable(kernel) => kernel.contains_hash(blocks, hash),
         // The scalar kernel, and the kernels that `Dispatch::contains_hash` answers inline
         // (never passed here): every kernel computes the scalar kernel's answer bit for bit.
-        _ => super::contains_hash_with(scalar::Scalar, blocks, hash),
+        _ => scalar::Scalar.contains_hash(blocks, hash),
     }
 }
 
@@ -212,7 +212,8 @@ impl EntryPoints for Dispatch {
             // on the kernel (one copy per arm, no dispatch per key). With the four-way match
             // inlined, once the key's hash was inlined too (`hash::hash_key`) the loop was
             // no longer unswitched and paid an indirect jump per lookup: on Zen 5, issue 16's
-            // workload, 1.55 instead of 1.20 ns per `u64` lookup at 10^4 keys.
+            // workload, 1.55 instead of 1.20 ns per `u64` lookup at 10^4 keys. The portable
+            // kernel pays for it (x86_64 without AVX2): 2.50 instead of 2.25-2.28 ns there.
             #[cfg(target_arch = "x86_64")]
             _ => contains_hash_other(self, blocks, hash),
             #[cfg(not(target_arch = "x86_64"))]

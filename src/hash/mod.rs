@@ -307,10 +307,14 @@ pub trait BytesHash {
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64;
 
     /// The same value as [`hash_bytes`](BytesHash::hash_bytes), as [`KeyHasher`] and
-    /// [`PlainHasher`] compute it in [`Hasher::write`]. An implementation may compile it smaller
-    /// (long inputs out of line), so that std's `Hash` impls of `str` and `[u8]`, which call
-    /// `write`, inline into a filter's `contains(&key)` along with the hasher's state; the
-    /// byte-key contract (`hash_bytes`) keeps the whole hash inline.
+    /// [`PlainHasher`] compute it in [`Hasher::write`]. An implementation may move it out of
+    /// line, so that std's `Hash` impls of `str` and `[u8]`, which call `write` and are only
+    /// hinted `#[inline]`, stay small enough to inline into a filter's `contains(&key)`, with
+    /// the hasher's state in registers; the byte-key contract (`hash_bytes`) keeps the whole
+    /// hash inline. The XXH3 hashers move every input over 3 bytes out of line (measured:
+    /// README, "Hashing"): with XXH3's 0-16-byte paths inlined into `write`,
+    /// `<str as Hash>::hash` was inlined in a default build but not in a `-C
+    /// target-cpu=native` one, where `contains(&str)` then took 1.26-1.40x plain XXH3.
     ///
     /// ```
     /// use splitbloom::hash::{BytesHash, Xxh3PlainBytes};
@@ -589,11 +593,11 @@ where
 
 /// `hasher.hash_one(key)`, inlined into every caller: the one way a filter hashes a key.
 ///
-/// std's `BuildHasher::hash_one` carries no inline hint, and LLVM kept it out of line once a
-/// hasher's byte hash was inlined into it, so every `contains(&str)` of the default hasher paid
-/// a call with the hasher's state in memory (AMD Zen 3: 1.13-1.30x plain XXH3 at 0-32 bytes;
-/// Zen 5: 1.36x for the empty key). With this and [`BytesHash::hash_bytes_in_write`], the
-/// default's `contains(&str)` compiles like its `contains_bytes` (README, "Hashing").
+/// LLVM kept std's `BuildHasher::hash_one` out of line for byte-string keys, so every
+/// `contains(&str)` paid a call with the hasher's state in memory (AMD Zen 3: 1.13-1.30x
+/// plain XXH3 at 0-32 bytes; Zen 5: 1.49x for the empty key, whose hash is a constant).
+/// Inlined, with [`BytesHash::hash_bytes_in_write`], the state stays in registers and the
+/// one call left is the byte hash's (README, "Hashing").
 #[inline(always)]
 #[expect(
     clippy::manual_hash_one,
@@ -719,8 +723,9 @@ mod tests {
     }
 
     /// The hashers' `write` (the path of `contains(&str)`) computes the byte contract's value at
-    /// every length, on both sides of the inlined 16 bytes and of XXH3's 240, with the seeds
-    /// that take constant paths (0 for id 4, the initial state for id 2) and others.
+    /// every length, on both sides of the 3 bytes hashed inline and of XXH3's 16, 128 and 240,
+    /// with the seeds that take constant paths (0 for id 4, the initial state for id 2) and
+    /// others.
     #[test]
     fn hash_bytes_in_write_equals_hash_bytes() {
         for seed in [0, 1, INITIAL_STATE, INITIAL_STATE ^ 1, u64::MAX] {
