@@ -276,6 +276,9 @@ impl BytesHash for GxPlainBytes {
     #[inline(always)]
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
         const VECTOR: usize = 16;
+        if bytes.is_empty() && seed == 0 {
+            return EMPTY_KEY_SEED_0;
+        }
         let seed = (seed ^ bytes.len() as u64) as i64;
         if bytes.len() >= VECTOR {
             // gxhash reads whole 16-byte vectors, all inside `bytes` at this length.
@@ -285,6 +288,13 @@ impl BytesHash for GxPlainBytes {
         }
     }
 }
+
+/// `gxhash64` of 16 zero bytes with seed 0: [`GxPlainBytes`]'s hash of the empty key with seed 0,
+/// the default. A constant, as the empty key's XXH3 is to the compiler, which cannot evaluate
+/// AES rounds at compile time; checked against the `gxhash` crate by the unit tests (and by the
+/// known answers in tests/suite/hash_known_answers.rs).
+#[cfg(splitbloom_gxhash)]
+const EMPTY_KEY_SEED_0: u64 = 0xad8f_372c_a53d_9274;
 
 /// Keys hashed with plain gxhash (byte strings) and one folded multiply (an integer): hasher
 /// id 5, opt-in. The gxhash to choose for new filters; [`GxHash`] (id 1) is kept for the files
