@@ -100,7 +100,8 @@
 //! 1. **Hasher** (`src/hash/`, one file per hasher, the shared `Hasher` framing in `mod.rs`):
 //!    the filter's `S: BuildHasher` turns the key into a 64-bit `h` ([`Xxh3Plain`] by default,
 //!    `xxh3.rs`; [`GxPlain`] and [`GxHash`], `gxhash.rs`; [`Xxh3Hash`], `xxh3.rs`;
-//!    [`ParquetHash`](parquet::ParquetHash), `parquet.rs`); [`FilterHasher::hash_bytes`] is the
+//!    [`ParquetHash`](parquet::ParquetHash), `parquet.rs`; XXH3's inputs over 240 bytes in
+//!    AVX2 or AVX-512 chosen at run time, `xxh3_long.rs`); [`FilterHasher::hash_bytes`] is the
 //!    byte-key contract another program can reproduce.
 //! 2. **Block index** (`src/block.rs`): [`block_index`] picks block `((h >> 32) · z) >> 32`;
 //!    this file also holds the layout ([`SALT`], [`mask`], [`LANES`], [`BLOCK_BYTES`]), the
@@ -143,17 +144,19 @@
 //!
 //! ## Safety
 //!
-//! `unsafe` code lives only in two modules, and the crate denies `unsafe_code` everywhere else:
-//! the kernels (`src/arch/`), where each kernel is a token type that can only be constructed
-//! once its CPU feature has been detected, so holding one proves its `#[target_feature]`
-//! functions may be called; and the block storage (`src/storage/`: the aligned, lazily zeroed
-//! allocation and its zero-copy atomic view). Inline assembly declares every register it
+//! `unsafe` code lives only in three modules, and the crate denies `unsafe_code` everywhere
+//! else: the kernels (`src/arch/`), where each kernel is a token type that can only be
+//! constructed once its CPU feature has been detected, so holding one proves its
+//! `#[target_feature]` functions may be called; the block storage (`src/storage/`: the
+//! aligned, lazily zeroed allocation and its zero-copy atomic view); and XXH3's long-input
+//! loop in AVX2 and AVX-512 (`src/hash/xxh3_long.rs`), called right after detecting them, with
+//! xxhash-rust's own loop elsewhere. Inline assembly declares every register it
 //! changes, so callers compiled with AVX keep their vector registers
 //! (`tests/caller_registers.rs`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(clippy::undocumented_unsafe_blocks)]
-// `unsafe` is refused everywhere but in the one module that needs it.
+// `unsafe` is refused everywhere but in the modules that need it (see "Safety" above).
 #![deny(unsafe_code)]
 
 extern crate alloc;

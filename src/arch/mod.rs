@@ -54,8 +54,8 @@
 //!    Any `asm!` must declare every register it changes, `vzeroupper`'s included.
 //!
 //! The block storage these kernels work on (aligned, huge pages, lazily zeroed, and its atomic
-//! view) is in `src/storage/`. `unsafe` code lives only here and there (the crate denies
-//! `unsafe_code` elsewhere).
+//! view) is in `src/storage/`. `unsafe` code lives only here, there, and in XXH3's SIMD
+//! long-input loop (`src/hash/xxh3_long.rs`); the crate denies `unsafe_code` elsewhere.
 
 use core::hash::{BuildHasher, Hash};
 

@@ -623,6 +623,12 @@ impl Always {
 mod gxhash;
 pub(crate) mod parquet;
 mod xxh3;
+#[allow(
+    unsafe_code,
+    reason = "XXH3's long-input loop in AVX2 and AVX-512 intrinsics, called once they are \
+              detected: each `unsafe` block carries its SAFETY argument"
+)]
+mod xxh3_long;
 
 #[cfg(splitbloom_gxhash)]
 pub use gxhash::{GxBytes, GxPlainBytes};
@@ -741,6 +747,22 @@ mod tests {
                     Xxh3Bytes::hash_bytes(&bytes, seed),
                     "id 2, length {len}, seed {seed:#x}"
                 );
+            }
+        }
+        // Long inputs (several blocks of XXH3's long loop, SIMD where the CPU has it), against
+        // xxhash-rust.
+        for seed in [0, 1, INITIAL_STATE, u64::MAX] {
+            for len in [241usize, 1000, 1023, 1024, 1025, 5000] {
+                let bytes: std::vec::Vec<u8> = (0..len).map(|i| (i * 11 + 5) as u8).collect();
+                let xxh3 = xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, seed);
+                assert_eq!(
+                    Xxh3PlainBytes::hash_bytes(&bytes, seed),
+                    xxh3,
+                    "id 4, {len}"
+                );
+                assert_eq!(Xxh3PlainBytes::hash_bytes_in_write(&bytes, seed), xxh3);
+                assert_eq!(Xxh3Bytes::hash_bytes(&bytes, seed), xxh3, "id 2, {len}");
+                assert_eq!(Xxh3Bytes::hash_bytes_in_write(&bytes, seed), xxh3);
             }
         }
         // And the constant the empty key of seed 0 takes.

@@ -4,6 +4,7 @@
 use core::hash::BuildHasher;
 use core::marker::PhantomData;
 
+use super::xxh3_long::{MID_SIZE_MAX, SECRET_SIZE, hash_long};
 use super::{
     Always, BytesHash, DEFAULT_SEED, FilterHasher, HasherKind, INITIAL_STATE, KeyHasher,
     PlainHasher,
@@ -20,7 +21,7 @@ use crate::error::Error;
 pub struct Xxh3Bytes;
 
 impl BytesHash for Xxh3Bytes {
-    /// Inputs of up to [`INLINE_MAX`] bytes inline, longer ones out of line: see
+    /// Inputs of up to 3 bytes inline, longer ones out of line: see
     /// [`BytesHash::hash_bytes_in_write`].
     #[inline(always)]
     fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
@@ -32,14 +33,11 @@ impl BytesHash for Xxh3Bytes {
 
     #[inline(always)]
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
-        if seed != INITIAL_STATE {
+        if bytes.len() > MID_SIZE_MAX {
+            // The default seed's secret is a constant (see `INITIAL_STATE_SECRET`).
+            xxh3_long_initial_state(bytes, seed)
+        } else if seed != INITIAL_STATE {
             xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
-        } else if bytes.len() > XXH3_MID_SIZE_MAX {
-            // Same value as `xxh3_64_with_seed` (XXH3 defines the seeded hash of a long input
-            // as the hash with the secret derived from the seed), without deriving the 192-byte
-            // secret on every call: for the default seed it is a constant. Measured at 256
-            // bytes: 1.6x plain xxh3_64 with the derivation, 1.01x without.
-            xxhash_rust::xxh3::xxh3_64_with_secret(bytes, &INITIAL_STATE_SECRET)
         } else {
             // The default seed's first write (every byte-contract hash and every `str` key of a
             // default hasher), with the seed a constant the compiler folds into XXH3's secret
@@ -63,13 +61,60 @@ fn xxh3_bytes_out_of_line(bytes: &[u8], seed: u64) -> u64 {
 /// 1.04-1.11x with this).
 const INLINE_MAX: usize = 3;
 
-/// Inputs longer than this use XXH3's long-input algorithm, with a secret derived from the seed.
-const XXH3_MID_SIZE_MAX: usize = 240;
-
-/// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher with the default seed
-/// before its first write), derived once at compile time.
-const INITIAL_STATE_SECRET: [u8; 192] =
+/// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher of id 2 with the
+/// default seed before its first write), derived once at compile time. XXH3 defines the seeded
+/// hash of a long input as the hash with the secret derived from the seed, so a constant one
+/// saves deriving 192 bytes on every call: measured at 256 bytes, 1.6x plain `xxh3_64` with the
+/// derivation, 1.01x without.
+const INITIAL_STATE_SECRET: [u8; SECRET_SIZE] =
     xxhash_rust::const_xxh3::const_custom_default_secret(INITIAL_STATE);
+
+/// XXH3's default secret: the secret of seed 0 (the default seed of id 4).
+const DEFAULT_SECRET: [u8; SECRET_SIZE] = xxhash_rust::const_xxh3::const_custom_default_secret(0);
+
+/// `XXH3_64_withSeed(bytes, seed)` for an input of more than 240 bytes, with the secret of
+/// `seed`: `constant_secret` when `seed` is `constant_seed` (the default seed's, derived at
+/// compile time), else derived here as XXH3 derives it; then the long-input loop in the widest
+/// SIMD this CPU has ([`hash_long`]). Where xxhash-rust's own loop is as wide (`hash_long`
+/// returns `None`), xxhash-rust's: `constant` for the constant seed (for seed 0 its unseeded
+/// entry point, whose built-in secret it reads faster than one passed in: 1.2x at 256 bytes
+/// in a `-C target-cpu=native` build on AMD Zen 5).
+///
+/// Its callers reach it through [`xxh3_long_plain`] and [`xxh3_long_initial_state`], out of
+/// line: inlined into the byte hash, the detection and the calls made the short keys' code
+/// slower (default build, Zen 5: `contains_bytes` 1.15-1.21x plain XXH3 at 1-16 bytes, against
+/// 1.01-1.07x).
+#[inline(always)]
+fn xxh3_long(
+    bytes: &[u8],
+    seed: u64,
+    constant_seed: u64,
+    constant_secret: &[u8; SECRET_SIZE],
+    constant: impl FnOnce(&[u8]) -> u64,
+) -> u64 {
+    if seed == constant_seed {
+        hash_long(bytes, constant_secret).unwrap_or_else(|| constant(bytes))
+    } else {
+        let secret = xxhash_rust::const_xxh3::const_custom_default_secret(seed);
+        hash_long(bytes, &secret)
+            .unwrap_or_else(|| xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed))
+    }
+}
+
+/// [`xxh3_long`] for [`Xxh3Plain`], whose default seed is 0.
+#[inline(never)]
+fn xxh3_long_plain(bytes: &[u8], seed: u64) -> u64 {
+    xxh3_long(bytes, seed, 0, &DEFAULT_SECRET, xxhash_rust::xxh3::xxh3_64)
+}
+
+/// [`xxh3_long`] for [`Xxh3Hash`], whose default seed's first write is seeded with
+/// [`INITIAL_STATE`].
+#[inline(never)]
+fn xxh3_long_initial_state(bytes: &[u8], seed: u64) -> u64 {
+    xxh3_long(bytes, seed, INITIAL_STATE, &INITIAL_STATE_SECRET, |bytes| {
+        xxhash_rust::xxh3::xxh3_64_with_secret(bytes, &INITIAL_STATE_SECRET)
+    })
+}
 
 seeded_build_hasher!(
     /// Keys hashed with XXH3-64 and a final folded multiply: hasher id 2, the default of
@@ -219,7 +264,7 @@ impl BytesHash for Xxh3PlainBytes {
         xxh3_seeded(bytes, seed)
     }
 
-    /// Inputs of up to [`INLINE_MAX`] bytes inline (the empty key of seed 0 as a constant),
+    /// Inputs of up to 3 bytes inline (the empty key of seed 0 as a constant),
     /// longer ones out of line: see [`BytesHash::hash_bytes_in_write`].
     #[inline(always)]
     fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
@@ -268,8 +313,14 @@ pub type Xxh3PlainHasher = PlainHasher<Xxh3PlainBytes>;
 #[inline(always)]
 fn xxh3_seeded(bytes: &[u8], seed: u64) -> u64 {
     if seed == 0 {
-        xxhash_rust::xxh3::xxh3_64(bytes)
-    } else {
+        if bytes.len() <= MID_SIZE_MAX {
+            xxhash_rust::xxh3::xxh3_64(bytes)
+        } else {
+            xxh3_long_plain(bytes, seed)
+        }
+    } else if bytes.len() <= MID_SIZE_MAX {
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+    } else {
+        xxh3_long_plain(bytes, seed)
     }
 }

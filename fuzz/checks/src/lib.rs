@@ -288,6 +288,26 @@ pub fn hashing(data: &[u8]) {
             "false negative for {len} bytes"
         );
     }
+    // Long keys (XXH3's long-input loop, in AVX2 or AVX-512 where the CPU has them): the whole
+    // input, and keys around the 1024-byte blocks built from it.
+    for len in [data.len(), 1023, 1024, 1025, 2047, 2048, 2049, 4096] {
+        let key: Vec<u8> = (0..len)
+            .map(|i| data.get(i % data.len().max(1)).copied().unwrap_or(byte) ^ (i >> 8) as u8)
+            .collect();
+        let key = key.into_boxed_slice();
+        for seed in [0, seed] {
+            let plain = Xxh3Plain::with_seed(seed);
+            let expected = xxhash_rust::xxh3::xxh3_64_with_seed(&key, seed);
+            assert_eq!(plain.hash_bytes(&key), expected, "default, {len}-byte key");
+            assert_eq!(hash_bytes(&plain, &key), expected, "default: one write");
+            let xxh3 = Xxh3Hash::with_seed(seed);
+            assert_eq!(
+                xxh3.hash_bytes(&key),
+                hash_bytes(&xxh3, &key),
+                "xxh3 (id 2): one write"
+            );
+        }
+    }
 }
 
 /// One byte-string through a fresh hasher.
