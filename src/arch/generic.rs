@@ -39,6 +39,12 @@ pub(crate) const PREFETCH_DISTANCE: usize = 128;
 /// fits it on paper still misses. Measured on an Intel Xeon (Emerald Rapids, 2 MiB L2) in the
 /// workload bench, batched lookups at 10^6 keys (1.25 MB) took 2.6-3.5 ns with prefetching
 /// against 3.1-4.9 without; at 6 * 10^5 keys (750 KB) prefetching still cost, 2.4 vs 2.2 ns.
+///
+/// Not the L3: on an AMD Zen 5 VM whose L3 was uncontended, prefetching cost up to 1.4x from
+/// 1 MiB to 12.5 MB (pre-hashed lookups, 1.45 against 1.93 ns at 10^7 keys) and gained 3.3x
+/// past the 32 MiB L3, but on the Zen 4 VM the same 12.5 MB already gained 4x: how much of a
+/// shared L3 a process gets is up to its neighbours, and a missed prefetch costs more than a
+/// useless one (README, "Per CPU", Zen 5).
 #[inline]
 pub(crate) fn prefetch_min_blocks() -> usize {
     super::cache::caches().l2 / 2 / crate::block::BLOCK_BYTES
