@@ -177,7 +177,7 @@ impl BlockKernel for Dispatch {
 }
 
 /// The single-key lookup of the kernels without inline assembly (scalar and portable), out of
-/// line: see [`Dispatch::contains_hash`]. Two compares and a jump to the kernel's entry point
+/// line: see [`Dispatch::contains_hash`]. One compare and a jump to the kernel's entry point
 /// (a tail call: their entry points are out-of-line functions already).
 #[cfg(target_arch = "x86_64")]
 #[inline(never)]

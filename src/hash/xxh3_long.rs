@@ -18,8 +18,9 @@
 //! last 64 bytes (`acc[i] = (acc[i] ^ (acc[i] >> 47) ^ secret[i]) * PRIME32_1`). The stripes
 //! of the last, partial block follow, then the input's last 64 bytes as one more stripe with
 //! the secret at byte 121. The result merges the accumulators pairwise with the secret at byte
-//! 11 (see [`merge`]). Blocks are those of `len - 1` bytes, so an input that ends on a stripe
-//! boundary still has its last stripe read twice, as the specification does.
+//! 11 (see [`merge`]). Blocks and stripes are counted over `len - 1` bytes, and the last
+//! stripe is always the input's last 64 bytes, overlapping the stripe before it unless `len`
+//! is a multiple of 64, as the specification has it.
 //!
 //! Bit-exactness with xxhash-rust is checked at every length from 241 to 4,200 bytes and
 //! around block boundaries up to 20 KiB, with the default secret and derived ones, on every
@@ -139,7 +140,8 @@ fn for_each_stripe<A>(
         }
         scramble(acc);
     }
-    // The last block's whole stripes, but never its last byte's: `len - 1` bytes.
+    // The last block's stripes that end before the input's last byte (counted over `len - 1`
+    // bytes); the last 64 bytes follow as the final stripe.
     let last_stripes = (rest.len() - 1) / STRIPE;
     for (index, bytes) in rest[..last_stripes * STRIPE]
         .chunks_exact(STRIPE)
