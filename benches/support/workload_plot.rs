@@ -18,6 +18,8 @@ use std::path::Path;
 use plotters::prelude::*;
 use serde_json::Value;
 
+use super::Samples;
+
 type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
 /// The lines drawn: contender, JSON field, legend text, whether it is a batch (drawn thick).
@@ -78,19 +80,9 @@ const LINES: &[(&str, &str, &str, bool)] = &[
     ),
 ];
 
-/// Per (legend, keys): every file's median, in the order read.
-type Points = BTreeMap<&'static str, BTreeMap<u64, Vec<f64>>>;
-
-/// The median of `values` (not empty).
-fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let middle = values.len() / 2;
-    if values.len() % 2 == 1 {
-        values[middle]
-    } else {
-        (values[middle - 1] + values[middle]) / 2.0
-    }
-}
+/// Per (legend, keys): every file's median, in the order read (as the workload bench's own
+/// [`Samples`], whose median the plot takes).
+type Points = BTreeMap<&'static str, BTreeMap<u64, Samples>>;
 
 /// Reads `paths`: the points of every line in [`LINES`] and of the floor, and the CPU named in
 /// the files' `meta.cpu` (the first one found).
@@ -123,6 +115,7 @@ fn read(paths: &[String]) -> Result<(Points, String), Box<dyn std::error::Error>
                         .or_default()
                         .entry(keys)
                         .or_default()
+                        .0
                         .push(ns);
                 }
             }
@@ -131,8 +124,8 @@ fn read(paths: &[String]) -> Result<(Points, String), Box<dyn std::error::Error>
             {
                 let floor = points.entry(FLOOR).or_default().entry(keys).or_default();
                 // One floor per run and size: the splitbloom rows of a run repeat it.
-                if !floor.contains(&ns) {
-                    floor.push(ns);
+                if !floor.0.contains(&ns) {
+                    floor.0.push(ns);
                 }
             }
         }
@@ -148,7 +141,7 @@ const FLOOR: &str = "floor: hash, prefetch, one read";
 
 /// Draws the plot of the files `paths` into `out` (SVG).
 pub fn draw(out: &Path, paths: &[String]) -> DrawResult {
-    let (mut points, cpu) = read(paths)?;
+    let (points, cpu) = read(paths)?;
     if points.is_empty() {
         return Err("no rows of a known contender in the files given".into());
     }
@@ -157,10 +150,11 @@ pub fn draw(out: &Path, paths: &[String]) -> DrawResult {
         .map(|&(_, _, legend, batch)| (legend, batch))
         .chain([(FLOOR, true)])
         .filter_map(|(legend, batch)| {
-            let sizes = points.get_mut(legend)?;
+            let sizes = points.get(legend)?;
+            // Every entry holds at least the one value that created it.
             let line = sizes
-                .iter_mut()
-                .map(|(&keys, values)| (keys as f64, median(values)))
+                .iter()
+                .filter_map(|(&keys, values)| Some((keys as f64, values.median()?)))
                 .collect();
             Some((legend, batch, line))
         })
