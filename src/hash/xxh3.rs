@@ -312,6 +312,8 @@ pub type Xxh3PlainHasher = PlainHasher<Xxh3PlainBytes>;
 /// secret), without adding a seed the compiler cannot see into every secret word.
 #[inline(always)]
 fn xxh3_seeded(bytes: &[u8], seed: u64) -> u64 {
+    // The seed is tested before the length: with the length first, the empty key of seed 0
+    // took 1.22-1.32x plain XXH3 in `contains_bytes` (key_lengths, AMD Zen 5), against 1.11x.
     if seed == 0 {
         if bytes.len() <= MID_SIZE_MAX {
             xxhash_rust::xxh3::xxh3_64(bytes)
