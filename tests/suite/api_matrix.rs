@@ -11,7 +11,9 @@ use splitbloom::{AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, Scalab
 const BLOCKS: usize = 64;
 
 /// Keys inserted with `insert` (as `u64`) and with `insert_bytes` (as strings), and the probes:
-/// the members followed by keys never inserted.
+/// the members followed by keys never inserted. The byte members and the probes are more than
+/// one chunk of the byte-key batches (1024 keys, hashed a chunk at a time), and not a multiple
+/// of it.
 struct Keys {
     members: Vec<u64>,
     byte_members: Vec<String>,
@@ -21,7 +23,7 @@ struct Keys {
 
 fn keys() -> Keys {
     let members: Vec<u64> = (0..600u64).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
-    let byte_members: Vec<String> = (0..300).map(|i| format!("member:{i}")).collect();
+    let byte_members: Vec<String> = (0..1_300).map(|i| format!("member:{i}")).collect();
     let probes = members
         .iter()
         .copied()
