@@ -29,9 +29,9 @@
 //!   `avx2` and `avx512` (x86_64 intrinsics, detected at run time: AVX2 with BMI2; AVX-512F, VL
 //!   and DQ, 256 bits wide) and `neon` (aarch64). A filter picks
 //!   [`Kernel::best`] once, at construction, and holds the choice by value; each operation is
-//!   then one direct call into code compiled for the kernel (for AVX2's single-key lookup, inline
-//!   assembly and no call at all). Every kernel produces the same bits and answers as `scalar`;
-//!   the test suite checks each against it.
+//!   then one direct call into code compiled for the kernel (for the AVX2 and AVX-512 kernels'
+//!   single-key lookup and insert, inline assembly and no call at all). Every kernel produces
+//!   the same bits and answers as `scalar`; the test suite checks each against it.
 //! * **Batches** ([`Filter::insert_batch`], [`Filter::contains_batch`] and their pre-hashed
 //!   forms): one call into the kernel per batch. On filters of at least half the L2 cache each
 //!   key is hashed and its block prefetched (into L2 on x86_64) 128 keys before it is probed, so a
@@ -163,8 +163,8 @@ extern crate alloc;
 
 #[allow(
     unsafe_code,
-    reason = "SIMD intrinsics and the inline-assembly lookup: each `unsafe` block carries its \
-              SAFETY argument"
+    reason = "SIMD intrinsics and the inline-assembly lookup and insert: each `unsafe` block \
+              carries its SAFETY argument"
 )]
 mod arch;
 mod block;

@@ -111,6 +111,52 @@ struct InlineConstants {
 
 static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
 
+/// The assembly of [`contains_hash_inline`] and [`insert_hash_inline`], written once: the
+/// mask of `$x` into `ymm0` and the block at `$blocks + $offset` into `ymm1`, `$answer` = 1 when
+/// the block already has every bit of the mask, then `$tail` (an insert's OR and store) and
+/// `vzeroupper`. It declares every register the two change: `ymm0`, `ymm1` and the upper
+/// halves of `ymm0`-`ymm15`.
+macro_rules! probe_asm {
+    ($x:expr, $blocks:expr, $offset:expr, $answer:ident, [$($tail:literal),*], $($option:ident),*) => {
+        core::arch::asm!(
+            "vmovd xmm0, {x:e}",
+            "vpbroadcastd ymm0, xmm0",
+            "vpmulld ymm0, ymm0, ymmword ptr [rip + {constants}]",
+            "vpsrld ymm0, ymm0, 27",
+            "vpbroadcastd ymm1, dword ptr [rip + {constants} + 32]",
+            "vpsllvd ymm0, ymm1, ymm0",
+            "vmovdqu ymm1, ymmword ptr [{blocks} + {offset}]",
+            // CF = 1 when every bit of the mask (ymm0) is set in the block (ymm1).
+            "vptest ymm1, ymm0",
+            "setb {answer}",
+            $($tail,)*
+            "vzeroupper",
+            x = in(reg) $x,
+            blocks = in(reg) $blocks,
+            offset = in(reg) $offset,
+            constants = sym INLINE_CONSTANTS,
+            answer = out(reg_byte) $answer,
+            out("xmm0") _,
+            out("xmm1") _,
+            out("xmm2") _,
+            out("xmm3") _,
+            out("xmm4") _,
+            out("xmm5") _,
+            out("xmm6") _,
+            out("xmm7") _,
+            out("xmm8") _,
+            out("xmm9") _,
+            out("xmm10") _,
+            out("xmm11") _,
+            out("xmm12") _,
+            out("xmm13") _,
+            out("xmm14") _,
+            out("xmm15") _,
+            options($($option),*),
+        )
+    };
+}
+
 /// The single-key lookup of `hash` in `blocks` ([`block_index`], then [`contains`]) with the
 /// probe as inline assembly: a `#[target_feature]` function cannot inline into a caller compiled
 /// without AVX2, so the lookup would cost a call, and on Zen 4 the call and return cost as much
@@ -157,43 +203,59 @@ pub(super) fn contains_hash_inline(token: Avx2, blocks: &[[u32; LANES]], hash: u
     // declared clobbered below, `found` and the flags (not preserved: no `preserves_flags`),
     // and touches no stack.
     unsafe {
-        core::arch::asm!(
-            "vmovd xmm0, {x:e}",
-            "vpbroadcastd ymm0, xmm0",
-            "vpmulld ymm0, ymm0, ymmword ptr [rip + {constants}]",
-            "vpsrld ymm0, ymm0, 27",
-            "vpbroadcastd ymm1, dword ptr [rip + {constants} + 32]",
-            "vpsllvd ymm0, ymm1, ymm0",
-            "vmovdqu ymm1, ymmword ptr [{blocks} + {offset}]",
-            // CF = 1 when every bit of the mask (ymm0) is set in the block (ymm1).
-            "vptest ymm1, ymm0",
-            "setb {found}",
-            "vzeroupper",
-            x = in(reg) hash as u32,
-            blocks = in(reg) blocks.as_ptr(),
-            offset = in(reg) index * size_of::<[u32; LANES]>(),
-            constants = sym INLINE_CONSTANTS,
-            found = out(reg_byte) found,
-            out("xmm0") _,
-            out("xmm1") _,
-            out("xmm2") _,
-            out("xmm3") _,
-            out("xmm4") _,
-            out("xmm5") _,
-            out("xmm6") _,
-            out("xmm7") _,
-            out("xmm8") _,
-            out("xmm9") _,
-            out("xmm10") _,
-            out("xmm11") _,
-            out("xmm12") _,
-            out("xmm13") _,
-            out("xmm14") _,
-            out("xmm15") _,
-            options(pure, readonly, nostack),
+        probe_asm!(
+            hash as u32,
+            blocks.as_ptr(),
+            index * size_of::<[u32; LANES]>(),
+            found,
+            [],
+            pure,
+            readonly,
+            nostack
         );
     }
     found != 0
+}
+
+/// The single-key insert of `hash` into `blocks` ([`block_index`], then [`insert`]) as inline
+/// assembly, for the reason and with the registers and `vzeroupper` of
+/// [`contains_hash_inline`]: a call into the entry point cost a loop of `u64` inserts more than
+/// twice the time of a `-C target-cpu=native` build, where [`insert`] inlines (see
+/// `avx512::insert_hash_inline`). Returns `true` when every bit of the key was already set, as
+/// [`insert`] does.
+///
+/// A caller compiled with AVX2 needs no assembly: there [`insert`] inlines.
+#[inline(always)]
+pub(super) fn insert_hash_inline(token: Avx2, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+    let index = block_index(hash, blocks.len());
+    if cfg!(target_feature = "avx2") {
+        return token.insert(&mut blocks[index], hash as u32);
+    }
+    assert!(!blocks.is_empty(), "a filter has at least one block");
+    let present: u8;
+    // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
+    // reads and then writes the 32 bytes of block `index` of `blocks`, which the exclusive
+    // borrow lets it write (`index < blocks.len()`: `blocks` is not empty, and `block_index`
+    // then maps into `0..blocks.len()`, its result being a product of a value below 2^32 and
+    // the length, shifted right by 32), and reads 36 bytes at `INLINE_CONSTANTS` (a static,
+    // addressed RIP-relative); VEX loads and stores need no alignment. It writes `ymm0`,
+    // `ymm1` and the upper halves of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered
+    // below, `present` and the flags (not preserved: no `preserves_flags`), and touches no
+    // stack.
+    unsafe {
+        probe_asm!(
+            hash as u32,
+            blocks.as_mut_ptr(),
+            index * size_of::<[u32; LANES]>(),
+            present,
+            [
+                "vpor ymm1, ymm1, ymm0",
+                "vmovdqu ymmword ptr [{blocks} + {offset}], ymm1"
+            ],
+            nostack
+        );
+    }
+    present != 0
 }
 
 impl BlockKernel for Avx2 {

@@ -22,10 +22,17 @@ pub fn contains(kernel: Kernel, block: &[u32; LANES], x: u32) -> Option<bool> {
 }
 
 /// `kernel`'s single-key lookup of a pre-hashed key in `blocks`, the path of
-/// `Filter::contains` (for AVX2, inline assembly rather than the primitive above), or
+/// `Filter::contains` (for AVX2 and AVX-512, inline assembly rather than the primitive above), or
 /// `None` when the kernel cannot run here.
 pub fn contains_hash(kernel: Kernel, blocks: &[[u32; LANES]], hash: u64) -> Option<bool> {
     Some(Dispatch::new(kernel)?.contains_hash(blocks, hash))
+}
+
+/// `kernel`'s single-key insert of a pre-hashed key into `blocks`, the path of
+/// `Filter::insert` (for AVX2 and AVX-512, inline assembly rather than the primitive above),
+/// or `None` when the kernel cannot run here.
+pub fn insert_hash(kernel: Kernel, blocks: &mut [[u32; LANES]], hash: u64) -> Option<bool> {
+    Some(Dispatch::new(kernel)?.insert_hash(blocks, hash))
 }
 
 /// The prefetch distance filters use, and the smallest filter (in blocks) that uses it (one

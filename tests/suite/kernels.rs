@@ -81,6 +81,19 @@ fn every_kernel_matches_scalar_on_every_density() {
                     Some(true),
                     "{kernel} single-key lost {x:#x}"
                 );
+                // The single-key insert (the path of `Filter::insert`), between neighbours that
+                // must stay as they are: its answer and its bits are the primitive's.
+                let mut blocks = [full, block, [0; 8]];
+                assert_eq!(
+                    kernel::insert_hash(kernel, &mut blocks, hash),
+                    kernel::insert(Kernel::Scalar, &mut block.clone(), x),
+                    "{kernel} single-key insert {x:#x} into {block:x?}"
+                );
+                assert_eq!(
+                    blocks,
+                    [full, oracle, [0; 8]],
+                    "{kernel} blocks after the single-key insert of {x:#x}"
+                );
             }
         }
     }
