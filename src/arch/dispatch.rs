@@ -208,7 +208,7 @@ impl EntryPoints for Dispatch {
         // kernels in one out-of-line arm. Through the four-way match and a call into the
         // entry point, a loop of `u64` inserts paid an indirect jump, a call and the kernel's
         // `vzeroupper` per key: on AMD Zen 5 (issue 16's workload, 10^4 keys, avx512, the same
-        // runs) 1.45-2.5x the time of a `-C target-cpu=native` build, and 1.03-1.17x with this.
+        // runs) 1.45-2.5x the time of a `-C target-cpu=native` build, and 0.86-1.17x with this.
         match self {
             #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2(k) => avx2::insert_hash_inline(k, blocks, hash),
