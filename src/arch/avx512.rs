@@ -177,9 +177,9 @@ pub(super) fn contains_hash_inline(token: Avx512, blocks: &[[u32; LANES]], hash:
 
 /// The single-key insert of `hash` into `blocks` ([`block_index`], then [`insert`]) as inline
 /// assembly, for the reason and with the registers of [`contains_hash_inline`]: a call into the
-/// entry point cost a loop of `u64` inserts 1.45-2.5x the time of a `-C target-cpu=native` build,
-/// where [`insert`] inlines (issue 16's workload, AMD Zen 5, 10^4 keys). Returns `true` when
-/// every bit of the key was already set, as [`insert`] does.
+/// entry point cost a loop of `u64` inserts 1.45-2.5x the time of a `-C target-cpu=native`
+/// build, where [`insert`] inlines (issue 16's workload, AMD Zen 5, 10^4 keys). Returns `true`
+/// when every bit of the key was already set, as [`insert`] does.
 ///
 /// A caller compiled with these features needs no assembly: there [`insert`] inlines.
 #[inline(always)]
