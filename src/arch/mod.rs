@@ -23,14 +23,18 @@
 //! `#[inline]`, which makes every calling crate compile its own copy to call directly (a
 //! `#[target_feature]` function never inlines into a caller without the features, so each stays
 //! one call); the scalar and portable ones are `#[inline(never)]` so that their code, which
-//! would inline, does not make every caller save registers for it.
+//! would inline, does not make every caller save registers for it. Even that one call costs a
+//! single-key operation as much as its work, so for AVX2 and AVX-512 the single-key lookup and
+//! insert are inline assembly instead (`contains_hash_inline` and `insert_hash_inline` in
+//! their files), which inlines into any caller, and on x86_64 `Dispatch` matches three ways
+//! (AVX2, AVX-512, the rest out of line) so that callers' loops are unswitched on the kernel.
 //!
 //! ## Files
 //!
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the two traits every kernel implements ([`BlockKernel`], [`EntryPoints`]) and [`entry_points!`] |
-//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line |
+//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line (and, for AVX2 and AVX-512, the inline-assembly single-key lookup and insert) |
 //! | `generic.rs` | everything written once for all kernels: single-key operations, the prefetching batch loops, [`PreHashed`] |
 //! | `prefetch.rs` | the one prefetch instruction per architecture |
 //! | `cache.rs` | the cache sizes (CPUID, sysfs, fallback) the prefetch threshold comes from |
