@@ -58,11 +58,12 @@ fn xxh3_bytes_out_of_line(bytes: &[u8], seed: u64) -> u64 {
 /// a dozen instructions, where a call would cost most against the hash itself. With its
 /// 4-8-byte path inlined too, `<str as Hash>::hash` was no longer inlined in a `-C
 /// target-cpu=native` build (`contains(&str)` 1.25-1.45x plain XXH3 on AMD Zen 5, against
-/// 1.04-1.11x with this). Measured again with each benchmark variant in its own loop (issue
-/// 13's sixth stop): the 0-16-byte paths inline gave 1.19-1.30x in the native build against
-/// 1.08-1.13x with this, and seed 0's paths alone, or its 1-3-byte path with a constant secret,
-/// lost the same way; in a default build this costs a call, 1.15-1.17x from 4 to 16 bytes
-/// (README, "Hashing").
+/// 1.04-1.11x with this). Measured again with each benchmark variant written into its own
+/// loop (issue 13's sixth stop, `contains(&str)` at 0-32 bytes): the 0-16-byte paths inline
+/// gave 1.28-1.56x in default and native builds alike, and the 4-16-byte paths written out
+/// from XXH3's definition in two dozen instructions 1.29-1.58x, against 1.09-1.16x with
+/// this: each time `<str as Hash>::hash` stayed out of line. The call this leaves costs the
+/// default build 1.15-1.16x at 12-16 bytes (README, "Hashing").
 const INLINE_MAX: usize = 3;
 
 /// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher of id 2 with the
