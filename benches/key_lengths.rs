@@ -38,8 +38,12 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
+use opaque::opaque;
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{Filter, FilterHasher, GxHash, GxPlain, Xxh3Hash, Xxh3Plain};
+
+#[path = "support/opaque.rs"]
+mod opaque;
 
 /// Key lengths measured, in bytes.
 const LENGTHS: [usize; 11] = [0, 1, 4, 8, 12, 15, 16, 24, 32, 64, 256];
@@ -227,30 +231,6 @@ fn cells(best: &[f64]) -> String {
     cells.join(" | ")
 }
 
-/// `key`, unknown to the optimizer, which therefore cannot fold a key's lookup into a constant
-/// or move it out of the loop, but without `black_box`'s memory barrier: `black_box` makes
-/// the compiler assume any memory may have changed, so every variant reloaded the filter's
-/// fields (blocks, length, kernel, seed) and matched the kernel again for every key, which a
-/// caller's loop of lookups does not do. An empty `asm!` that only names the key's address in
-/// a register hides the key and nothing else.
-#[inline(always)]
-fn opaque<T>(key: &T) -> &T {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    {
-        let mut address = (key as *const T).expose_provenance();
-        // SAFETY: an empty asm that only names a register holding an integer; it reads and
-        // writes no memory, touches no stack and leaves `address` as it was.
-        unsafe {
-            core::arch::asm!("/* {0} */", inout(reg) address, options(nomem, nostack, preserves_flags))
-        };
-        // SAFETY: `address` is still `key`'s address, whose provenance was exposed above, so
-        // this is the reference passed in, with its lifetime.
-        unsafe { &*core::ptr::with_exposed_provenance::<T>(address) }
-    }
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-    black_box(key)
-}
-
 /// A variant of the interleaved mode: its name, its operation on one key (for the checks
 /// before timing), and one timed round, the operation's loop over every key.
 struct Variant<'a, E, T> {
@@ -263,7 +243,9 @@ struct Variant<'a, E, T> {
 type Round<'a, E> = Box<dyn Fn(&[E]) -> u64 + 'a>;
 
 /// The [`Variant`] named `$name` whose operation on a key `$key` (a `&$E`) is `$operation`: `round`
-/// sums its results over the keys, each key passed through [`opaque`].
+/// sums its results over the keys, each key passed through [`opaque`] (a register-only
+/// barrier: `black_box`'s memory clobber made every variant reload the filter's fields and
+/// match its kernel again for every key, which a caller's loop of lookups does not do).
 ///
 /// A macro, so that the operation is written out inside the round's loop and inlines there as
 /// it does in a caller's loop. The interleaved mode first called every variant through a `dyn

@@ -47,8 +47,12 @@ use std::time::Instant;
 
 use splitbloom::{__kernel_testing as raw, DefaultHasher, Filter, Kernel};
 
+#[path = "support/opaque.rs"]
+mod opaque;
 #[path = "support/workload_plot.rs"]
 mod workload_plot;
+
+use opaque::opaque_u64;
 
 const BITS_PER_KEY: f64 = 10.0;
 const NEGATIVES: usize = 10_000_000;
@@ -166,16 +170,6 @@ fn window(queries: &[u64], len: usize, round: usize) -> &[u64] {
     let count = queries.len() / len;
     let start = (round % count) * len;
     &queries[start..start + len]
-}
-
-/// A register-only barrier: keeps the hash loop from being vectorized or folded away.
-#[inline(always)]
-fn opaque(mut x: u64) -> u64 {
-    // SAFETY: an empty asm that only names a register; it touches no memory or stack.
-    unsafe {
-        core::arch::asm!("/* {0} */", inout(reg) x, options(nomem, nostack, preserves_flags))
-    };
-    x
 }
 
 /// The contenders' operations. Optional ones return `None` where the contender has no such
@@ -385,7 +379,7 @@ fn batch_loop<C: Contender>(filter: &C, queries: &[u64], out: &mut [bool]) -> u6
 #[inline(never)]
 fn hash_loop<C: Contender>(filter: &C, queries: &[u64]) -> u64 {
     queries.iter().fold(0u64, |acc, &key| {
-        acc.wrapping_add(opaque(filter.hash(key).unwrap_or(0)))
+        acc.wrapping_add(opaque_u64(filter.hash(key).unwrap_or(0)))
     })
 }
 
