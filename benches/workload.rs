@@ -371,9 +371,27 @@ fn batch_loop<C: Contender>(filter: &C, queries: &[u64], out: &mut [bool]) -> u6
     for chunk in queries.chunks(BATCH_CHUNK) {
         let out = &mut out[..chunk.len()];
         filter.contains_batch(chunk, out);
-        hits += out.iter().map(|&found| u64::from(found)).sum::<u64>();
+        hits += count_true(out);
     }
     hits
+}
+
+/// The number of `true`s in `answers`, eight at a time: each `bool` is a byte of 0 or 1, so
+/// eight of them read as a word and multiplied by `0x0101_0101_0101_0101` hold their sum in the
+/// top byte. The same few instructions per eight answers in every build: the obvious
+/// `answers.iter().map(u64::from).sum()` is a scalar loop of two instructions per answer in a
+/// default build and an AVX-512 one in a `-C target-cpu=native` build, a difference in this
+/// harness, not in the filter it measures (0.07-0.13 ns per key of a 1.2-1.3 ns batched lookup
+/// in cache, default build, AMD Zen 5).
+#[inline(always)]
+fn count_true(answers: &[bool]) -> u64 {
+    let mut words = answers.chunks_exact(8);
+    let mut count = 0;
+    for word in &mut words {
+        let bytes: [u8; 8] = core::array::from_fn(|i| u8::from(word[i]));
+        count += u64::from_le_bytes(bytes).wrapping_mul(0x0101_0101_0101_0101) >> 56;
+    }
+    count + words.remainder().iter().filter(|&&found| found).count() as u64
 }
 
 #[inline(never)]
