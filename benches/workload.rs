@@ -401,22 +401,39 @@ fn hash_loop<C: Contender>(filter: &C, queries: &[u64]) -> u64 {
     })
 }
 
-/// Asks for the cache line at `address` in L2, as the batch loops do.
+/// Asks for the cache line at `address` in L1 (`L1`) or L2, as the batch loops do (they
+/// choose per CPU: `raw::prefetch_level`).
 #[inline(always)]
-fn prefetch<T>(address: *const T) {
+fn prefetch<const L1: bool, T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht1` is a hint that never faults; SSE is part of the x86_64 baseline.
+    // SAFETY: `prefetcht0` and `prefetcht1` are hints that never fault; SSE is part of the
+    // x86_64 baseline.
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(address.cast());
+        use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        if L1 {
+            _mm_prefetch::<_MM_HINT_T0>(address.cast());
+        } else {
+            _mm_prefetch::<_MM_HINT_T1>(address.cast());
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = address;
 }
 
 /// The gather floor: hash each key with the default hasher, prefetch its block `distance` keys
-/// ahead (the batch loops' scheme, in chunks of [`BATCH_CHUNK`]), and read one word of it.
-#[inline(never)]
+/// ahead (the batch loops' scheme, in chunks of [`BATCH_CHUNK`], into the cache level they
+/// use), and read one word of it.
 fn floor_loop(blocks: &[[u32; 8]], queries: &[u64], distance: usize) -> u64 {
+    if raw::prefetch_level() == "l1" {
+        floor_loop_into::<true>(blocks, queries, distance)
+    } else {
+        floor_loop_into::<false>(blocks, queries, distance)
+    }
+}
+
+/// [`floor_loop`], prefetching into L1 when `L1`, else L2.
+#[inline(never)]
+fn floor_loop_into<const L1: bool>(blocks: &[[u32; 8]], queries: &[u64], distance: usize) -> u64 {
     const RING: usize = 256;
     let hasher = DefaultHasher::default();
     let num_blocks = blocks.len();
@@ -436,7 +453,7 @@ fn floor_loop(blocks: &[[u32; 8]], queries: &[u64], distance: usize) -> u64 {
     for chunk in queries.chunks(BATCH_CHUNK) {
         let ahead = |key: &u64| {
             let hash = hasher.hash_one(key);
-            prefetch(
+            prefetch::<L1, _>(
                 blocks
                     .as_ptr()
                     .wrapping_add(splitbloom::block_index(hash, num_blocks)),
@@ -787,7 +804,7 @@ fn main() {
     let command: Vec<String> = std::env::args().collect();
     println!("cpu: {cpu}");
     println!(
-        "kernels available: {} (best: {}); cache: {}; prefetch distance {} from {} blocks",
+        "kernels available: {} (best: {}); cache: {}; prefetch distance {} from {} blocks, into {}",
         Kernel::available()
             .map(|k| k.name())
             .collect::<Vec<_>>()
@@ -796,6 +813,7 @@ fn main() {
         raw::cache_summary(),
         raw::prefetch_distance(usize::MAX),
         raw::prefetch().1,
+        raw::prefetch_level(),
     );
     let started = Instant::now();
     let mut rows = Vec::new();

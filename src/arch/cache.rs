@@ -106,16 +106,9 @@ pub(crate) fn detect() -> Caches {
 /// The L2 and L3 sizes from CPUID's deterministic cache parameters.
 #[cfg(target_arch = "x86_64")]
 fn cpuid() -> Option<Caches> {
-    use core::arch::x86_64::{__cpuid, __cpuid_count};
+    use core::arch::x86_64::__cpuid_count;
 
-    let vendor = __cpuid(0);
-    let vendor = [vendor.ebx, vendor.edx, vendor.ecx];
-    let is = |name: &[u8; 12]| {
-        vendor
-            .iter()
-            .flat_map(|word| word.to_le_bytes())
-            .eq(name.iter().copied())
-    };
+    let is = vendor_is;
     let leaf = if is(b"GenuineIntel") {
         if vendor_max(0) < 4 {
             return None;
@@ -161,6 +154,30 @@ fn cpuid() -> Option<Caches> {
         l3,
         source: Source::Cpuid,
     })
+}
+
+/// Whether CPUID's vendor string is `name`.
+#[cfg(target_arch = "x86_64")]
+fn vendor_is(name: &[u8; 12]) -> bool {
+    let vendor = core::arch::x86_64::__cpuid(0);
+    [vendor.ebx, vendor.edx, vendor.ecx]
+        .iter()
+        .flat_map(|word| word.to_le_bytes())
+        .eq(name.iter().copied())
+}
+
+/// The CPU family of an AMD CPU (CPUID leaf 1: the base family, plus the extended family when
+/// the base one is 0xF; 0x19 is Zen 3 and Zen 4, 0x1A Zen 5), `None` on other vendors and
+/// architectures.
+pub(crate) fn amd_family() -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if vendor_is(b"AuthenticAMD") && vendor_max(0) >= 1 {
+        let eax = core::arch::x86_64::__cpuid(1).eax;
+        let base = (eax >> 8) & 0xf;
+        let extended = (eax >> 20) & 0xff;
+        return Some(if base == 0xf { base + extended } else { base });
+    }
+    None
 }
 
 /// The highest CPUID leaf of the range starting at `base` (0 or `0x8000_0000`).

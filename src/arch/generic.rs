@@ -26,7 +26,8 @@ use crate::block::{LANES, block_index};
 /// | 256 | 3.3 / 4.5 | 3.4 / 6.6 |
 ///
 /// whereas prefetching into L1 was best at 16 (10.6 / 11.1 ns at 10^8) and got worse beyond.
-/// At 10^6 keys (in L3) every combination measured 2.4-3.0 ns, within the noise.
+/// At 10^6 keys (in L3) every combination measured 2.4-3.0 ns, within the noise. AMD Zen 5,
+/// which prefetches into L1 at this distance, is in [`prefetch`](super::prefetch)'s docs.
 pub(crate) const PREFETCH_DISTANCE: usize = 128;
 
 /// The smallest filter, in blocks, whose batch operations prefetch: half of one core's L2
@@ -67,7 +68,8 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
 
 /// Calls `visit(i, block, x)` for every key `i` in order, where `block` is the index of the key's
 /// block among `num_blocks` ([`block_index`] of its hash) and `x` the in-block hash (the hash's
-/// low 32 bits), after prefetching the block of the key `distance` places later: each key is
+/// low 32 bits), after prefetching the block of the key `distance` places later (into the cache
+/// level [`prefetch::level`] chose for this CPU): each key is
 /// hashed `distance` keys before its visit and its block prefetched then, so the hashing of
 /// later keys overlaps the memory latency of earlier ones. The block indices and in-block hashes
 /// in flight wait in two rings on the stack, so that the block index is computed once per key.
@@ -89,8 +91,6 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     distance: usize,
     mut visit: impl FnMut(usize, usize, u32),
 ) {
-    const RING: usize = PREFETCH_DISTANCE;
-    const { assert!(RING.is_power_of_two()) };
     if distance == 0 {
         // Two keys per iteration, each whole (hashed, then visited). LLVM unrolls this loop
         // by two itself when it schedules for a specific CPU (`-C target-cpu=native`), not
@@ -116,6 +116,30 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
         }
         return;
     }
+    // The hint is chosen once per batch, so each loop has its prefetch instruction inline.
+    match prefetch::level() {
+        prefetch::Level::L1 => {
+            visit_ring::<true, S, K>(blocks, num_blocks, hasher, keys, distance, visit);
+        }
+        prefetch::Level::L2 => {
+            visit_ring::<false, S, K>(blocks, num_blocks, hasher, keys, distance, visit);
+        }
+    }
+}
+
+/// [`visit_prefetching`] for a `distance` above 0, with prefetches into L1 when `L1`, else L2
+/// ([`prefetch::prefetch`]).
+#[inline(always)]
+fn visit_ring<const L1: bool, S: BuildHasher, K: Hash>(
+    blocks: *const [u32; LANES],
+    num_blocks: usize,
+    hasher: &S,
+    keys: &[K],
+    distance: usize,
+    mut visit: impl FnMut(usize, usize, u32),
+) {
+    const RING: usize = PREFETCH_DISTANCE;
+    const { assert!(RING.is_power_of_two()) };
     let distance = distance.min(RING).next_power_of_two();
     // `& (RING - 1)` is implied by the mask (distance <= RING); it lets the compiler see that
     // every ring index is in bounds.
@@ -127,7 +151,7 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     let prepare = |key: &K| {
         let hash = crate::hash::hash_key(hasher, key);
         let block = block_index(hash, num_blocks);
-        prefetch::prefetch(blocks.wrapping_add(block));
+        prefetch::prefetch::<L1, _>(blocks.wrapping_add(block));
         (block as u32, hash as u32)
     };
     let (first, later) = keys.split_at(distance.min(keys.len()));

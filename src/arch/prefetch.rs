@@ -1,30 +1,134 @@
-//! The software prefetch hint the batch loops issue a few keys ahead, one instruction per
-//! architecture: `prefetcht1` on x86_64 (SSE, part of the x86_64 baseline), `prfm pldl1keep` on
-//! aarch64 (through `asm!`, since the aarch64 prefetch intrinsic is not stable), nothing
-//! elsewhere.
+//! The software prefetch hint the batch loops issue a few keys ahead: on x86_64 `prefetcht0`
+//! (into L1) or `prefetcht1` (into L2), whichever this CPU was measured faster with
+//! ([`level`]); `prfm pldl1keep` on aarch64 (through `asm!`, since the aarch64 prefetch
+//! intrinsic is not stable); nothing elsewhere. Both x86_64 hints are SSE, part of the x86_64
+//! baseline.
 //!
-//! On x86_64 the hint asks for the line in L2 rather than L1 (`prefetcht0`): the L2 cache keeps
-//! track of many more outstanding misses than L1, so far more of a batch's DRAM accesses can be
-//! in flight at once. Measured on Zen 4 with criterion at 10^8 keys (10 bits per key, hashing
-//! included, huge pages granted): `prefetcht0` was best at a distance of 16 (batched lookup
-//! 11.1 ns per key, batch insert 10.6) and got slower beyond; `prefetcht1` at 16 already gave
-//! 9.2 / 8.8 ns and keeps improving up to 128 keys ahead, 4.5-4.8 / 4.3-4.5 ns (see
-//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE)). The aarch64 hint is unchanged: this
-//! project only runs aarch64 under emulation, where no timing means anything.
+//! **Into L2, the default.** The L2 cache keeps track of many more outstanding misses than
+//! L1, so far more of a batch's DRAM accesses can be in flight at once. Measured on AMD Zen 4
+//! with criterion at 10^8 keys (10 bits per key, hashing included, huge pages granted):
+//! `prefetcht0` was best at a distance of 16 (batched lookup 11.1 ns per key, batch insert
+//! 10.6) and got slower beyond; `prefetcht1` at 16 already gave 9.2 / 8.8 ns and keeps
+//! improving up to 128 keys ahead, 4.5-4.8 / 4.3-4.5 ns (see
+//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE)). Intel Xeons (Emerald Rapids) were
+//! measured with it only, batched lookups within 1.08x of the gather floor at 10^7 keys and
+//! 1.00x at 10^8 (README, "Per CPU").
+//!
+//! **Into L1 on AMD Zen 5** (family 0x1A). There `prefetcht1` left batches that miss L2 but
+//! fit the L3 slower than a loop of single lookups, and `prefetcht0` at the same distance gains
+//! there without losing in DRAM. Workload bench, avx512 kernel, 128 keys ahead, binaries
+//! alternated three to four times, ns per key (`prefetcht1` / `prefetcht0`):
+//!
+//! | keys | batched hit | batched miss | batch insert |
+//! |---:|---|---|---|
+//! | 10^6 (1.25 MB) | 1.80-2.26 / 1.50-1.60 | 1.48-1.93 / 1.40-1.51 | 1.76-2.35 / 1.71-2.19 |
+//! | 10^7 (12.5 MB) | 2.05-2.48 / 1.70-2.31 | 1.89-2.35 / 1.56-1.94 | 1.75-2.11 / 1.28-1.55 |
+//! | 10^8 (125 MB) | 3.32-3.42 / 3.25-3.30 | 3.24-3.32 / 3.26-3.37 | 3.19-3.44 / 3.23-3.58 |
+//!
+//! Issuing both, `prefetcht1` 128 keys ahead and `prefetcht0` 16 or 32 ahead, measured as slow
+//! as `prefetcht1` alone at 10^6 and 10^7. AMD documents Zen 4's `prefetcht1` as filling L2
+//! only, and it has been seen to drop some of them (Wang et al., "The Hitchhiker's Guide to
+//! Programming and Optimizing CXL-Based Heterogeneous Systems", arXiv:2411.02814, 2024): the
+//! hint's meaning is the CPU's, so it is chosen per CPU family, and only where measured.
+//!
+//! `SPLITBLOOM_PREFETCH=l1` or `l2` (read once, with `std`) overrides the choice, so that
+//! another CPU can be measured both ways without rebuilding. The aarch64 hint is unchanged:
+//! this project only runs aarch64 under emulation, where no timing means anything.
 //!
 //! A prefetch is only a hint: it never faults, whatever the address, and it has no effect on
 //! the program's memory as the language sees it. That is why [`prefetch`] can take a raw
 //! pointer that is never dereferenced and still be a safe function.
 
-/// Asks the CPU to start loading the cache line at `address` (into L2 on x86_64, L1 on
-/// aarch64).
+use core::sync::atomic::{AtomicU8, Ordering};
+
+/// The cache level a batch loop's prefetches ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    /// `prefetcht0` on x86_64.
+    L1,
+    /// `prefetcht1` on x86_64.
+    L2,
+}
+
+impl Level {
+    /// The name `SPLITBLOOM_PREFETCH` takes and benchmarks print.
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Level::L1 => "l1",
+            Level::L2 => "l2",
+        }
+    }
+}
+
+/// The cached [`level`]: 0 before the first call, then 1 + the `Level` as `u8`.
+static LEVEL: AtomicU8 = AtomicU8::new(0);
+
+/// The level this CPU's batch loops prefetch into: `SPLITBLOOM_PREFETCH` if set to `l1` or
+/// `l2`, else L1 on AMD family 0x1A (Zen 5) and L2 everywhere else (see the module docs).
+/// Detected at the first call and cached.
+#[inline]
+pub(crate) fn level() -> Level {
+    match LEVEL.load(Ordering::Relaxed) {
+        1 => Level::L1,
+        2 => Level::L2,
+        _ => {
+            let level = requested().unwrap_or_else(detect);
+            set_level(level);
+            level
+        }
+    }
+}
+
+/// Replaces the cached [`level`] (tests run the batch loops both ways with it). Any thread
+/// racing with it sees one level or the other, and both give the same answers and bits.
+pub(crate) fn set_level(level: Level) {
+    LEVEL.store(
+        match level {
+            Level::L1 => 1,
+            Level::L2 => 2,
+        },
+        Ordering::Relaxed,
+    );
+}
+
+/// The level measured best on this CPU.
+fn detect() -> Level {
+    match super::cache::amd_family() {
+        Some(0x1a) => Level::L1,
+        _ => Level::L2,
+    }
+}
+
+/// The level named by `SPLITBLOOM_PREFETCH`, if set to a known one.
+#[cfg(feature = "std")]
+fn requested() -> Option<Level> {
+    match std::env::var("SPLITBLOOM_PREFETCH").ok()?.as_str() {
+        "l1" => Some(Level::L1),
+        "l2" => Some(Level::L2),
+        _ => None,
+    }
+}
+
+/// Without `std` there is no environment to read.
+#[cfg(not(feature = "std"))]
+fn requested() -> Option<Level> {
+    None
+}
+
+/// Asks the CPU to start loading the cache line at `address`: on x86_64 into L1 when `L1`,
+/// else into L2; into L1 on aarch64 either way.
 #[inline(always)]
-pub(crate) fn prefetch<T>(address: *const T) {
+pub(crate) fn prefetch<const L1: bool, T>(address: *const T) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht1` is a hint that cannot fault or change memory, for any address; SSE
-    // is part of the x86_64 baseline.
+    // SAFETY: `prefetcht0` and `prefetcht1` are hints that cannot fault or change memory, for
+    // any address; SSE is part of the x86_64 baseline.
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(address.cast());
+        use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        if L1 {
+            _mm_prefetch::<_MM_HINT_T0>(address.cast());
+        } else {
+            _mm_prefetch::<_MM_HINT_T1>(address.cast());
+        }
     }
     #[cfg(target_arch = "aarch64")]
     // SAFETY: `prfm` is a hint that cannot fault or change memory, for any address; the asm
@@ -38,4 +142,23 @@ pub(crate) fn prefetch<T>(address: *const T) {
     }
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     let _ = address;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_level_is_cached_and_can_be_replaced() {
+        let level = level();
+        assert_eq!(level, super::level());
+        let other = match level {
+            Level::L1 => Level::L2,
+            Level::L2 => Level::L1,
+        };
+        set_level(other);
+        assert_eq!(super::level(), other);
+        set_level(level);
+        assert_eq!(super::level(), level);
+    }
 }

@@ -46,6 +46,19 @@ pub fn prefetch_distance(num_blocks: usize) -> usize {
     super::prefetch_distance(num_blocks)
 }
 
+/// The cache level the batch loops prefetch into on this CPU, `"l1"` or `"l2"` (see
+/// `SPLITBLOOM_PREFETCH` in the README).
+pub fn prefetch_level() -> &'static str {
+    super::prefetch::level().name()
+}
+
+/// Makes the batch loops prefetch into L1 (`true`) or L2 from now on, in every thread: tests
+/// run them both ways. The answers and bits are the same either way.
+pub fn set_prefetch_into_l1(l1: bool) {
+    use super::prefetch::{Level, set_level};
+    set_level(if l1 { Level::L1 } else { Level::L2 });
+}
+
 /// The detected caches the prefetch threshold comes from, for benchmark output.
 pub fn cache_summary() -> alloc::string::String {
     let caches = super::cache::caches();
