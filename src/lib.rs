@@ -34,8 +34,9 @@
 //!   the same bits and answers as `scalar`; the test suite checks each against it.
 //! * **Batches** ([`Filter::insert_batch`], [`Filter::contains_batch`] and their pre-hashed
 //!   forms): one call into the kernel per batch. On filters of at least half the L2 cache each
-//!   key is hashed and its block prefetched (into L2 on x86_64) 128 keys before it is probed, so a
-//!   batch keeps many memory accesses in flight: 4.8 ns per key at 10^8 keys on Zen 4,
+//!   key is hashed and its block prefetched 128 keys before it is probed (on x86_64 into L2,
+//!   or into L1 on AMD Zen 5, chosen at run time), so a batch keeps many memory accesses in
+//!   flight: 4.8 ns per key at 10^8 keys on Zen 4,
 //!   against 21 ns one key at a time (`benches/results.md`); 13.7 against 29.3 ns on Zen 3 and
 //!   8.7 against 17.5 ns on an Intel Xeon (the README's "Per CPU" section).
 //! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a

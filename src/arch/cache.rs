@@ -15,6 +15,9 @@
 //! * Otherwise [`FALLBACK`]: Zen 4's sizes, where the constants were first tuned.
 //!
 //! The result is cached after the first call, like [`Kernel::best`](crate::Kernel::best).
+//!
+//! [`amd_family`] reads the CPU family the same way, for the prefetch hint
+//! ([`prefetch::level`](super::prefetch::level)), which depends on the core, not on the sizes.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 
@@ -108,7 +111,8 @@ pub(crate) fn detect() -> Caches {
 fn cpuid() -> Option<Caches> {
     use core::arch::x86_64::__cpuid_count;
 
-    let is = vendor_is;
+    let vendor = vendor();
+    let is = |name: &[u8; 12]| vendor == *name;
     let leaf = if is(b"GenuineIntel") {
         if vendor_max(0) < 4 {
             return None;
@@ -156,14 +160,18 @@ fn cpuid() -> Option<Caches> {
     })
 }
 
-/// Whether CPUID's vendor string is `name`.
+/// CPUID's vendor string (`GenuineIntel`, `AuthenticAMD`, ...).
 #[cfg(target_arch = "x86_64")]
-fn vendor_is(name: &[u8; 12]) -> bool {
-    let vendor = core::arch::x86_64::__cpuid(0);
-    [vendor.ebx, vendor.edx, vendor.ecx]
-        .iter()
-        .flat_map(|word| word.to_le_bytes())
-        .eq(name.iter().copied())
+fn vendor() -> [u8; 12] {
+    let leaf = core::arch::x86_64::__cpuid(0);
+    let mut vendor = [0; 12];
+    for (bytes, word) in vendor
+        .chunks_exact_mut(4)
+        .zip([leaf.ebx, leaf.edx, leaf.ecx])
+    {
+        bytes.copy_from_slice(&word.to_le_bytes());
+    }
+    vendor
 }
 
 /// The CPU family of an AMD CPU (CPUID leaf 1: the base family, plus the extended family when
@@ -171,7 +179,7 @@ fn vendor_is(name: &[u8; 12]) -> bool {
 /// architectures.
 pub(crate) fn amd_family() -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
-    if vendor_is(b"AuthenticAMD") && vendor_max(0) >= 1 {
+    if vendor() == *b"AuthenticAMD" && vendor_max(0) >= 1 {
         let eax = core::arch::x86_64::__cpuid(1).eax;
         let base = (eax >> 8) & 0xf;
         let extended = (eax >> 20) & 0xff;

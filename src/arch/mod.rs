@@ -36,7 +36,7 @@
 //! | `mod.rs` | the two traits every kernel implements ([`BlockKernel`], [`EntryPoints`]) and [`entry_points!`] |
 //! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line (and, for AVX2 and AVX-512, the inline-assembly single-key lookup and insert) |
 //! | `generic.rs` | everything written once for all kernels: single-key operations, the prefetching batch loops, [`PreHashed`] |
-//! | `prefetch.rs` | the one prefetch instruction per architecture |
+//! | `prefetch.rs` | the prefetch instruction of each architecture, and the cache level it asks for on this CPU |
 //! | `cache.rs` | the cache sizes (CPUID, sysfs, fallback) the prefetch threshold comes from |
 //! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}` |
 //! | `testing.rs` | hidden hooks that reach each kernel directly (`splitbloom::__kernel_testing`) |
