@@ -330,6 +330,17 @@ pub trait BytesHash {
     }
 }
 
+/// `B::hash_bytes(bytes, seed)`, never inlined: where a [`BytesHash::hash_bytes_in_write`]
+/// moves longer inputs out of line.
+///
+/// Generic, so that each crate that hashes keys compiles its own copy and calls it directly:
+/// a non-generic function of this crate is reached from another crate through the GOT, an
+/// indirect call.
+#[inline(never)]
+pub(crate) fn hash_bytes_out_of_line<B: BytesHash>(bytes: &[u8], seed: u64) -> u64 {
+    B::hash_bytes(bytes, seed)
+}
+
 /// The [`Hasher`] of [`GxHash`] and [`Xxh3Hash`]: see the [module docs](self) for the algorithm.
 ///
 /// ```

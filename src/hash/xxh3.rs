@@ -7,7 +7,7 @@ use core::marker::PhantomData;
 use super::xxh3_long::{MID_SIZE_MAX, SECRET_SIZE, hash_long};
 use super::{
     Always, BytesHash, DEFAULT_SEED, FilterHasher, HasherKind, INITIAL_STATE, KeyHasher,
-    PlainHasher,
+    PlainHasher, hash_bytes_out_of_line,
 };
 use crate::error::Error;
 
@@ -26,7 +26,7 @@ impl BytesHash for Xxh3Bytes {
     #[inline(always)]
     fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
         if bytes.len() > INLINE_MAX {
-            return xxh3_bytes_out_of_line(bytes, seed);
+            return hash_bytes_out_of_line::<Self>(bytes, seed);
         }
         xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
     }
@@ -47,13 +47,6 @@ impl BytesHash for Xxh3Bytes {
     }
 }
 
-/// [`Xxh3Bytes::hash_bytes`], out of line: the longer inputs of
-/// [`Xxh3Bytes::hash_bytes_in_write`].
-#[inline(never)]
-fn xxh3_bytes_out_of_line(bytes: &[u8], seed: u64) -> u64 {
-    Xxh3Bytes::hash_bytes(bytes, seed)
-}
-
 /// The longest input the XXH3 hashers' `write` hashes inline: XXH3's 0-byte and 1-3-byte paths,
 /// a dozen instructions, where a call would cost most against the hash itself. With its
 /// 4-8-byte path inlined too, `<str as Hash>::hash` was no longer inlined in a `-C
@@ -68,7 +61,9 @@ fn xxh3_bytes_out_of_line(bytes: &[u8], seed: u64) -> u64 {
 /// this (XXH3's 1-3-byte path adds 175-180, whoever writes it), 285 with the 4-16-byte paths
 /// instead, and 455-460 with 0-16. Inlining 4-16 and calling out for 1-3 bytes measured
 /// 1.06-1.11x at 4-16 bytes but 1.20x at 1 byte and 1.17-1.19x at 24-32. The call this leaves
-/// costs the default build 1.15-1.16x at 12-16 bytes (README, "Hashing").
+/// ([`hash_bytes_out_of_line`], direct since it is generic) costs the default build
+/// 1.09-1.11x from 1 to 16 bytes; through the GOT, as a non-generic function, it cost
+/// 1.15-1.16x at 12-16 (README, "Hashing").
 const INLINE_MAX: usize = 3;
 
 /// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher of id 2 with the
@@ -279,7 +274,7 @@ impl BytesHash for Xxh3PlainBytes {
     #[inline(always)]
     fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
         if bytes.len() > INLINE_MAX {
-            return xxh3_seeded_out_of_line(bytes, seed);
+            return hash_bytes_out_of_line::<Self>(bytes, seed);
         }
         if bytes.is_empty() && seed == 0 {
             return EMPTY_KEY_SEED_0;
@@ -291,12 +286,6 @@ impl BytesHash for Xxh3PlainBytes {
 /// `XXH3_64bits` of the empty input: what [`xxh3_seeded`] folds to for the empty key with seed
 /// 0, where the secret and the seed are both constants.
 const EMPTY_KEY_SEED_0: u64 = xxhash_rust::const_xxh3::xxh3_64(&[]);
-
-/// [`xxh3_seeded`], out of line: the longer inputs of [`Xxh3PlainBytes::hash_bytes_in_write`].
-#[inline(never)]
-fn xxh3_seeded_out_of_line(bytes: &[u8], seed: u64) -> u64 {
-    xxh3_seeded(bytes, seed)
-}
 
 /// The [`Hasher`](core::hash::Hasher) of [`Xxh3Plain`]: [`PlainHasher`] over XXH3. Integer words are buffered, so
 /// one integer costs one folded multiply in all; see the
