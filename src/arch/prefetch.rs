@@ -16,20 +16,22 @@
 //!
 //! **Into L1 on AMD Zen 5** (family 0x1A). There `prefetcht1` left batches that miss L2 but
 //! fit the L3 slower than a loop of single lookups, and `prefetcht0` at the same distance gains
-//! there without losing in DRAM. Workload bench, avx512 kernel, 128 keys ahead, binaries
-//! alternated three to four times, ns per key (`prefetcht1` / `prefetcht0`):
+//! at every size measured. Workload bench, one binary run with `SPLITBLOOM_PREFETCH=l2` and
+//! `l1` alternated (four times at 10^6 and 10^7, twice at 10^8), avx512 kernel, 128 keys
+//! ahead, medians, ns per key (`prefetcht1` / `prefetcht0`; single-key hits 1.82 ns at 10^6):
 //!
 //! | keys | batched hit | batched miss | batch insert |
 //! |---:|---|---|---|
-//! | 10^6 (1.25 MB) | 1.80-2.26 / 1.50-1.60 | 1.48-1.93 / 1.40-1.51 | 1.76-2.35 / 1.71-2.19 |
-//! | 10^7 (12.5 MB) | 2.05-2.48 / 1.70-2.31 | 1.89-2.35 / 1.56-1.94 | 1.75-2.11 / 1.28-1.55 |
-//! | 10^8 (125 MB) | 3.32-3.42 / 3.25-3.30 | 3.24-3.32 / 3.26-3.37 | 3.19-3.44 / 3.23-3.58 |
+//! | 10^6 (1.25 MB) | 1.96 / 1.61 | 2.04 / 1.59 | 1.90 / 1.64 |
+//! | 10^7 (12.5 MB) | 2.59 / 2.28 | 2.48 / 1.96 | 2.42 / 1.62 |
+//! | 10^8 (125 MB) | 3.29 / 3.13 | 3.25 / 3.10 | 3.20 / 2.88 |
 //!
 //! Issuing both, `prefetcht1` 128 keys ahead and `prefetcht0` 16 or 32 ahead, measured as slow
-//! as `prefetcht1` alone at 10^6 and 10^7. AMD documents Zen 4's `prefetcht1` as filling L2
-//! only, and it has been seen to drop some of them (Wang et al., "The Hitchhiker's Guide to
-//! Programming and Optimizing CXL-Based Heterogeneous Systems", arXiv:2411.02814, 2024): the
-//! hint's meaning is the CPU's, so it is chosen per CPU family, and only where measured.
+//! as `prefetcht1` alone at 10^6 and 10^7. Wang et al. ("The Hitchhiker's Guide to Programming
+//! and Optimizing CXL-Based Heterogeneous Systems", arXiv:2411.02814, 2024) report that AMD
+//! documents Zen 4's `prefetcht1` and `prefetcht2` as filling L2 only, and saw Zen 4 drop some
+//! of them: what the hint does is the CPU's choice, so it is chosen per CPU family, and only
+//! where measured.
 //!
 //! `SPLITBLOOM_PREFETCH=l1` or `l2` (read once, with `std`) overrides the choice, so that
 //! another CPU can be measured both ways without rebuilding. The aarch64 hint is unchanged:
