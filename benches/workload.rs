@@ -890,11 +890,12 @@ fn json(cpu: &str, command: &[String], rows: &[Row]) -> String {
     let mut out = format!(
         "{{\n  \"meta\": {{\"cpu\": {}, \"command\": {}, \"seed\": {SEED}, \"negatives\": {NEGATIVES}, \
          \"pos_cap\": {POS_CAP}, \"lookups_per_sample\": {LOOKUPS}, \"batch_chunk\": {BATCH_CHUNK}, \
-         \"best_kernel\": {}, \"cache\": {}}},\n  \"rows\": [\n",
+         \"best_kernel\": {}, \"cache\": {}, \"prefetch_level\": {}}},\n  \"rows\": [\n",
         quote(cpu),
         quote(&command.join(" ")),
         quote(Kernel::best().name()),
         quote(&raw::cache_summary()),
+        quote(raw::prefetch_level()),
     );
     let rows: Vec<String> = rows
         .iter()
