@@ -180,12 +180,18 @@ fn vendor() -> [u8; 12] {
 pub(crate) fn amd_family() -> Option<u32> {
     #[cfg(target_arch = "x86_64")]
     if vendor() == *b"AuthenticAMD" && vendor_max(0) >= 1 {
-        let eax = core::arch::x86_64::__cpuid(1).eax;
-        let base = (eax >> 8) & 0xf;
-        let extended = (eax >> 20) & 0xff;
-        return Some(if base == 0xf { base + extended } else { base });
+        return Some(family(core::arch::x86_64::__cpuid(1).eax));
     }
     None
+}
+
+/// The CPU family in CPUID leaf 1's `eax`: the base family (bits 8-11), plus the extended
+/// family (bits 20-27) when the base one is 0xF.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn family(eax: u32) -> u32 {
+    let base = (eax >> 8) & 0xf;
+    let extended = (eax >> 20) & 0xff;
+    if base == 0xf { base + extended } else { base }
 }
 
 /// The highest CPUID leaf of the range starting at `base` (0 or `0x8000_0000`).
@@ -258,6 +264,42 @@ mod tests {
         assert_eq!(parse_size("K"), None);
         assert_eq!(parse_size("12x"), None);
         assert_eq!(parse_size("99999999999999999999G"), None);
+    }
+
+    #[test]
+    fn cpu_families_decode() {
+        // Leaf 1 `eax` of an AMD EPYC Zen 5 (family 0x1A, model 2, stepping 1), Zen 4
+        // (family 0x19, model 0x11), Zen 2 (0x17, model 0x31) and an Intel Xeon (family 6,
+        // model 0xCF, whose family has no extension).
+        assert_eq!(family(0x00b0_0f21), 0x1a);
+        assert_eq!(family(0x00a1_0f11), 0x19);
+        assert_eq!(family(0x0083_0f10), 0x17);
+        assert_eq!(family(0x000c_06f2), 6);
+    }
+
+    /// `amd_family` against Linux's own decoding of the same CPUID leaf, where the CPU that
+    /// `/proc/cpuinfo` describes is the one CPUID answers for (not under an emulator that
+    /// reports another vendor).
+    #[cfg(all(feature = "std", target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn amd_family_agrees_with_linux() {
+        let Ok(cpuinfo) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return;
+        };
+        let field = |name: &str| {
+            cpuinfo.lines().find_map(|line| {
+                let (key, value) = line.split_once(':')?;
+                (key.trim() == name).then(|| value.trim().to_owned())
+            })
+        };
+        if field("vendor_id").as_deref().map(str::as_bytes) != Some(&vendor()[..]) {
+            return;
+        }
+        let linux = field("cpu family").and_then(|family| family.parse::<u32>().ok());
+        match amd_family() {
+            Some(family) => assert_eq!(Some(family), linux),
+            None => assert_ne!(&vendor(), b"AuthenticAMD"),
+        }
     }
 
     #[test]
