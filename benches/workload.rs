@@ -371,27 +371,9 @@ fn batch_loop<C: Contender>(filter: &C, queries: &[u64], out: &mut [bool]) -> u6
     for chunk in queries.chunks(BATCH_CHUNK) {
         let out = &mut out[..chunk.len()];
         filter.contains_batch(chunk, out);
-        hits += count_true(out);
+        hits += raw::count_true(out) as u64;
     }
     hits
-}
-
-/// The number of `true`s in `answers`, eight at a time: each `bool` is a byte of 0 or 1, so
-/// eight of them read as a word and multiplied by `0x0101_0101_0101_0101` hold their sum in the
-/// top byte. The same few instructions per eight answers in every build: the obvious
-/// `answers.iter().map(u64::from).sum()` is a scalar loop of two instructions per answer in a
-/// default build and an AVX-512 one in a `-C target-cpu=native` build, a difference in this
-/// harness, not in the filter it measures (0.07-0.13 ns per key of a 1.2-1.3 ns batched lookup
-/// in cache, default build, AMD Zen 5).
-#[inline(always)]
-fn count_true(answers: &[bool]) -> u64 {
-    let mut words = answers.chunks_exact(8);
-    let mut count = 0;
-    for word in &mut words {
-        let bytes: [u8; 8] = core::array::from_fn(|i| u8::from(word[i]));
-        count += u64::from_le_bytes(bytes).wrapping_mul(0x0101_0101_0101_0101) >> 56;
-    }
-    count + words.remainder().iter().filter(|&&found| found).count() as u64
 }
 
 #[inline(never)]
@@ -399,25 +381,6 @@ fn hash_loop<C: Contender>(filter: &C, queries: &[u64]) -> u64 {
     queries.iter().fold(0u64, |acc, &key| {
         acc.wrapping_add(opaque_u64(filter.hash(key).unwrap_or(0)))
     })
-}
-
-/// Asks for the cache line at `address` in L1 (`L1`) or L2, as the batch loops do (they
-/// choose per CPU: `raw::prefetch_level`).
-#[inline(always)]
-fn prefetch<const L1: bool, T>(address: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: `prefetcht0` and `prefetcht1` are hints that never fault; SSE is part of the
-    // x86_64 baseline.
-    unsafe {
-        use core::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
-        if L1 {
-            _mm_prefetch::<_MM_HINT_T0>(address.cast());
-        } else {
-            _mm_prefetch::<_MM_HINT_T1>(address.cast());
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
 }
 
 /// The gather floor: hash each key with the default hasher, prefetch its block `distance` keys
@@ -453,7 +416,7 @@ fn floor_loop_into<const L1: bool>(blocks: &[[u32; 8]], queries: &[u64], distanc
     for chunk in queries.chunks(BATCH_CHUNK) {
         let ahead = |key: &u64| {
             let hash = hasher.hash_one(key);
-            prefetch::<L1, _>(
+            raw::prefetch_block::<L1, _>(
                 blocks
                     .as_ptr()
                     .wrapping_add(splitbloom::block_index(hash, num_blocks)),

@@ -410,3 +410,16 @@ fn filters_above_the_huge_page_threshold_work() {
         println!("{}", line.unwrap_or("AnonHugePages: not reported"));
     }
 }
+
+/// The benchmarks' answer counter gives the number of `true`s for every length and pattern
+/// (whole words of eight and the remainder).
+#[test]
+fn count_true_counts_every_answer() {
+    let mut rng = common::rng(11);
+    for len in 0..70 {
+        let answers: Vec<bool> = (0..len).map(|_| rng.random_bool(0.5)).collect();
+        let expected = answers.iter().filter(|&&found| found).count();
+        assert_eq!(kernel::count_true(&answers), expected, "{answers:?}");
+    }
+    assert_eq!(kernel::count_true(&[true; 64]), 64);
+}

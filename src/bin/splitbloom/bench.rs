@@ -58,22 +58,6 @@ fn key(counter: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The number of `true`s in `answers`, eight at a time (each `bool` is a byte of 0 or 1, so
-/// eight read as a word and multiplied by `0x0101_0101_0101_0101` hold their sum in the top
-/// byte): the same few instructions per eight answers in every build. Summing the answers one
-/// by one is a scalar loop in a default build and an AVX-512 one under `-C target-cpu=native`,
-/// a difference in the harness rather than in the filter (the workload bench has the same
-/// function, with the measurement).
-fn count_true(answers: &[bool]) -> usize {
-    let mut words = answers.chunks_exact(8);
-    let mut count = 0;
-    for word in &mut words {
-        let bytes: [u8; 8] = core::array::from_fn(|i| u8::from(word[i]));
-        count += (u64::from_le_bytes(bytes).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
-    }
-    count + words.remainder().iter().filter(|&&found| found).count()
-}
-
 /// Median nanoseconds per operation of `pass`, which performs `ops` operations per call.
 fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
     let mut results: Vec<f64> = (0..samples.max(1))
@@ -164,7 +148,7 @@ fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String>
                     *hash = filter.hasher().hash_one(key);
                 }
                 filter.contains_hash_batch(hashes, found);
-                hits += count_true(found);
+                hits += splitbloom::__kernel_testing::count_true(found);
             }
             hits
         } else {
