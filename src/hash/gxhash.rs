@@ -296,138 +296,155 @@ impl BytesHash for GxPlainBytes {
 #[cfg(splitbloom_gxhash)]
 const EMPTY_KEY_SEED_0: u64 = 0xad8f_372c_a53d_9274;
 
-/// Keys hashed with plain gxhash (byte strings) and one folded multiply (an integer): hasher
-/// id 5, opt-in. The gxhash to choose for new filters; [`GxHash`] (id 1) is kept for the files
-/// written with it.
-///
-/// Its byte-key contract is `gxhash64(b, seed ^ len)`, `b` being the key zero-padded to 16 bytes
-/// when shorter (see [`module docs`](crate::hash#the-byte-key-contract-stable-reproducible-in-any-language)):
-/// no final multiply and no length multiply, so it costs gxhash64 and one XOR. Integer keys and
-/// every other [`Hasher`] call are framed exactly as for [`Xxh3Plain`](crate::Xxh3Plain), with
-/// this byte hash in place of XXH3; so `insert(&str)`, `insert(&[u8])` and `insert_bytes` give
-/// the same hash.
-///
-/// Like [`GxHash`], the type exists in every build and a value of it only where the target has
-/// AES at compile time; elsewhere [`GxPlain::new`] and reading a filter with hasher id 5 return
-/// [`Error::HasherUnavailable`].
-///
-/// ```
-/// use core::hash::BuildHasher;
-/// use splitbloom::{Error, Filter, FilterHasher, GxPlain, HasherKind};
-/// match GxPlain::new(7) {
-///     Ok(hasher) => {
-///         assert_eq!(hasher.hash_one("key"), hasher.hash_bytes(b"key"));
-///         let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
-///         filter.insert_bytes(b"key");
-///         assert!(filter.contains("key"));
-///     }
-///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxPlain)),
-/// }
-/// # Ok::<(), splitbloom::Error>(())
-/// ```
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct GxPlain {
-    seed: u64,
-    proof: GxAvailable,
+/// Defines a gxhash hasher over [`PlainHasher`](super::PlainHasher) (the framing of
+/// [`Xxh3Plain`](crate::Xxh3Plain)) with byte hash `$bytes`: the type, which exists in every
+/// build and has a value only where gxhash can run, its `new`, and its [`Hasher`], which is
+/// uninhabited in builds without gxhash.
+macro_rules! plain_gx_hasher {
+    (
+        $(#[$doc:meta])*
+        $name:ident,
+        $bytes:ident,
+        $(#[$hasher_doc:meta])*
+        $hasher:ident,
+        $kind:ident
+    ) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, PartialEq, Eq, Hash)]
+        pub struct $name {
+            seed: u64,
+            proof: GxAvailable,
+        }
+
+        impl core::fmt::Debug for $name {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct(stringify!($name)).field("seed", &self.seed).finish()
+            }
+        }
+
+        impl $name {
+            /// The hasher with `seed`, or [`Error::HasherUnavailable`] where this build cannot
+            /// compute gxhash (no AES at compile time).
+            ///
+            /// ```
+            #[doc = concat!("use splitbloom::{", stringify!($name), ", HasherKind};")]
+            #[doc = concat!(
+                "assert_eq!(", stringify!($name), "::new(0).is_ok(), HasherKind::",
+                stringify!($kind), ".is_available());"
+            )]
+            /// ```
+            pub fn new(seed: u64) -> Result<$name, Error> {
+                <$name as FilterHasher>::try_with_seed(seed)
+            }
+        }
+
+        impl FilterHasher for $name {
+            const KIND: HasherKind = HasherKind::$kind;
+
+            fn try_with_seed(seed: u64) -> Result<Self, Error> {
+                Ok($name {
+                    seed,
+                    proof: GxAvailable::new().ok_or(Error::HasherUnavailable(HasherKind::$kind))?,
+                })
+            }
+
+            fn seed(&self) -> u64 {
+                self.seed
+            }
+
+            #[inline(always)]
+            #[cfg_attr(not(splitbloom_gxhash), allow(unused_variables))]
+            fn hash_bytes(&self, bytes: &[u8]) -> u64 {
+                #[cfg(splitbloom_gxhash)]
+                return $bytes::hash_bytes(bytes, self.seed);
+                // Uninhabited: this build has no value of this type to call this on.
+                #[cfg(not(splitbloom_gxhash))]
+                match self.proof {}
+            }
+        }
+
+        $(#[$hasher_doc])*
+        #[cfg(splitbloom_gxhash)]
+        pub type $hasher = super::PlainHasher<$bytes>;
+
+        $(#[$hasher_doc])*
+        #[cfg(not(splitbloom_gxhash))]
+        #[derive(Clone, Debug)]
+        pub struct $hasher {
+            never: GxAvailable,
+        }
+
+        /// Uninhabited in this build (no AES at compile time).
+        #[cfg(not(splitbloom_gxhash))]
+        impl Hasher for $hasher {
+            fn write(&mut self, _bytes: &[u8]) {
+                match self.never {}
+            }
+
+            fn finish(&self) -> u64 {
+                match self.never {}
+            }
+        }
+
+        impl BuildHasher for $name {
+            type Hasher = $hasher;
+
+            #[inline(always)]
+            fn build_hasher(&self) -> $hasher {
+                #[cfg(splitbloom_gxhash)]
+                return super::PlainHasher::new(self.seed);
+                // Uninhabited: this build has no value of this type to call this on.
+                #[cfg(not(splitbloom_gxhash))]
+                match self.proof {}
+            }
+        }
+    };
 }
 
-impl core::fmt::Debug for GxPlain {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("GxPlain").field("seed", &self.seed).finish()
-    }
-}
-
-impl GxPlain {
-    /// The hasher with `seed`, or [`Error::HasherUnavailable`] where this build cannot compute
-    /// gxhash (no AES at compile time).
+plain_gx_hasher!(
+    /// Keys hashed with plain gxhash (byte strings) and one folded multiply (an integer): hasher
+    /// id 5, opt-in. The gxhash to choose for new filters; [`GxHash`] (id 1) is kept for the files
+    /// written with it.
+    ///
+    /// Its byte-key contract is `gxhash64(b, seed ^ len)`, `b` being the key zero-padded to 16 bytes
+    /// when shorter (see [`module docs`](crate::hash#the-byte-key-contract-stable-reproducible-in-any-language)):
+    /// no final multiply and no length multiply, so it costs gxhash64 and one XOR. Integer keys and
+    /// every other [`Hasher`] call are framed exactly as for [`Xxh3Plain`](crate::Xxh3Plain), with
+    /// this byte hash in place of XXH3; so `insert(&str)`, `insert(&[u8])` and `insert_bytes` give
+    /// the same hash.
+    ///
+    /// Like [`GxHash`], the type exists in every build and a value of it only where the target has
+    /// AES at compile time; elsewhere [`GxPlain::new`] and reading a filter with hasher id 5 return
+    /// [`Error::HasherUnavailable`].
     ///
     /// ```
-    /// use splitbloom::{GxPlain, HasherKind};
-    /// assert_eq!(GxPlain::new(0).is_ok(), HasherKind::GxPlain.is_available());
+    /// use core::hash::BuildHasher;
+    /// use splitbloom::{Error, Filter, FilterHasher, GxPlain, HasherKind};
+    /// match GxPlain::new(7) {
+    ///     Ok(hasher) => {
+    ///         assert_eq!(hasher.hash_one("key"), hasher.hash_bytes(b"key"));
+    ///         let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
+    ///         filter.insert_bytes(b"key");
+    ///         assert!(filter.contains("key"));
+    ///     }
+    ///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxPlain)),
+    /// }
+    /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn new(seed: u64) -> Result<GxPlain, Error> {
-        <GxPlain as FilterHasher>::try_with_seed(seed)
-    }
-}
-
-impl FilterHasher for GxPlain {
-    const KIND: HasherKind = HasherKind::GxPlain;
-
-    fn try_with_seed(seed: u64) -> Result<Self, Error> {
-        Ok(GxPlain {
-            seed,
-            proof: GxAvailable::new().ok_or(Error::HasherUnavailable(HasherKind::GxPlain))?,
-        })
-    }
-
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-
-    #[inline(always)]
-    #[cfg_attr(not(splitbloom_gxhash), allow(unused_variables))]
-    fn hash_bytes(&self, bytes: &[u8]) -> u64 {
-        #[cfg(splitbloom_gxhash)]
-        return GxPlainBytes::hash_bytes(bytes, self.seed);
-        // Uninhabited: this build has no GxPlain value to call this on.
-        #[cfg(not(splitbloom_gxhash))]
-        match self.proof {}
-    }
-}
-
-/// The [`Hasher`] of [`GxPlain`]: [`PlainHasher`](super::PlainHasher) over `GxPlainBytes`
-/// where gxhash can run; in other builds no [`GxPlain`] value, and so no `GxPlainHasher`, can
-/// exist.
-///
-/// ```
-/// use core::hash::{BuildHasher, Hasher};
-/// if let Ok(hasher) = splitbloom::GxPlain::new(0) {
-///     let mut state: splitbloom::hash::GxPlainHasher = hasher.build_hasher();
-///     state.write(b"key");
-///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
-/// }
-/// ```
-#[cfg(splitbloom_gxhash)]
-pub type GxPlainHasher = super::PlainHasher<GxPlainBytes>;
-
-/// The [`Hasher`] of [`GxPlain`]: in this build (no AES at compile time) no [`GxPlain`] value,
-/// and so no `GxPlainHasher`, can exist.
-///
-/// ```
-/// use core::hash::{BuildHasher, Hasher};
-/// if let Ok(hasher) = splitbloom::GxPlain::new(0) {
-///     let mut state: splitbloom::hash::GxPlainHasher = hasher.build_hasher();
-///     state.write(b"key");
-///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
-/// }
-/// ```
-#[cfg(not(splitbloom_gxhash))]
-#[derive(Clone, Debug)]
-pub struct GxPlainHasher {
-    never: GxAvailable,
-}
-
-/// Uninhabited in this build (see [`GxPlainHasher`]).
-#[cfg(not(splitbloom_gxhash))]
-impl Hasher for GxPlainHasher {
-    fn write(&mut self, _bytes: &[u8]) {
-        match self.never {}
-    }
-
-    fn finish(&self) -> u64 {
-        match self.never {}
-    }
-}
-
-impl BuildHasher for GxPlain {
-    type Hasher = GxPlainHasher;
-
-    #[inline(always)]
-    fn build_hasher(&self) -> GxPlainHasher {
-        #[cfg(splitbloom_gxhash)]
-        return super::PlainHasher::new(self.seed);
-        // Uninhabited: this build has no GxPlain value to call this on.
-        #[cfg(not(splitbloom_gxhash))]
-        match self.proof {}
-    }
-}
+    GxPlain,
+    GxPlainBytes,
+    /// The [`Hasher`] of [`GxPlain`]: [`PlainHasher`](super::PlainHasher) over `GxPlainBytes`
+    /// where gxhash can run; in other builds no [`GxPlain`] value, and so no `GxPlainHasher`, can
+    /// exist.
+    ///
+    /// ```
+    /// use core::hash::{BuildHasher, Hasher};
+    /// if let Ok(hasher) = splitbloom::GxPlain::new(0) {
+    ///     let mut state: splitbloom::hash::GxPlainHasher = hasher.build_hasher();
+    ///     state.write(b"key");
+    ///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
+    /// }
+    /// ```
+    GxPlainHasher,
+    GxPlain
+);
