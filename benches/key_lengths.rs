@@ -10,8 +10,8 @@
 //! * `hash/<len>`: `reference` (xxh3_64), `plain-bytes` (the default's byte contract,
 //!   `hash_bytes`, hasher id 4), `plain-str` / `plain-slice` (`hash_one` of a `&str` /
 //!   `&[u8]`, std's framing), the same for `xxh3-*` (id 2, the previous default) and for
-//!   `gxhash-*` (id 1, legacy) and `gxplain-*` (id 5) where gxhash is available, and
-//!   `parquet-bytes`.
+//!   `gxhash-*` (id 1, legacy), `gxplain-*` (id 5) and `gxhybrid-*` (id 6) where gxhash is
+//!   available, and `parquet-bytes`.
 //! * `contains/<len>`: `reference` (`contains_hash(xxh3_64(key))`), then `contains_bytes`
 //!   (`*-bytes`), `contains(&str)` (`*-str`) and `contains(&[u8])` (`*-slice`) per hasher.
 //!
@@ -40,7 +40,7 @@ use std::time::Instant;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use opaque::opaque;
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, FilterHasher, GxHash, GxPlain, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Filter, FilterHasher, GxHash, GxHybrid, GxPlain, Xxh3Hash, Xxh3Plain};
 
 #[path = "support/opaque.rs"]
 mod opaque;
@@ -102,6 +102,7 @@ fn time_keys<T: Copy + Into<u64>>(
 fn hashing(c: &mut Criterion) {
     let gx = GxHash::new(0).ok();
     let gx_plain = GxPlain::new(0).ok();
+    let gx_hybrid = GxHybrid::new(0).ok();
     for len in LENGTHS {
         let keys = keys(len);
         let mut group = c.benchmark_group(format!("hash/{len}"));
@@ -139,6 +140,14 @@ fn hashing(c: &mut Criterion) {
                 gx.hash_bytes(key.as_bytes())
             });
             time_keys(&mut group, "gxplain-str", len, &keys, |key| {
+                gx.hash_one(key)
+            });
+        }
+        if let Some(gx) = gx_hybrid {
+            time_keys(&mut group, "gxhybrid-bytes", len, &keys, |key| {
+                gx.hash_bytes(key.as_bytes())
+            });
+            time_keys(&mut group, "gxhybrid-str", len, &keys, |key| {
                 gx.hash_one(key)
             });
         }
@@ -200,6 +209,9 @@ fn contains(c: &mut Criterion) {
         }
         if let Ok(gx) = GxPlain::new(0) {
             contains_variants(&mut group, "gxplain", gx, len, &keys);
+        }
+        if let Ok(gx) = GxHybrid::new(0) {
+            contains_variants(&mut group, "gxhybrid", gx, len, &keys);
         }
         contains_variants(&mut group, "parquet", ParquetHash::default(), len, &keys);
         group.finish();
@@ -285,6 +297,7 @@ fn fastest_variants<E, T>(variants: &[Variant<'_, E, T>], keys: &[E]) -> Vec<f64
 fn interleaved() {
     let gx = GxHash::new(0).ok();
     let gx_plain = GxPlain::new(0).ok();
+    let gx_hybrid = GxHybrid::new(0).ok();
     let mut header = false;
     for len in LENGTHS {
         let keys = keys(len);
@@ -294,6 +307,8 @@ fn interleaved() {
         let mut gxf = gx.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
         let mut gx_plain_filter =
             gx_plain.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
+        let mut gx_hybrid_filter =
+            gx_hybrid.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
         for key in keys.iter().step_by(2) {
             reference.insert_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()));
             plain.insert_bytes(key.as_bytes());
@@ -306,6 +321,10 @@ fn interleaved() {
                 gxf.insert(key.as_str());
             }
             if let Some(filter) = gx_plain_filter.as_mut() {
+                filter.insert_bytes(key.as_bytes());
+                filter.insert(key.as_str());
+            }
+            if let Some(filter) = gx_hybrid_filter.as_mut() {
                 filter.insert_bytes(key.as_bytes());
                 filter.insert(key.as_str());
             }
@@ -346,6 +365,18 @@ fn interleaved() {
             ));
             probes.push(variant!(
                 "gxhash-plain (id 5) contains(&str)",
+                String,
+                |key| filter.contains(key.as_str()),
+            ));
+        }
+        if let Some(filter) = gx_hybrid_filter.as_ref() {
+            probes.push(variant!(
+                "gxhash-hybrid (id 6) contains_bytes",
+                String,
+                |key| filter.contains_bytes(key.as_bytes()),
+            ));
+            probes.push(variant!(
+                "gxhash-hybrid (id 6) contains(&str)",
                 String,
                 |key| filter.contains(key.as_str()),
             ));

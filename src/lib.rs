@@ -42,8 +42,10 @@
 //! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
 //!   stable, documented output: [`Xxh3Plain`] (hasher id 4) on every target and under every
 //!   build flag, so every build writes and reads the same filter bytes. [`Xxh3Hash`] (id 2, the
-//!   previous default) reads older files; [`GxPlain`] (id 5) is the opt-in gxhash where the
-//!   target has AES ([`GxHash`], id 1, reads files written with the older gxhash). Persisted string and byte
+//!   previous default) reads older files; [`GxHybrid`] (id 6) is the opt-in gxhash where the
+//!   target has AES: XXH3 under 16 bytes, gxhash from 16 up, where gxhash is the faster
+//!   ([`GxPlain`], id 5, gxhash at every length, and [`GxHash`], id 1, read the files written
+//!   with them). Persisted string and byte
 //!   keys go through the byte-key contract ([`Filter::insert_bytes`],
 //!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]): for the default, exactly
 //!   `XXH3_64_withSeed(key, seed)`, which any XXH3 implementation reproduces. An integer key
@@ -100,7 +102,7 @@
 //!
 //! 1. **Hasher** (`src/hash/`, one file per hasher, the shared `Hasher` framing in `mod.rs`):
 //!    the filter's `S: BuildHasher` turns the key into a 64-bit `h` ([`Xxh3Plain`] by default,
-//!    `xxh3.rs`; [`GxPlain`] and [`GxHash`], `gxhash.rs`; [`Xxh3Hash`], `xxh3.rs`;
+//!    `xxh3.rs`; [`GxHybrid`], [`GxPlain`] and [`GxHash`], `gxhash.rs`; [`Xxh3Hash`], `xxh3.rs`;
 //!    [`ParquetHash`](parquet::ParquetHash), `parquet.rs`; XXH3's inputs over 240 bytes in
 //!    AVX2 or AVX-512 chosen at run time, `xxh3_long.rs`); [`FilterHasher::hash_bytes`] is the
 //!    byte-key contract another program can reproduce.
@@ -192,7 +194,8 @@ pub use filter::AtomicFilter;
 pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
 pub use format::FilterRef;
 pub use hash::{
-    DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
+    DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash,
+    Xxh3Plain,
 };
 pub use kernel::{Kernel, UnknownKernel};
 

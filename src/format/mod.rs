@@ -10,7 +10,7 @@
 //! |---:|---:|---|---|
 //! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
 //! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
-//! | 6 | 1 | hasher id | [`HasherKind::id`]: 1 = gxhash, 2 = XXH3 (folded), 3 = Parquet XXH64, 4 = XXH3 (plain), 5 = gxhash (plain) |
+//! | 6 | 1 | hasher id | [`HasherKind::id`]: 1 = gxhash, 2 = XXH3 (folded), 3 = Parquet XXH64, 4 = XXH3 (plain), 5 = gxhash (plain), 6 = XXH3 / gxhash by length |
 //! | 7 | 1 | flags | `0`; readers refuse unknown flags |
 //! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
 //! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]) |
@@ -28,11 +28,12 @@
 //!
 //! | id | hasher | `h` of key bytes `k` |
 //! |---:|---|---|
-//! | 1 | gxhash (legacy; new gxhash filters use id 5) | `fold(gxhash64(pad16(k), s'), 0xd6e8feb86659fd93)`; see [`GxBytes`](crate::hash) |
+//! | 1 | gxhash (legacy; new gxhash filters use id 6) | `fold(gxhash64(pad16(k), s'), 0xd6e8feb86659fd93)`; see [`GxBytes`](crate::hash) |
 //! | 2 | XXH3, folded (the default before id 4) | `fold(XXH3_64_withSeed(k, seed ^ 0x243f6a8885a308d3), 0xd6e8feb86659fd93)` |
 //! | 3 | Parquet XXH64 | `XXH64(k, seed)` |
 //! | 4 | XXH3, plain (the default) | `XXH3_64_withSeed(k, seed)` |
 //! | 5 | gxhash, plain (opt-in, AES builds) | `gxhash64(k zero-padded to 16 bytes if shorter, seed ^ len(k))` |
+//! | 6 | XXH3 under 16 bytes, gxhash from 16 (opt-in, AES builds) | `XXH3_64_withSeed(k, seed)` if `len(k) < 16`, else `gxhash64(k, seed ^ len(k))` |
 //!
 //! The [`hash`](crate::hash) module gives the details (and what `insert(&key)` hashes for other
 //! key types, e.g. integers); the README has known answers to test another implementation

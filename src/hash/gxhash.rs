@@ -1,13 +1,13 @@
-//! The gxhash hasher, [`GxHash`] (hasher id 1, opt-in): nameable in every build, computable
-//! only where the target has AES at compile time. The [`hash`](crate::hash) module documents
-//! its contract.
+//! The gxhash hashers, [`GxHybrid`] (hasher id 6, opt-in), [`GxPlain`] (id 5) and [`GxHash`]
+//! (id 1, legacy): nameable in every build, computable only where the target has AES at
+//! compile time. The [`hash`](crate::hash) module documents their contracts.
 
 use core::hash::{BuildHasher, Hasher};
 #[cfg(splitbloom_gxhash)]
 use core::marker::PhantomData;
 
 #[cfg(splitbloom_gxhash)]
-use super::{BytesHash, KeyHasher, MIX};
+use super::{BytesHash, KeyHasher, MIX, Xxh3PlainBytes};
 use super::{FilterHasher, HasherKind};
 use crate::error::Error;
 
@@ -403,8 +403,9 @@ macro_rules! plain_gx_hasher {
 
 plain_gx_hasher!(
     /// Keys hashed with plain gxhash (byte strings) and one folded multiply (an integer): hasher
-    /// id 5, opt-in. The gxhash to choose for new filters; [`GxHash`] (id 1) is kept for the files
-    /// written with it.
+    /// id 5, opt-in. Kept for the files written with it: new gxhash filters use [`GxHybrid`]
+    /// (id 6), the same from 16 bytes up and XXH3 below, where id 5 is 1-8% slower than XXH3
+    /// (the README's key-length table).
     ///
     /// Its byte-key contract is `gxhash64(b, seed ^ len)`, `b` being the key zero-padded to 16 bytes
     /// when shorter (see [`module docs`](crate::hash#the-byte-key-contract-stable-reproducible-in-any-language)):
@@ -447,4 +448,103 @@ plain_gx_hasher!(
     /// ```
     GxPlainHasher,
     GxPlain
+);
+
+/// Keys shorter than this many bytes are hashed by [`GxHybridBytes`] with XXH3, longer ones
+/// with gxhash: gxhash's vector width, below which gxhash64 pads the key and still runs its
+/// four AES rounds, and XXH3's 0-16-byte paths are shorter.
+#[cfg(splitbloom_gxhash)]
+const HYBRID_GXHASH_MIN: usize = 16;
+
+/// The byte hash of [`GxHybrid`] (hasher id 6): `XXH3_64_withSeed(bytes, seed)` (as
+/// [`Xxh3PlainBytes`]) when `bytes` is shorter than 16 bytes, `gxhash64(bytes, seed ^ len)`
+/// (as [`GxPlainBytes`], which needs no padding at these lengths) from 16 bytes up. Exists only
+/// in builds that can compute gxhash.
+///
+/// ```
+/// # #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))] {
+/// # if splitbloom::HasherKind::GxHybrid.is_available() {
+/// use splitbloom::hash::{BytesHash, GxHybridBytes, GxPlainBytes, Xxh3PlainBytes};
+/// let short = b"fifteen bytes!!";
+/// assert_eq!(GxHybridBytes::hash_bytes(short, 3), Xxh3PlainBytes::hash_bytes(short, 3));
+/// let long = b"sixteen bytes!!!";
+/// assert_eq!(GxHybridBytes::hash_bytes(long, 3), GxPlainBytes::hash_bytes(long, 3));
+/// # } }
+/// ```
+#[cfg(splitbloom_gxhash)]
+#[derive(Clone, Copy, Debug)]
+pub struct GxHybridBytes;
+
+#[cfg(splitbloom_gxhash)]
+impl BytesHash for GxHybridBytes {
+    #[inline(always)]
+    fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+        if bytes.len() < HYBRID_GXHASH_MIN {
+            Xxh3PlainBytes::hash_bytes(bytes, seed)
+        } else {
+            GxPlainBytes::hash_bytes(bytes, seed)
+        }
+    }
+
+    /// As the default's `write`: inputs of up to 3 bytes inline, longer ones (XXH3 or gxhash)
+    /// out of line (see [`BytesHash::hash_bytes_in_write`]).
+    #[inline(always)]
+    fn hash_bytes_in_write(bytes: &[u8], seed: u64) -> u64 {
+        if bytes.len() > super::xxh3::INLINE_MAX {
+            super::hash_bytes_out_of_line::<Self>(bytes, seed)
+        } else {
+            Xxh3PlainBytes::hash_bytes_in_write(bytes, seed)
+        }
+    }
+}
+
+plain_gx_hasher!(
+    /// Keys hashed with XXH3 under 16 bytes and gxhash from 16 bytes up (byte strings), and one
+    /// folded multiply (an integer): hasher id 6, opt-in. The hasher to choose for new filters
+    /// that want gxhash's speed on long keys without its cost on short ones.
+    ///
+    /// Its byte-key contract (see the [module docs](crate::hash#the-byte-key-contract-stable-reproducible-in-any-language))
+    /// is `XXH3_64_withSeed(bytes, seed)` for a key shorter than 16 bytes, exactly the default
+    /// [`Xxh3Plain`](crate::Xxh3Plain)'s hash, and `gxhash64(bytes, seed ^ len)` for a longer
+    /// one, exactly [`GxPlain`]'s. Under 16 bytes gxhash64 pads the key to one vector and still
+    /// runs its four dependent AES rounds, which cost more than XXH3's short paths; from 16 up
+    /// gxhash is the faster (the README's key-length table). Integer keys and every other
+    /// [`Hasher`] call are framed exactly as for [`Xxh3Plain`](crate::Xxh3Plain).
+    ///
+    /// Like [`GxPlain`], the type exists in every build and a value of it only where the target
+    /// has AES at compile time; elsewhere [`GxHybrid::new`] and reading a filter with hasher id
+    /// 6 return [`Error::HasherUnavailable`].
+    ///
+    /// ```
+    /// use core::hash::BuildHasher;
+    /// use splitbloom::{Error, Filter, FilterHasher, GxHybrid, HasherKind, Xxh3Plain};
+    /// match GxHybrid::new(7) {
+    ///     Ok(hasher) => {
+    ///         assert_eq!(hasher.hash_one("key"), hasher.hash_bytes(b"key"));
+    ///         // Under 16 bytes, the default's hash.
+    ///         assert_eq!(hasher.hash_bytes(b"key"), Xxh3Plain::with_seed(7).hash_bytes(b"key"));
+    ///         let mut filter = Filter::with_num_blocks_and_hasher(64, hasher)?;
+    ///         filter.insert_bytes(b"https://example.com/a/long/key");
+    ///         assert!(filter.contains("https://example.com/a/long/key"));
+    ///     }
+    ///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHybrid)),
+    /// }
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    GxHybrid,
+    GxHybridBytes,
+    /// The [`Hasher`] of [`GxHybrid`]: [`PlainHasher`](super::PlainHasher) over `GxHybridBytes`
+    /// where gxhash can run; in other builds no [`GxHybrid`] value, and so no `GxHybridHasher`,
+    /// can exist.
+    ///
+    /// ```
+    /// use core::hash::{BuildHasher, Hasher};
+    /// if let Ok(hasher) = splitbloom::GxHybrid::new(0) {
+    ///     let mut state: splitbloom::hash::GxHybridHasher = hasher.build_hasher();
+    ///     state.write(b"key");
+    ///     assert_eq!(state.finish(), splitbloom::FilterHasher::hash_bytes(&hasher, b"key"));
+    /// }
+    /// ```
+    GxHybridHasher,
+    GxHybrid
 );

@@ -16,16 +16,21 @@
 //!   Kept, bit for bit, so that filters written with it keep opening and answering: read them
 //!   with `FilterRef::<Xxh3Hash>::from_bytes_with_hasher` (reading them as the default type is
 //!   [`Error::HasherKindMismatch`], whose message names `Xxh3Hash`).
-//! * [`GxPlain`] (id 5, opt-in): plain gxhash 3.x for byte strings, one folded multiply for
-//!   an integer; the gxhash to pick for new filters, faster than the default where gxhash is
-//!   (see the README's key-length table). The type exists in every build, but gxhash can only
-//!   be computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
-//!   target-feature=+aes"` on x86_64); elsewhere [`GxPlain::new`] and reading its filters
+//! * [`GxHybrid`] (id 6, opt-in): the gxhash to pick for new filters. XXH3 for byte strings
+//!   under 16 bytes (the default's hash), plain gxhash 3.x from 16 bytes up, one folded
+//!   multiply for an integer: as fast as the default under 16 bytes, where gxhash's four AES
+//!   rounds cost more than XXH3's short paths, and as gxhash above, where it is the faster (see
+//!   the README's key-length table). The type exists in every build, but gxhash can only be
+//!   computed where the target has AES at compile time (e.g. `RUSTFLAGS="-C
+//!   target-feature=+aes"` on x86_64); elsewhere [`GxHybrid::new`] and reading its filters
 //!   return [`Error::HasherUnavailable`].
+//! * [`GxPlain`] (id 5): plain gxhash at every length, the same as id 6 from 16 bytes up and
+//!   1-8% slower than XXH3 below. Kept, bit for bit, for the filters written with it; available
+//!   where [`GxHybrid`] is.
 //! * [`GxHash`] (id 1, legacy): gxhash with a length multiply and a final folded multiply, the
 //!   default of earlier versions' `+aes` builds. Kept, bit for bit, so that filters written with
-//!   it keep opening wherever they could before (AES at compile time, as for [`GxPlain`]); new
-//!   filters that want gxhash should use [`GxPlain`], which is faster at every key length.
+//!   it keep opening wherever they could before (AES at compile time, as for [`GxHybrid`]); new
+//!   filters that want gxhash should use [`GxHybrid`], which is faster at every key length.
 //! * [`ParquetHash`] (id 3): XXH64, as Parquet hashes values.
 //!
 //! # The byte-key contract (stable, reproducible in any language)
@@ -47,6 +52,10 @@
 //!   collision (only gxhash64's own); in particular `"a"` and `"a\0"`, or a 16-byte key and a
 //!   shorter key padded to the same 16 bytes, are hashed with different seeds. It costs one
 //!   XOR, folded away when the length is a constant: no multiply.
+//! * [`GxHybrid`]: `h = XXH3_64_withSeed(bytes, seed)` (as [`Xxh3Plain`]) when `len < 16`,
+//!   else `h = gxhash64(bytes, seed ^ len)` (as [`GxPlain`], whose padding does not arise at
+//!   these lengths). Two distinct keys can only collide as any two 64-bit hashes do: keys of
+//!   one side are distinct inputs of one function, and the two functions are unrelated.
 //! * [`GxHash`]: the same as [`Xxh3Hash`] with gxhash64 in place of XXH3, where inputs shorter
 //!   than 16 bytes are zero-padded to 16 bytes and the seed becomes `(seed ^
 //!   0x243f6a8885a308d3) + (len + 1) · 0x9e3779b97f4a7c15` (see `GxBytes`, in builds that have
@@ -74,10 +83,10 @@
 //!   promise to keep doing so. Fine inside one process; for anything persisted use the byte
 //!   contract above.
 //!
-//! ## The hasher of [`Xxh3Plain`] (id 4) and [`GxPlain`] (id 5)
+//! ## The hasher of [`Xxh3Plain`] (id 4), [`GxPlain`] (id 5) and [`GxHybrid`] (id 6)
 //!
-//! Both use [`PlainHasher`], which is described here for XXH3; for [`GxPlain`] read its byte
-//! hash (`gxhash64(b, state ^ len)` above, with the state as the seed) wherever
+//! All three use [`PlainHasher`], which is described here for XXH3; for [`GxPlain`] and
+//! [`GxHybrid`] read their byte hash (above, with the state as the seed) wherever
 //! `XXH3_64_withSeed(bytes, state)` is written. Integer words are framed identically.
 //!
 //! Every integer write (`write_u8` ..= `write_u64`, `write_usize`, and the signed, `bool` and
@@ -194,16 +203,20 @@ pub enum HasherKind {
     /// [`GxPlain`], opt-in: `gxhash64(bytes zero-padded to 16, seed ^ len)` for byte strings,
     /// one folded multiply for an integer.
     GxPlain,
+    /// [`GxHybrid`], opt-in: `XXH3_64_withSeed(bytes, seed)` for byte strings under 16 bytes,
+    /// `gxhash64(bytes, seed ^ len)` from 16 bytes up, one folded multiply for an integer.
+    GxHybrid,
 }
 
 impl HasherKind {
     /// The stable numeric id (1 = gxhash, 2 = xxh3, 3 = Parquet XXH64, 4 = xxh3-plain,
-    /// 5 = gxhash-plain).
+    /// 5 = gxhash-plain, 6 = gxhash-hybrid).
     ///
     /// ```
     /// assert_eq!(splitbloom::HasherKind::Xxh3.id(), 2);
     /// assert_eq!(splitbloom::HasherKind::Xxh3Plain.id(), 4);
     /// assert_eq!(splitbloom::HasherKind::GxPlain.id(), 5);
+    /// assert_eq!(splitbloom::HasherKind::GxHybrid.id(), 6);
     /// ```
     pub const fn id(self) -> u8 {
         match self {
@@ -212,6 +225,7 @@ impl HasherKind {
             HasherKind::ParquetXxh64 => 3,
             HasherKind::Xxh3Plain => 4,
             HasherKind::GxPlain => 5,
+            HasherKind::GxHybrid => 6,
         }
     }
 
@@ -222,7 +236,8 @@ impl HasherKind {
     /// assert_eq!(HasherKind::from_id(3), Some(HasherKind::ParquetXxh64));
     /// assert_eq!(HasherKind::from_id(5), Some(HasherKind::GxPlain));
     /// assert_eq!(HasherKind::from_id(0), None);
-    /// assert_eq!(HasherKind::from_id(6), None);
+    /// assert_eq!(HasherKind::from_id(6), Some(HasherKind::GxHybrid));
+    /// assert_eq!(HasherKind::from_id(7), None);
     /// ```
     pub const fn from_id(id: u8) -> Option<HasherKind> {
         match id {
@@ -231,6 +246,7 @@ impl HasherKind {
             3 => Some(HasherKind::ParquetXxh64),
             4 => Some(HasherKind::Xxh3Plain),
             5 => Some(HasherKind::GxPlain),
+            6 => Some(HasherKind::GxHybrid),
             _ => None,
         }
     }
@@ -243,6 +259,7 @@ impl HasherKind {
     /// assert_eq!(HasherKind::Xxh3.type_name(), "splitbloom::Xxh3Hash");
     /// assert_eq!(HasherKind::Xxh3Plain.type_name(), "splitbloom::Xxh3Plain");
     /// assert_eq!(HasherKind::GxPlain.type_name(), "splitbloom::GxPlain");
+    /// assert_eq!(HasherKind::GxHybrid.type_name(), "splitbloom::GxHybrid");
     /// ```
     pub const fn type_name(self) -> &'static str {
         match self {
@@ -251,6 +268,7 @@ impl HasherKind {
             HasherKind::ParquetXxh64 => "splitbloom::parquet::ParquetHash",
             HasherKind::Xxh3Plain => "splitbloom::Xxh3Plain",
             HasherKind::GxPlain => "splitbloom::GxPlain",
+            HasherKind::GxHybrid => "splitbloom::GxHybrid",
         }
     }
 
@@ -261,10 +279,13 @@ impl HasherKind {
     /// use splitbloom::HasherKind;
     /// assert!(HasherKind::Xxh3.is_available());
     /// assert_eq!(HasherKind::GxPlain.is_available(), HasherKind::GxHash.is_available());
+    /// assert_eq!(HasherKind::GxHybrid.is_available(), HasherKind::GxHash.is_available());
     /// ```
     pub const fn is_available(self) -> bool {
         match self {
-            HasherKind::GxHash | HasherKind::GxPlain => cfg!(splitbloom_gxhash),
+            HasherKind::GxHash | HasherKind::GxPlain | HasherKind::GxHybrid => {
+                cfg!(splitbloom_gxhash)
+            }
             HasherKind::Xxh3 | HasherKind::ParquetXxh64 | HasherKind::Xxh3Plain => true,
         }
     }
@@ -417,10 +438,11 @@ pub(crate) fn fold_word(state: u64, word: u64) -> u64 {
 /// [`PlainHasher`] drops when it directly follows a byte write.
 const STR_TERMINATOR: u64 = 0xff;
 
-/// The [`Hasher`] of the plain hashers, [`Xxh3Plain`] (id 4) and [`GxPlain`] (id 5), over their
-/// byte hash `B`: integer words are buffered, so one integer costs one folded multiply in all,
-/// and a byte write is exactly `B::hash_bytes(bytes, state)`; see the
-/// [module docs](self#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the exact definition.
+/// The [`Hasher`] of the plain hashers, [`Xxh3Plain`] (id 4), [`GxPlain`] (id 5) and
+/// [`GxHybrid`] (id 6), over their byte hash `B`: integer words are buffered, so one integer
+/// costs one folded multiply in all, and a byte write is exactly `B::hash_bytes(bytes, state)`;
+/// see the [module docs](self#the-hasher-of-xxh3plain-id-4-gxplain-id-5-and-gxhybrid-id-6) for
+/// the exact definition.
 ///
 /// ```
 /// use core::hash::{BuildHasher, Hasher};
@@ -642,8 +664,8 @@ mod xxh3;
 mod xxh3_long;
 
 #[cfg(splitbloom_gxhash)]
-pub use gxhash::{GxBytes, GxPlainBytes};
-pub use gxhash::{GxHash, GxHasher, GxPlain, GxPlainHasher};
+pub use gxhash::{GxBytes, GxHybridBytes, GxPlainBytes};
+pub use gxhash::{GxHash, GxHasher, GxHybrid, GxHybridHasher, GxPlain, GxPlainHasher};
 pub use parquet::{ParquetHash, ParquetHasher};
 pub use xxh3::{Xxh3Bytes, Xxh3Hash, Xxh3Plain, Xxh3PlainBytes, Xxh3PlainHasher};
 /// The default hasher of every build: [`Xxh3Plain`] (hasher id 4), whatever the target and
@@ -734,6 +756,8 @@ mod tests {
         assert_eq!(GxHash::new(0).is_ok(), aes);
         assert_eq!(HasherKind::GxPlain.is_available(), aes);
         assert_eq!(GxPlain::new(0).is_ok(), aes);
+        assert_eq!(HasherKind::GxHybrid.is_available(), aes);
+        assert_eq!(GxHybrid::new(0).is_ok(), aes);
     }
 
     /// The register-built padding equals the copy into a zeroed buffer at every short length.
@@ -923,6 +947,45 @@ mod tests {
                 expected,
                 "length {len}, seed {seed:#x}"
             );
+        }
+    }
+
+    /// Id 6 against its definition: the XXH3 of xxhash-rust under 16 bytes, gxhash64 of the
+    /// key itself with seed `seed ^ len` from 16 up, through every entry point and on both
+    /// sides of the 3 bytes `write` hashes inline; integers framed as for id 4.
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_hybrid_follows_its_definition() {
+        let definition = |bytes: &[u8], seed: u64| {
+            if bytes.len() < 16 {
+                xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+            } else {
+                ::gxhash::gxhash64(bytes, (seed ^ bytes.len() as u64) as i64)
+            }
+        };
+        for seed in [0, 1, INITIAL_STATE, 0xdead_beef_0bad_cafe] {
+            let hasher = GxHybrid::new(seed).unwrap();
+            for len in 0..=300usize {
+                let bytes: std::vec::Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
+                let text: std::string::String = (0..len)
+                    .map(|i| char::from(b'a' + (i % 26) as u8))
+                    .collect();
+                let expected = definition(&bytes, seed);
+                assert_eq!(hasher.hash_bytes(&bytes), expected, "length {len}");
+                assert_eq!(GxHybridBytes::hash_bytes_in_write(&bytes, seed), expected);
+                assert_eq!(hasher.hash_one(&bytes[..]), expected);
+                assert_eq!(hasher.hash_one(&bytes), expected);
+                let text_hash = definition(text.as_bytes(), seed);
+                assert_eq!(hasher.hash_one(text.as_str()), text_hash);
+                assert_eq!(hasher.hash_one(&text), text_hash);
+                assert_eq!(
+                    hasher.hash_one((&bytes[..], 0x1234u64)),
+                    fold_word(expected, 0x1234)
+                );
+            }
+            for key in [0u64, 1, 0xff, u64::MAX] {
+                assert_eq!(hasher.hash_one(key), fold_word(seed, key));
+            }
         }
     }
 

@@ -64,7 +64,7 @@ impl BytesHash for Xxh3Bytes {
 /// ([`hash_bytes_out_of_line`], direct since it is generic) costs the default build
 /// 1.09-1.11x from 1 to 16 bytes; through the GOT, as a non-generic function, it cost
 /// 1.15-1.16x at 12-16 (README, "Hashing").
-const INLINE_MAX: usize = 3;
+pub(super) const INLINE_MAX: usize = 3;
 
 /// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher of id 2 with the
 /// default seed before its first write), derived once at compile time. XXH3 defines the seeded
@@ -181,7 +181,7 @@ impl BuildHasher for Xxh3Hash {
 /// Its byte-key contract is `XXH3_64_withSeed(bytes, seed)` with nothing added, so any XXH3
 /// implementation reproduces it (with the default seed 0, plain `XXH3_64bits(bytes)`), and
 /// `insert(&str)`, `insert(&[u8])` and `insert_bytes` give the same hash today (see the
-/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the framing of every [`Hasher`](core::hash::Hasher) call).
+/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-gxplain-id-5-and-gxhybrid-id-6) for the framing of every [`Hasher`](core::hash::Hasher) call).
 ///
 /// ```
 /// use core::hash::BuildHasher;
@@ -289,7 +289,7 @@ const EMPTY_KEY_SEED_0: u64 = xxhash_rust::const_xxh3::xxh3_64(&[]);
 
 /// The [`Hasher`](core::hash::Hasher) of [`Xxh3Plain`]: [`PlainHasher`] over XXH3. Integer words are buffered, so
 /// one integer costs one folded multiply in all; see the
-/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-and-gxplain-id-5) for the exact definition.
+/// [module docs](crate::hash#the-hasher-of-xxh3plain-id-4-gxplain-id-5-and-gxhybrid-id-6) for the exact definition.
 ///
 /// ```
 /// use core::hash::{BuildHasher, Hasher};

@@ -1,13 +1,14 @@
 //! The CLI and the hashing contract: filters written with gxhash (hasher id 1, the default of
 //! earlier `+aes` builds) keep answering in the CLI wherever gxhash can run, and are a clear
 //! error elsewhere; CLI keys are the byte-key contract; new files are id 4 and every id opens;
-//! `--hasher gxhash-plain` builds id 5 where gxhash runs and is a clear error elsewhere.
+//! `--hasher gxhash-plain` and `--hasher gxhash-hybrid` build ids 5 and 6 where gxhash runs
+//! and are a clear error elsewhere.
 
 use std::process::Command;
 
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
-    Filter, FilterHasher, FilterRef, GxHash, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
+    Filter, FilterHasher, FilterRef, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
 };
 
 /// A file path in the temporary directory, unique to this test process.
@@ -149,24 +150,15 @@ fn the_cli_builds_id_4_and_reads_every_id() {
     }
 }
 
-/// `build --hasher gxhash-plain` writes an id-5 file (named `gxhash-plain` by `info`) that
-/// answers in the CLI and through `FilterRef<GxPlain>` where gxhash runs; elsewhere the option
-/// is an error that says why.
-#[test]
-fn the_cli_builds_and_reads_gxhash_plain() {
-    let path = temp_path("gx-plain.sbf");
+/// `build --hasher NAME` writes a file of hasher `S` (id 5 or 6, named NAME by `info`) that
+/// answers in the CLI and through `FilterRef<S>` where gxhash runs; elsewhere the option is an
+/// error that says why.
+fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
+    let path = temp_path(&format!("{name}.sbf"));
     let file = path.to_str().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
         .args([
-            "build",
-            "-n",
-            "100",
-            "-p",
-            "0.01",
-            "--hasher",
-            "gxhash-plain",
-            "-o",
-            file,
+            "build", "-n", "100", "-p", "0.01", "--hasher", name, "-o", file,
         ])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -176,20 +168,20 @@ fn the_cli_builds_and_reads_gxhash_plain() {
     feed(&mut child, b"alice\n");
     let output = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if !HasherKind::GxPlain.is_available() {
+    if !S::KIND.is_available() {
         assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("AES"), "{stderr}");
+        assert!(stderr.contains("AES") && stderr.contains(name), "{stderr}");
         assert!(!path.exists());
         return;
     }
     assert!(output.status.success(), "{stderr}");
     let bytes = std::fs::read(&path).unwrap();
-    assert_eq!(bytes[6], HasherKind::GxPlain.id(), "hasher id 5");
-    let view = FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap();
+    assert_eq!(bytes[6], S::KIND.id(), "hasher id of {name}");
+    let view = FilterRef::<S>::from_bytes_with_hasher(&bytes).unwrap();
     assert!(view.contains_bytes(b"alice"));
     assert_eq!(
         view.hash_bytes(b"alice"),
-        GxPlain::new(0).unwrap().hash_bytes(b"alice")
+        S::try_with_seed(0).unwrap().hash_bytes(b"alice")
     );
     let run = |args: &[&str]| {
         let output = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
@@ -205,6 +197,16 @@ fn the_cli_builds_and_reads_gxhash_plain() {
     };
     assert_eq!(run(&["query", file, "alice", "bob"]), "alice\n");
     let info = run(&["info", "--json", file]);
-    assert!(info.contains("\"hasher\":\"gxhash-plain\""), "{info}");
+    assert!(info.contains(&format!("\"hasher\":\"{name}\"")), "{info}");
     std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn the_cli_builds_and_reads_gxhash_plain() {
+    the_cli_builds_and_reads::<GxPlain>("gxhash-plain");
+}
+
+#[test]
+fn the_cli_builds_and_reads_gxhash_hybrid() {
+    the_cli_builds_and_reads::<GxHybrid>("gxhash-hybrid");
 }

@@ -326,7 +326,7 @@ fn corruption_is_caught_by_the_checksum() {
 #[test]
 fn hasher_ids_are_checked() {
     let mut bytes = valid_bytes();
-    for id in [0u8, 6, 255] {
+    for id in [0u8, 7, 255] {
         bytes[6] = id;
         reseal(&mut bytes);
         assert_eq!(

@@ -1,4 +1,4 @@
-//! Every hasher's output, pinned: filters already written (hasher ids 1 to 5) must keep
+//! Every hasher's output, pinned: filters already written (hasher ids 1 to 6) must keep
 //! answering exactly as they did, so no hash of any key may ever change.
 //!
 //! The values of ids 1 to 3 were computed on main at af4e2b5 (before the hashing contract
@@ -6,14 +6,16 @@
 //! outside this crate, from the definition in `splitbloom::hash`, with Python's `xxhash` package
 //! (see [`XXH3_PLAIN`]). Those of id 5 for lengths 0..=40 were computed from its definition with
 //! the `gxhash` crate alone (see [`GX_PLAIN_BYTES`]); its digest table (all lengths, integers,
-//! every entry point) was then pinned from this crate, when id 5 was added. Each table hashes keys of every length
+//! every entry point) was then pinned from this crate, when id 5 was added. Id 6's byte contract
+//! is checked against xxhash-rust under 16 bytes and id 5's literals from 16 to 40, and its
+//! digest table pinned from this crate when it was added. Each table hashes keys of every length
 //! 0..=300 (plus integers) through each way a key reaches a hasher, and pins an XXH3-64 digest of
 //! all outputs, plus a few single values so a mismatch is easy to read.
 
 use core::hash::{BuildHasher, Hasher};
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Error, FilterHasher, GxHash, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Error, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain};
 
 /// Key `len` of the byte tables: deterministic, varied bytes.
 fn key(len: usize) -> Vec<u8> {
@@ -288,6 +290,53 @@ fn gx_plain_outputs_never_change() {
     check("gxhash-plain", &hashers, &GX_PLAIN);
 }
 
+/// Id 6 (`GxHybrid`): under 16 bytes its byte contract is xxhash-rust's XXH3 of the key, and
+/// from 16 to 40 bytes it equals id 5's independent literals above (the two agree there by
+/// definition), through `hash_bytes`, one write, and the `[u8]` and `Vec<u8>` keys of std's
+/// `Hash`; unavailable without AES, with the error naming it.
+#[test]
+fn gx_hybrid_known_answers() {
+    if !HasherKind::GxHybrid.is_available() {
+        assert_eq!(
+            GxHybrid::new(0).unwrap_err(),
+            Error::HasherUnavailable(HasherKind::GxHybrid)
+        );
+        println!("gxhash is not available in this build: nothing to check");
+        return;
+    }
+    for (seed, gx_plain) in SEEDS.into_iter().zip(GX_PLAIN_BYTES) {
+        let hasher = GxHybrid::new(seed).unwrap();
+        for (len, &gx_plain) in gx_plain.iter().enumerate() {
+            let bytes = key(len);
+            let expected = if len < 16 {
+                xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, seed)
+            } else {
+                gx_plain
+            };
+            assert_eq!(
+                hasher.hash_bytes(&bytes),
+                expected,
+                "seed {seed:#x}, length {len}"
+            );
+            assert_eq!(one_write(&hasher, &bytes), expected);
+            assert_eq!(hasher.hash_one(&bytes[..]), expected);
+            assert_eq!(hasher.hash_one(&bytes), expected);
+        }
+    }
+}
+
+/// Id 6 through every entry point, pinned when it was added (its byte contract is checked
+/// against independent values in [`gx_hybrid_known_answers`]).
+#[test]
+fn gx_hybrid_outputs_never_change() {
+    let Ok(first) = GxHybrid::new(SEEDS[0]) else {
+        println!("gxhash is not available in this build: nothing to check");
+        return;
+    };
+    let hashers = [first, GxHybrid::new(SEEDS[1]).unwrap()];
+    check("gxhash-hybrid", &hashers, &GX_HYBRID);
+}
+
 /// The byte contract is one `write` then `finish`, for every hasher: what the CLI always
 /// computed, so filters it built answer through `contains_bytes`.
 #[test]
@@ -310,6 +359,9 @@ fn hash_bytes_is_one_write_then_finish() {
             same(hasher);
         }
         if let Ok(hasher) = GxPlain::new(seed) {
+            same(hasher);
+        }
+        if let Ok(hasher) = GxHybrid::new(seed) {
             same(hasher);
         }
     }
@@ -476,6 +528,34 @@ const GX_PLAIN: [(u64, [u64; 6]); 2] = [
             0xe02661037eb121c4,
             0xea926db7fa378423,
             0xea926db7fa378423,
+            0x298c023eb69b2d31,
+        ],
+    ),
+];
+
+/// Pinned from this crate when id 6 was added (see the module docs).
+/// Its samples, by definition: the empty key, "splitbloom" and the integer as id 4, the 16-byte
+/// key as id 5.
+const GX_HYBRID: [(u64, [u64; 6]); 2] = [
+    (
+        0x2520664843a46c80,
+        [
+            0x2d06800538d394c2,
+            0xb3ea5d30bbfac6aa,
+            0xc5e6439ae5a324cc,
+            0xb3ea5d30bbfac6aa,
+            0xb3ea5d30bbfac6aa,
+            0xbb79f4c683579eea,
+        ],
+    ),
+    (
+        0x1985ab1a7c75fddc,
+        [
+            0xcc1ca35a1b089c5c,
+            0x3066b48b06aaa2a2,
+            0xe02661037eb121c4,
+            0x3066b48b06aaa2a2,
+            0x3066b48b06aaa2a2,
             0x298c023eb69b2d31,
         ],
     ),

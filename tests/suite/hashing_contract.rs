@@ -7,7 +7,7 @@
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
     AtomicFilter, CountingFilter, DefaultHasher, Error, Filter, FilterHasher, FilterRef, GxHash,
-    GxPlain, HasherKind, ScalableFilter, Xxh3Hash, Xxh3Plain,
+    GxHybrid, GxPlain, HasherKind, ScalableFilter, Xxh3Hash, Xxh3Plain,
 };
 
 /// XOR of the halves of the 128-bit product, as the hash module documents.
@@ -133,6 +133,9 @@ fn byte_entry_points_agree_for_every_hasher() {
     if let Ok(hasher) = GxPlain::new(3) {
         entry_points_agree(hasher);
     }
+    if let Ok(hasher) = GxHybrid::new(3) {
+        entry_points_agree(hasher);
+    }
 }
 
 /// Strings: `insert_bytes(s.as_bytes())` is the stable form. With the default hasher (id 4),
@@ -194,37 +197,37 @@ fn with_hasher_id(mut bytes: Vec<u8>, id: u8) -> Vec<u8> {
     bytes
 }
 
-/// An id-5 (`GxPlain`) filter records id 5, opens as `FilterRef<GxPlain>` and `Filter<GxPlain>`
-/// with the same answers, and is a mismatch naming `splitbloom::GxPlain` for any other type;
-/// where gxhash cannot run, an id-5 file is `HasherUnavailable(GxPlain)`.
-#[test]
-fn gx_plain_filters_round_trip_where_gxhash_runs() {
-    assert_eq!(HasherKind::from_id(5), Some(HasherKind::GxPlain));
-    let Ok(hasher) = GxPlain::new(11) else {
-        assert!(!HasherKind::GxPlain.is_available());
-        let bytes = with_hasher_id(Filter::with_num_blocks(4).unwrap().to_bytes(), 5);
+/// A filter of gxhash hasher `S` (id 5 or 6) records its id, opens as `FilterRef<S>` and
+/// `Filter<S>` with the same answers, and is a mismatch naming `S` for any other type; where
+/// gxhash cannot run, a file of its id is `HasherUnavailable`.
+fn gx_filters_round_trip_where_gxhash_runs<S: FilterHasher + core::fmt::Debug>() {
+    let kind = S::KIND;
+    assert_eq!(HasherKind::from_id(kind.id()), Some(kind));
+    let Ok(hasher) = S::try_with_seed(11) else {
+        assert!(!kind.is_available());
+        let bytes = with_hasher_id(Filter::with_num_blocks(4).unwrap().to_bytes(), kind.id());
         assert_eq!(
-            FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap_err(),
-            Error::HasherUnavailable(HasherKind::GxPlain)
+            FilterRef::<S>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Error::HasherUnavailable(kind)
         );
         assert_eq!(
-            Filter::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap_err(),
-            Error::HasherUnavailable(HasherKind::GxPlain)
+            Filter::<S>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Error::HasherUnavailable(kind)
         );
         return;
     };
     let keys = keys();
-    let mut filter = Filter::with_fpr_and_hasher(300, 0.01, hasher).unwrap();
+    let mut filter = Filter::with_fpr_and_hasher(300, 0.01, hasher.clone()).unwrap();
     for key in &keys[..150] {
         filter.insert_bytes(key);
     }
     filter.insert(&7u64);
     filter.insert("text");
     let bytes = filter.to_bytes();
-    assert_eq!(bytes[6], 5, "hasher id in the header");
-    let view = FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap();
+    assert_eq!(bytes[6], kind.id(), "hasher id in the header");
+    let view = FilterRef::<S>::from_bytes_with_hasher(&bytes).unwrap();
     assert_eq!(view.hasher(), &hasher);
-    let owned = Filter::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap();
+    let owned = Filter::<S>::from_bytes_with_hasher(&bytes).unwrap();
     assert_eq!(owned, filter);
     for key in &keys {
         assert_eq!(view.contains_bytes(key), filter.contains_bytes(key));
@@ -237,14 +240,40 @@ fn gx_plain_filters_round_trip_where_gxhash_runs() {
         error,
         Error::HasherKindMismatch {
             expected: HasherKind::Xxh3Plain,
-            found: HasherKind::GxPlain
+            found: kind
         }
     );
-    assert!(error.to_string().contains("splitbloom::GxPlain"), "{error}");
+    assert!(error.to_string().contains(kind.type_name()), "{error}");
     assert!(matches!(
         FilterRef::<GxHash>::from_bytes_with_hasher(&bytes),
         Err(Error::HasherKindMismatch { .. })
     ));
+}
+
+#[test]
+fn gx_plain_filters_round_trip_where_gxhash_runs() {
+    assert_eq!(HasherKind::GxPlain.id(), 5);
+    gx_filters_round_trip_where_gxhash_runs::<GxPlain>();
+}
+
+#[test]
+fn gx_hybrid_filters_round_trip_where_gxhash_runs() {
+    assert_eq!(HasherKind::GxHybrid.id(), 6);
+    assert_eq!(HasherKind::GxHybrid.type_name(), "splitbloom::GxHybrid");
+    gx_filters_round_trip_where_gxhash_runs::<GxHybrid>();
+    // Ids 5 and 6 are different contracts: neither opens as the other.
+    if let (Ok(hybrid), Ok(_)) = (GxHybrid::new(0), GxPlain::new(0)) {
+        let bytes = Filter::with_num_blocks_and_hasher(4, hybrid)
+            .unwrap()
+            .to_bytes();
+        assert_eq!(
+            FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Error::HasherKindMismatch {
+                expected: HasherKind::GxPlain,
+                found: HasherKind::GxHybrid
+            }
+        );
+    }
 }
 
 /// The default hasher is XXH3 in every build, and a gxhash filter (written by earlier `+aes`
@@ -283,7 +312,8 @@ fn gxhash_filters_open_where_gxhash_runs() {
 /// `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`), giving the same values. The id-5 hashes
 /// were computed with the `gxhash` crate's `gxhash64` on explicitly padded keys (as for
 /// `GX_PLAIN_BYTES` in `tests/suite/hash_known_answers.rs`), and their blocks and masks with the same
-/// Python formulas.
+/// Python formulas. The id-6 rows are, by its definition, the id-4 rows for the keys under 16
+/// bytes and the id-5 row for the 16-byte key.
 /// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);
 
@@ -488,6 +518,46 @@ const KNOWN_ANSWERS: &[KnownAnswer] = &[
             0x00000008,
         ],
     ),
+    (
+        6,
+        b"",
+        0x2d06800538d394c2,
+        180,
+        [
+            0x00040000, 0x00000008, 0x00000020, 0x00000001, 0x00000001, 0x00000400, 0x00000100,
+            0x00000080,
+        ],
+    ),
+    (
+        6,
+        b"a",
+        0xe6c632b61e964e1f,
+        923,
+        [
+            0x80000000, 0x08000000, 0x10000000, 0x00400000, 0x00004000, 0x00400000, 0x00001000,
+            0x00000001,
+        ],
+    ),
+    (
+        6,
+        b"splitbloom",
+        0xb3ea5d30bbfac6aa,
+        719,
+        [
+            0x00000400, 0x00000080, 0x00020000, 0x00000002, 0x00100000, 0x00100000, 0x00000010,
+            0x80000000,
+        ],
+    ),
+    (
+        6,
+        b"0123456789abcdef",
+        0x5dd6458b89683784,
+        375,
+        [
+            0x04000000, 0x80000000, 0x00000040, 0x01000000, 0x00002000, 0x00040000, 0x40000000,
+            0x00000008,
+        ],
+    ),
 ];
 
 /// The keys of the known-answer table.
@@ -517,6 +587,9 @@ fn the_readme_known_answers_hold() {
     if let Ok(gx) = GxPlain::new(0) {
         add(5, &|key| gx.hash_bytes(key));
     }
+    if let Ok(gx) = GxHybrid::new(0) {
+        add(6, &|key| gx.hash_bytes(key));
+    }
     for (id, key, h, block, mask) in &rows {
         let lanes: Vec<String> = mask.iter().map(|lane| format!("{lane:08x}")).collect();
         println!(
@@ -529,7 +602,7 @@ fn the_readme_known_answers_hold() {
         assert!(KNOWN_ANSWERS.contains(row), "{row:?} is not in the table");
     }
     let expected_rows = if HasherKind::GxHash.is_available() {
-        20
+        24
     } else {
         12
     };

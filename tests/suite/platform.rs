@@ -5,12 +5,14 @@
 //! `RUSTFLAGS` override that does not reach the build, would still pass every other test, so
 //! the scripts say what they expect through `SPLITBLOOM_EXPECT_KERNEL` (a kernel name) and
 //! `SPLITBLOOM_EXPECT_GXHASH` (`available` or `unavailable`: whether the build has AES, so
-//! that the opt-in `GxPlain` and the legacy `GxHash` can run), and these tests fail when it differs. The default hasher
+//! that the opt-in `GxPlain` and `GxHybrid` and the legacy `GxHash` can run), and these tests fail when it differs. The default hasher
 //! is XXH3 (hasher id 4, `Xxh3Plain`) in every build, which is checked unconditionally
 //! (`SPLITBLOOM_EXPECT_HASHER`, if set, must therefore say `xxh3-plain`). Without the variables
 //! (a plain `cargo test`) they only print what was chosen.
 
-use splitbloom::{DefaultHasher, Error, Filter, FilterHasher, GxHash, GxPlain, HasherKind, Kernel};
+use splitbloom::{
+    DefaultHasher, Error, Filter, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Kernel,
+};
 
 /// The value of environment variable `name`, if set.
 fn expected(name: &str) -> Option<String> {
@@ -73,6 +75,15 @@ fn gxhash_is_available_exactly_where_expected() {
         Err(error) => {
             assert!(!available);
             assert_eq!(error, Error::HasherUnavailable(HasherKind::GxPlain));
+        }
+    }
+    // So does id 6.
+    assert_eq!(HasherKind::GxHybrid.is_available(), available);
+    match GxHybrid::new(0) {
+        Ok(_) => assert!(available),
+        Err(error) => {
+            assert!(!available);
+            assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHybrid));
         }
     }
     if let Some(name) = expected("SPLITBLOOM_EXPECT_GXHASH") {

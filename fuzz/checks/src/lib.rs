@@ -14,8 +14,8 @@ use arbitrary::{Arbitrary, Unstructured};
 use splitbloom::format::{HEADER_BYTES, Header, SCALABLE_HEADER_BYTES};
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
-    DefaultHasher, Filter, FilterHasher, FilterRef, GxHash, GxPlain, Kernel, ScalableFilter,
-    Xxh3Hash, Xxh3Plain,
+    DefaultHasher, Filter, FilterHasher, FilterRef, GxHash, GxHybrid, GxPlain, Kernel,
+    ScalableFilter, Xxh3Hash, Xxh3Plain,
 };
 
 /// One step of the differential target.
@@ -233,6 +233,7 @@ pub fn hashing(data: &[u8]) {
     // (their short keys go through the overlapping loads that must not read past the key).
     let gx = GxHash::new(seed).ok();
     let gx_plain = GxPlain::new(seed).ok();
+    let gx_hybrid = GxHybrid::new(seed).ok();
     for len in 0..=256usize {
         let key: Vec<u8> = (0..len)
             .map(|i| data.get(i).copied().unwrap_or(byte.wrapping_add(i as u8)))
@@ -274,6 +275,24 @@ pub fn hashing(data: &[u8]) {
                 gx_plain.hash_bytes(&key),
                 hash_bytes(gx_plain, &key),
                 "gxhash plain (id 5): one write"
+            );
+        }
+        // Id 6 runs exactly where id 5 does.
+        if let (Some(gx_hybrid), Some(gx_plain)) = (&gx_hybrid, &gx_plain) {
+            assert_eq!(
+                gx_hybrid.hash_bytes(&key),
+                hash_bytes(gx_hybrid, &key),
+                "gxhash hybrid (id 6): one write"
+            );
+            let expected = if len < 16 {
+                plain.hash_bytes(&key)
+            } else {
+                gx_plain.hash_bytes(&key)
+            };
+            assert_eq!(
+                gx_hybrid.hash_bytes(&key),
+                expected,
+                "gxhash hybrid (id 6): XXH3 under 16 bytes, id 5 from 16"
             );
         }
         let mut filter = Filter::with_num_blocks(4).expect("4 blocks");
