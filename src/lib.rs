@@ -153,7 +153,10 @@
 //! `#[target_feature]` functions may be called; the block storage (`src/storage/`: the
 //! aligned, lazily zeroed allocation and its zero-copy atomic view); and XXH3's long-input
 //! loop in AVX2 and AVX-512 (`src/hash/xxh3_long.rs`), called right after detecting them, with
-//! xxhash-rust's own loop elsewhere. Inline assembly declares every register it
+//! xxhash-rust's own loop elsewhere. Besides those, `src/hash/mod.rs` implements castaway's
+//! `unsafe` marker trait `LifetimeFree` for three hashers (`Xxh3Plain`, `GxPlain`,
+//! `GxHybrid`), so that filters can recognise them at compile time; its one requirement, that
+//! the type has no lifetime parameters, holds for each. Inline assembly declares every register it
 //! changes, so callers compiled with AVX keep their vector registers
 //! (`tests/caller_registers.rs`).
 

@@ -81,7 +81,10 @@
 //! * **Not promised by Rust**: `str`, `String`, `[u8]`, `Vec<u8>`. std hashes a `str` as its
 //!   bytes then a `0xff` terminator, and a `[u8]` as its length then its bytes, but does not
 //!   promise to keep doing so. Fine inside one process; for anything persisted use the byte
-//!   contract above.
+//!   contract above. For the hashers of ids 4, 5 and 6, whose framing drops std's words (below),
+//!   a filter hashes a key of one of these four types (not a reference to one, such as a
+//!   `&&str`) straight through [`FilterHasher::hash_bytes`], which is the same value computed
+//!   with the whole byte hash inline: `filter.contains(&key)` costs what `contains_bytes` does.
 //!
 //! ## The hasher of [`Xxh3Plain`] (id 4), [`GxPlain`] (id 5) and [`GxHybrid`] (id 6)
 //!
@@ -630,16 +633,88 @@ where
 /// `contains(&str)` paid a call with the hasher's state in memory (AMD Zen 3: 1.13-1.30x
 /// plain XXH3 at 0-32 bytes; Zen 5: 1.49x for the empty key, whose hash is a constant).
 /// Inlined, with [`BytesHash::hash_bytes_in_write`], the state stays in registers and the
-/// one call left is the byte hash's (README, "Hashing").
+/// one call left is the byte hash's.
+///
+/// That call is gone too where the value allows it: for a `str`, `[u8]`, `String` or
+/// `Vec<u8>` key and a hasher whose `hash_one` of such a key is its byte contract (ids 4, 5
+/// and 6), this is [`FilterHasher::hash_bytes`] of the key's bytes, the whole byte hash
+/// inline, as `contains_bytes` computes it; both choices are made at compile time. std's
+/// `<str as Hash>::hash` cannot take the whole of XXH3's short paths and still be inlined
+/// (see `xxh3::INLINE_MAX`), so through it `contains(&str)` took 1.09-1.11x plain XXH3 at 1-16
+/// bytes, against 1.03-1.07x this way (README, "Hashing"). Other key types, references to
+/// strings (`&&str`) among them, take std's `Hash`, which gives the same hash.
 #[inline(always)]
 #[expect(
     clippy::manual_hash_one,
     reason = "the point: `hash_one` itself is not inlined (see above)"
 )]
 pub(crate) fn hash_key<S: BuildHasher, K: core::hash::Hash + ?Sized>(hasher: &S, key: &K) -> u64 {
+    if let Some(bytes) = byte_string(key)
+        && let Some(hash) = plain_hash_bytes(hasher, bytes)
+    {
+        return hash;
+    }
     let mut state = hasher.build_hasher();
     key.hash(&mut state);
     state.finish()
+}
+
+/// The bytes of `key` when `K` is `str`, `[u8]`, `String` or `Vec<u8>`, whose `Hash` impls
+/// write exactly these bytes plus one framing word (a `0xff` after a `str`, the length before
+/// a slice); `None` for every other type. Decided at compile time: each cast compares two
+/// type ids, which LLVM folds (castaway; references such as `&str` cannot be cast, their
+/// lifetime not being `'static`).
+#[inline(always)]
+fn byte_string<K: ?Sized>(key: &K) -> Option<&[u8]> {
+    if let Ok(text) = castaway::cast!(key, &str) {
+        return Some(text.as_bytes());
+    }
+    if let Ok(bytes) = castaway::cast!(key, &[u8]) {
+        return Some(bytes);
+    }
+    if let Ok(text) = castaway::cast!(key, &alloc::string::String) {
+        return Some(text.as_bytes());
+    }
+    if let Ok(bytes) = castaway::cast!(key, &alloc::vec::Vec<u8>) {
+        return Some(bytes);
+    }
+    None
+}
+
+/// `hasher.hash_bytes(bytes)` when `S` is one of the hashers whose hash of a byte-string key
+/// through std's `Hash` is its byte contract ([`Xxh3Plain`], [`GxPlain`], [`GxHybrid`]: their
+/// [`PlainHasher`] drops std's framing words); `None` for every other `S`, decided at compile
+/// time.
+#[inline(always)]
+fn plain_hash_bytes<S>(hasher: &S, bytes: &[u8]) -> Option<u64> {
+    if let Ok(hasher) = castaway::cast!(hasher, &Xxh3Plain) {
+        return Some(hasher.hash_bytes(bytes));
+    }
+    if let Ok(hasher) = castaway::cast!(hasher, &GxPlain) {
+        return Some(hasher.hash_bytes(bytes));
+    }
+    if let Ok(hasher) = castaway::cast!(hasher, &GxHybrid) {
+        return Some(hasher.hash_bytes(bytes));
+    }
+    None
+}
+
+/// castaway's marker for types without lifetime parameters, for the hashers that
+/// [`plain_hash_bytes`] casts to.
+#[allow(
+    unsafe_code,
+    reason = "castaway's marker trait, whose contract holds (each SAFETY line)"
+)]
+mod lifetime_free {
+    use super::{GxHybrid, GxPlain, Xxh3Plain};
+
+    // SAFETY: castaway's contract for `LifetimeFree` is that the type has no lifetime
+    // parameters, so that every value of it is `'static`: `Xxh3Plain` is one `u64`.
+    unsafe impl castaway::LifetimeFree for Xxh3Plain {}
+    // SAFETY: as for `Xxh3Plain`: `GxPlain` is a `u64` and a field-less proof type.
+    unsafe impl castaway::LifetimeFree for GxPlain {}
+    // SAFETY: as for `Xxh3Plain`: `GxHybrid` is a `u64` and a field-less proof type.
+    unsafe impl castaway::LifetimeFree for GxHybrid {}
 }
 
 /// The proof that a hash which every build can compute can run: always constructible.
@@ -985,6 +1060,66 @@ mod tests {
             }
             for key in [0u64, 1, 0xff, u64::MAX] {
                 assert_eq!(hasher.hash_one(key), fold_word(seed, key));
+            }
+        }
+    }
+
+    /// The byte-string shortcut of `hash_key` applies to exactly the four byte-string types and
+    /// the three hashers whose `hash_one` of them is the byte contract, and gives their value.
+    #[test]
+    fn hash_key_takes_the_byte_contract_exactly_where_it_is_the_same_hash() {
+        use std::string::String;
+        use std::vec::Vec;
+        let text = String::from("splitbloom");
+        let bytes: Vec<u8> = text.clone().into_bytes();
+        assert_eq!(byte_string(text.as_str()), Some(&bytes[..]));
+        assert_eq!(byte_string(&bytes[..]), Some(&bytes[..]));
+        assert_eq!(byte_string(&text), Some(&bytes[..]));
+        assert_eq!(byte_string(&bytes), Some(&bytes[..]));
+        assert_eq!(byte_string(&text.as_str()), None, "a reference to a str");
+        assert_eq!(byte_string(&7u64), None);
+        assert_eq!(byte_string(&[1u16, 2][..]), None);
+        assert_eq!(byte_string(&[1u8, 2]), None, "an array");
+        assert_eq!(byte_string(&std::boxed::Box::<str>::from("a")), None);
+        let plain = Xxh3Plain::with_seed(5);
+        assert_eq!(
+            plain_hash_bytes(&plain, b"key"),
+            Some(plain.hash_bytes(b"key"))
+        );
+        assert_eq!(plain_hash_bytes(&Xxh3Hash::with_seed(5), b"key"), None);
+        assert_eq!(plain_hash_bytes(&ParquetHash::default(), b"key"), None);
+        assert_eq!(
+            plain_hash_bytes(&std::hash::RandomState::new(), b"key"),
+            None
+        );
+        if let (Ok(gx), Ok(plain), Ok(hybrid)) = (GxHash::new(5), GxPlain::new(5), GxHybrid::new(5))
+        {
+            assert_eq!(plain_hash_bytes(&gx, b"key"), None);
+            assert_eq!(
+                plain_hash_bytes(&plain, b"key"),
+                Some(plain.hash_bytes(b"key"))
+            );
+            assert_eq!(
+                plain_hash_bytes(&hybrid, b"key"),
+                Some(hybrid.hash_bytes(b"key"))
+            );
+        }
+        // Where it applies, the value is std's: the shortcut changes no hash.
+        for hasher_seed in [0, 5] {
+            let plain = Xxh3Plain::with_seed(hasher_seed);
+            for len in [0usize, 3, 4, 16, 17, 241] {
+                let text: String = (0..len)
+                    .map(|i| char::from(b'a' + (i % 26) as u8))
+                    .collect();
+                assert_eq!(
+                    hash_key(&plain, text.as_str()),
+                    plain.hash_one(text.as_str())
+                );
+                assert_eq!(hash_key(&plain, &text), plain.hash_one(&text));
+                assert_eq!(
+                    hash_key(&plain, text.as_bytes()),
+                    plain.hash_one(text.as_bytes())
+                );
             }
         }
     }

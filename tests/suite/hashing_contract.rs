@@ -138,6 +138,85 @@ fn byte_entry_points_agree_for_every_hasher() {
     }
 }
 
+/// Each filter type's `insert(&key)`, `contains(&key)` and batch forms hash a key as
+/// `hasher.hash_one(&key)`, whatever the hasher (std's own included) and key type: the filters
+/// hash byte-string keys through `hash_bytes` for the hashers where that is the same value,
+/// and this fails if they did so for any other.
+fn keys_hash_as_hash_one<S: core::hash::BuildHasher + Clone>(hasher: S) {
+    let texts: Vec<String> = (0..40)
+        .map(|len| {
+            (0..len)
+                .map(|i| char::from(b'a' + ((i * 7 + len) % 26) as u8))
+                .collect()
+        })
+        .collect();
+    let bytes: Vec<Vec<u8>> = texts.iter().map(|text| text.clone().into_bytes()).collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    // Filters built from `hash_one`, queried through `Hash`; and the other way round.
+    let mut by_hash = Filter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
+    let mut by_key = Filter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
+    let atomic = AtomicFilter::from(by_key.clone());
+    let mut counting = CountingFilter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
+    for (index, text) in texts.iter().enumerate() {
+        for hash in [
+            hasher.hash_one(text.as_str()),
+            hasher.hash_one(text),
+            hasher.hash_one(&bytes[index][..]),
+            hasher.hash_one(&bytes[index]),
+            hasher.hash_one((index as u32, text.as_str())),
+        ] {
+            by_hash.insert_hash(hash);
+        }
+        by_key.insert(text.as_str());
+        by_key.insert(text);
+        by_key.insert(&bytes[index][..]);
+        by_key.insert(&bytes[index]);
+        by_key.insert(&(index as u32, text.as_str()));
+        atomic.insert(text.as_str());
+        counting.insert(&bytes[index][..]);
+    }
+    let mut batched = Filter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
+    batched.insert_batch(&texts);
+    batched.insert_batch(&bytes);
+    batched.insert_batch(&refs);
+    assert!(
+        by_key.as_words() == by_hash.as_words(),
+        "insert(&key) is not insert_hash(hash_one(&key))"
+    );
+    for (index, text) in texts.iter().enumerate() {
+        assert!(by_hash.contains(text.as_str()) && by_hash.contains(text));
+        assert!(by_hash.contains(&bytes[index][..]) && by_hash.contains(&bytes[index]));
+        assert!(by_hash.contains(&refs[index]));
+        assert!(atomic.contains_hash(hasher.hash_one(text.as_str())));
+        assert!(counting.contains_hash(hasher.hash_one(&bytes[index][..])));
+        assert!(batched.contains_hash(hasher.hash_one(text)));
+        assert!(batched.contains_hash(hasher.hash_one(&bytes[index])));
+        assert!(batched.contains_hash(hasher.hash_one(refs[index])));
+    }
+    let mut out = vec![false; texts.len()];
+    by_hash.contains_batch(&texts, &mut out);
+    assert!(out.iter().all(|&found| found));
+    by_hash.contains_batch(&bytes, &mut out);
+    assert!(out.iter().all(|&found| found));
+}
+
+#[test]
+fn keys_hash_as_hash_one_for_every_hasher() {
+    keys_hash_as_hash_one(Xxh3Plain::with_seed(3));
+    keys_hash_as_hash_one(Xxh3Hash::with_seed(3));
+    keys_hash_as_hash_one(ParquetHash::default());
+    keys_hash_as_hash_one(std::hash::RandomState::new());
+    if let Ok(hasher) = GxHash::new(3) {
+        keys_hash_as_hash_one(hasher);
+    }
+    if let Ok(hasher) = GxPlain::new(3) {
+        keys_hash_as_hash_one(hasher);
+    }
+    if let Ok(hasher) = GxHybrid::new(3) {
+        keys_hash_as_hash_one(hasher);
+    }
+}
+
 /// Strings: `insert_bytes(s.as_bytes())` is the stable form. With the default hasher (id 4),
 /// `insert(s)` gives the same hash under std's framing today; with id 2 it is a different
 /// (in-process) hash.
