@@ -61,9 +61,11 @@ impl BytesHash for Xxh3Bytes {
 /// this (XXH3's 1-3-byte path adds 175-180, whoever writes it), 285 with the 4-16-byte paths
 /// instead, and 455-460 with 0-16. Inlining 4-16 and calling out for 1-3 bytes measured
 /// 1.06-1.11x at 4-16 bytes but 1.20x at 1 byte and 1.17-1.19x at 24-32. The call this leaves
-/// ([`hash_bytes_out_of_line`], direct since it is generic) costs the default build
+/// ([`hash_bytes_out_of_line`], direct since it is generic) cost the default build
 /// 1.09-1.11x from 1 to 16 bytes; through the GOT, as a non-generic function, it cost
-/// 1.15-1.16x at 12-16 (README, "Hashing").
+/// 1.15-1.16x at 12-16 (README, "Hashing"). Filters no longer take this path for byte-string
+/// keys (`hash_key` hashes them through the byte contract), only `Hasher` users and keys such
+/// as `&&str` or `(u32, &str)` do.
 pub(super) const INLINE_MAX: usize = 3;
 
 /// XXH3's secret for seed [`INITIAL_STATE`] (the state of every hasher of id 2 with the
