@@ -957,19 +957,17 @@ mod tests {
         }
     }
 
-    /// Id 5 against its definition, computed here with the gxhash crate on a padded copy (not
-    /// the overlapping loads of `zero_padded`), through every entry point; integers framed as
-    /// for id 4.
+    /// A gxhash hasher of id 5 or 6 against `definition(bytes, seed)`, computed with the
+    /// gxhash and xxhash-rust crates, through every entry point, `write_path` (the byte hash of
+    /// its `Hasher::write`) among them, at lengths 0..=300 and several seeds; integers framed
+    /// as for id 4.
     #[cfg(splitbloom_gxhash)]
-    #[test]
-    fn gx_plain_follows_its_definition() {
-        let definition = |bytes: &[u8], seed: u64| {
-            let mut padded = bytes.to_vec();
-            padded.resize(bytes.len().max(16), 0);
-            ::gxhash::gxhash64(&padded, (seed ^ bytes.len() as u64) as i64)
-        };
-        for seed in [0, 1, 0xdead_beef_0bad_cafe] {
-            let hasher = GxPlain::new(seed).unwrap();
+    fn gx_follows_its_definition<S: FilterHasher>(
+        definition: impl Fn(&[u8], u64) -> u64,
+        write_path: fn(&[u8], u64) -> u64,
+    ) {
+        for seed in [0, 1, INITIAL_STATE, 0xdead_beef_0bad_cafe] {
+            let hasher = S::try_with_seed(seed).unwrap();
             for len in 0..=300usize {
                 let bytes: std::vec::Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
                 let text: std::string::String = (0..len)
@@ -977,6 +975,7 @@ mod tests {
                     .collect();
                 let expected = definition(&bytes, seed);
                 assert_eq!(hasher.hash_bytes(&bytes), expected, "length {len}");
+                assert_eq!(write_path(&bytes, seed), expected, "length {len}");
                 assert_eq!(hasher.hash_one(&bytes[..]), expected);
                 assert_eq!(hasher.hash_one(&bytes), expected);
                 let text_hash = definition(text.as_bytes(), seed);
@@ -995,6 +994,38 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Id 5: gxhash64 of the key zero-padded to 16 bytes (a padded copy here, not the
+    /// overlapping loads of `zero_padded`), seeded with `seed ^ len`.
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_plain_follows_its_definition() {
+        gx_follows_its_definition::<GxPlain>(
+            |bytes, seed| {
+                let mut padded = bytes.to_vec();
+                padded.resize(bytes.len().max(16), 0);
+                ::gxhash::gxhash64(&padded, (seed ^ bytes.len() as u64) as i64)
+            },
+            GxPlainBytes::hash_bytes_in_write,
+        );
+    }
+
+    /// Id 6: xxhash-rust's XXH3 under 16 bytes, gxhash64 of the key itself with seed
+    /// `seed ^ len` from 16 up (on both sides of the 3 bytes `write` hashes inline).
+    #[cfg(splitbloom_gxhash)]
+    #[test]
+    fn gx_hybrid_follows_its_definition() {
+        gx_follows_its_definition::<GxHybrid>(
+            |bytes, seed| {
+                if bytes.len() < 16 {
+                    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
+                } else {
+                    ::gxhash::gxhash64(bytes, (seed ^ bytes.len() as u64) as i64)
+                }
+            },
+            GxHybridBytes::hash_bytes_in_write,
+        );
     }
 
     /// Id 5's short and 16-byte paths (the overlapping-load padding) against the crate's
@@ -1022,45 +1053,6 @@ mod tests {
                 expected,
                 "length {len}, seed {seed:#x}"
             );
-        }
-    }
-
-    /// Id 6 against its definition: the XXH3 of xxhash-rust under 16 bytes, gxhash64 of the
-    /// key itself with seed `seed ^ len` from 16 up, through every entry point and on both
-    /// sides of the 3 bytes `write` hashes inline; integers framed as for id 4.
-    #[cfg(splitbloom_gxhash)]
-    #[test]
-    fn gx_hybrid_follows_its_definition() {
-        let definition = |bytes: &[u8], seed: u64| {
-            if bytes.len() < 16 {
-                xxhash_rust::xxh3::xxh3_64_with_seed(bytes, seed)
-            } else {
-                ::gxhash::gxhash64(bytes, (seed ^ bytes.len() as u64) as i64)
-            }
-        };
-        for seed in [0, 1, INITIAL_STATE, 0xdead_beef_0bad_cafe] {
-            let hasher = GxHybrid::new(seed).unwrap();
-            for len in 0..=300usize {
-                let bytes: std::vec::Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
-                let text: std::string::String = (0..len)
-                    .map(|i| char::from(b'a' + (i % 26) as u8))
-                    .collect();
-                let expected = definition(&bytes, seed);
-                assert_eq!(hasher.hash_bytes(&bytes), expected, "length {len}");
-                assert_eq!(GxHybridBytes::hash_bytes_in_write(&bytes, seed), expected);
-                assert_eq!(hasher.hash_one(&bytes[..]), expected);
-                assert_eq!(hasher.hash_one(&bytes), expected);
-                let text_hash = definition(text.as_bytes(), seed);
-                assert_eq!(hasher.hash_one(text.as_str()), text_hash);
-                assert_eq!(hasher.hash_one(&text), text_hash);
-                assert_eq!(
-                    hasher.hash_one((&bytes[..], 0x1234u64)),
-                    fold_word(expected, 0x1234)
-                );
-            }
-            for key in [0u64, 1, 0xff, u64::MAX] {
-                assert_eq!(hasher.hash_one(key), fold_word(seed, key));
-            }
         }
     }
 

@@ -249,27 +249,31 @@ const GX_PLAIN_BYTES: [[u64; 41]; 2] = [
     ],
 ];
 
-/// Id 5 (`GxPlain`): its byte contract equals the literals above at every length 0..=40 (the
-/// padding boundary and both sides of it), through `hash_bytes`, one write, and the `[u8]` and
-/// `Vec<u8>` keys of std's `Hash`; unavailable without AES, with the error naming it.
-#[test]
-fn gx_plain_known_answers() {
-    if !HasherKind::GxPlain.is_available() {
+/// Gxhash hasher `S` (id 5 or 6) against `expected(seed index, length, key)` at every length
+/// 0..=40 (the padding boundary and both sides of it), through `hash_bytes`, one write, and the
+/// `[u8]` and `Vec<u8>` keys of std's `Hash`; where gxhash cannot run, unavailable with the
+/// error naming it.
+fn gx_byte_contract_holds<S: FilterHasher + core::fmt::Debug>(
+    expected: impl Fn(usize, usize, &[u8]) -> u64,
+) {
+    if !S::KIND.is_available() {
         assert_eq!(
-            GxPlain::new(0).unwrap_err(),
-            Error::HasherUnavailable(HasherKind::GxPlain)
+            S::try_with_seed(0).unwrap_err(),
+            Error::HasherUnavailable(S::KIND)
         );
         println!("gxhash is not available in this build: nothing to check");
         return;
     }
-    for (seed, expected) in SEEDS.into_iter().zip(GX_PLAIN_BYTES) {
-        let hasher = GxPlain::new(seed).unwrap();
-        for (len, &expected) in expected.iter().enumerate() {
+    for (index, seed) in SEEDS.into_iter().enumerate() {
+        let hasher = S::try_with_seed(seed).unwrap();
+        for len in 0..=40 {
             let bytes = key(len);
+            let expected = expected(index, len, &bytes);
             assert_eq!(
                 hasher.hash_bytes(&bytes),
                 expected,
-                "seed {seed:#x}, length {len}"
+                "{:?}, seed {seed:#x}, length {len}",
+                S::KIND
             );
             assert_eq!(one_write(&hasher, &bytes), expected);
             assert_eq!(hasher.hash_one(&bytes[..]), expected);
@@ -278,63 +282,49 @@ fn gx_plain_known_answers() {
     }
 }
 
-/// Id 5 through every entry point, pinned when it was added (its byte contract is checked
-/// against independent literals in [`gx_plain_known_answers`]).
-#[test]
-fn gx_plain_outputs_never_change() {
-    let Ok(first) = GxPlain::new(SEEDS[0]) else {
+/// Gxhash hasher `S` through every entry point against its table `expected`, pinned when it
+/// was added; nothing to check where gxhash cannot run.
+fn gx_outputs_never_change<S: FilterHasher>(name: &str, expected: &[(u64, [u64; 6])]) {
+    let Ok(first) = S::try_with_seed(SEEDS[0]) else {
         println!("gxhash is not available in this build: nothing to check");
         return;
     };
-    let hashers = [first, GxPlain::new(SEEDS[1]).unwrap()];
-    check("gxhash-plain", &hashers, &GX_PLAIN);
+    let hashers = [first, S::try_with_seed(SEEDS[1]).unwrap()];
+    check(name, &hashers, expected);
+}
+
+/// Id 5 (`GxPlain`): its byte contract equals the literals above.
+#[test]
+fn gx_plain_known_answers() {
+    gx_byte_contract_holds::<GxPlain>(|seed, len, _| GX_PLAIN_BYTES[seed][len]);
+}
+
+/// Id 5 through every entry point (its byte contract is checked against independent literals
+/// in [`gx_plain_known_answers`]).
+#[test]
+fn gx_plain_outputs_never_change() {
+    gx_outputs_never_change::<GxPlain>("gxhash-plain", &GX_PLAIN);
 }
 
 /// Id 6 (`GxHybrid`): under 16 bytes its byte contract is xxhash-rust's XXH3 of the key, and
 /// from 16 to 40 bytes it equals id 5's independent literals above (the two agree there by
-/// definition), through `hash_bytes`, one write, and the `[u8]` and `Vec<u8>` keys of std's
-/// `Hash`; unavailable without AES, with the error naming it.
+/// definition).
 #[test]
 fn gx_hybrid_known_answers() {
-    if !HasherKind::GxHybrid.is_available() {
-        assert_eq!(
-            GxHybrid::new(0).unwrap_err(),
-            Error::HasherUnavailable(HasherKind::GxHybrid)
-        );
-        println!("gxhash is not available in this build: nothing to check");
-        return;
-    }
-    for (seed, gx_plain) in SEEDS.into_iter().zip(GX_PLAIN_BYTES) {
-        let hasher = GxHybrid::new(seed).unwrap();
-        for (len, &gx_plain) in gx_plain.iter().enumerate() {
-            let bytes = key(len);
-            let expected = if len < 16 {
-                xxhash_rust::xxh3::xxh3_64_with_seed(&bytes, seed)
-            } else {
-                gx_plain
-            };
-            assert_eq!(
-                hasher.hash_bytes(&bytes),
-                expected,
-                "seed {seed:#x}, length {len}"
-            );
-            assert_eq!(one_write(&hasher, &bytes), expected);
-            assert_eq!(hasher.hash_one(&bytes[..]), expected);
-            assert_eq!(hasher.hash_one(&bytes), expected);
+    gx_byte_contract_holds::<GxHybrid>(|seed, len, bytes| {
+        if len < 16 {
+            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, SEEDS[seed])
+        } else {
+            GX_PLAIN_BYTES[seed][len]
         }
-    }
+    });
 }
 
-/// Id 6 through every entry point, pinned when it was added (its byte contract is checked
-/// against independent values in [`gx_hybrid_known_answers`]).
+/// Id 6 through every entry point (its byte contract is checked against independent values
+/// in [`gx_hybrid_known_answers`]).
 #[test]
 fn gx_hybrid_outputs_never_change() {
-    let Ok(first) = GxHybrid::new(SEEDS[0]) else {
-        println!("gxhash is not available in this build: nothing to check");
-        return;
-    };
-    let hashers = [first, GxHybrid::new(SEEDS[1]).unwrap()];
-    check("gxhash-hybrid", &hashers, &GX_HYBRID);
+    gx_outputs_never_change::<GxHybrid>("gxhash-hybrid", &GX_HYBRID);
 }
 
 /// The byte contract is one `write` then `finish`, for every hasher: what the CLI always
