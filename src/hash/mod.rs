@@ -310,7 +310,8 @@ pub trait FilterHasher: BuildHasher + Clone + PartialEq {
     /// The algorithm.
     const KIND: HasherKind;
     /// A hasher of this kind with `seed`, or [`Error::HasherUnavailable`] when this build
-    /// cannot compute it (only [`GxHash`] and [`GxPlain`], without AES at compile time).
+    /// cannot compute it (only the gxhash hashers, [`GxHybrid`], [`GxPlain`] and [`GxHash`],
+    /// without AES at compile time).
     fn try_with_seed(seed: u64) -> Result<Self, Error>;
     /// The seed.
     fn seed(&self) -> u64;

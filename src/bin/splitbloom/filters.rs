@@ -71,7 +71,7 @@ impl NewFilterOptions {
     }
 }
 
-/// Calls `$body` with `$S` bound to the hasher type of `$kind`. `GxHash` and `GxPlain` are
+/// Calls `$body` with `$S` bound to the hasher type of `$kind`. The gxhash hashers are
 /// nameable in every build; where they cannot run, their readers report `HasherUnavailable`.
 macro_rules! with_hasher {
     ($kind:expr, $S:ident => $body:expr) => {
