@@ -138,10 +138,11 @@ fn byte_entry_points_agree_for_every_hasher() {
     }
 }
 
-/// Each filter type's `insert(&key)`, `contains(&key)` and batch forms hash a key as
-/// `hasher.hash_one(&key)`, whatever the hasher (std's own included) and key type: the filters
-/// hash byte-string keys through `hash_bytes` for the hashers where that is the same value,
-/// and this fails if they did so for any other.
+/// `insert(&key)`, `contains(&key)` and the batch forms (of `Filter`; `insert` of
+/// `AtomicFilter`, `CountingFilter` and `ScalableFilter`) hash a key as `hasher.hash_one(&key)`,
+/// whatever the hasher (std's own included) and key type: the filters hash byte-string keys
+/// through `hash_bytes` for the hashers where that is the same value, and this fails if they
+/// did so for any other.
 fn keys_hash_as_hash_one<S: core::hash::BuildHasher + Clone>(hasher: S) {
     let texts: Vec<String> = (0..40)
         .map(|len| {
@@ -157,6 +158,11 @@ fn keys_hash_as_hash_one<S: core::hash::BuildHasher + Clone>(hasher: S) {
     let mut by_key = Filter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
     let atomic = AtomicFilter::from(by_key.clone());
     let mut counting = CountingFilter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
+    let mut scalable = ScalableFilter::with_parameters(
+        splitbloom::ScalableParameters::new(1000, 0.01),
+        hasher.clone(),
+    )
+    .unwrap();
     for (index, text) in texts.iter().enumerate() {
         for hash in [
             hasher.hash_one(text.as_str()),
@@ -174,6 +180,7 @@ fn keys_hash_as_hash_one<S: core::hash::BuildHasher + Clone>(hasher: S) {
         by_key.insert(&(index as u32, text.as_str()));
         atomic.insert(text.as_str());
         counting.insert(&bytes[index][..]);
+        scalable.insert(text).unwrap();
     }
     let mut batched = Filter::with_num_blocks_and_hasher(4096, hasher.clone()).unwrap();
     batched.insert_batch(&texts);
@@ -189,6 +196,7 @@ fn keys_hash_as_hash_one<S: core::hash::BuildHasher + Clone>(hasher: S) {
         assert!(by_hash.contains(&refs[index]));
         assert!(atomic.contains_hash(hasher.hash_one(text.as_str())));
         assert!(counting.contains_hash(hasher.hash_one(&bytes[index][..])));
+        assert!(scalable.contains_hash(hasher.hash_one(text)));
         assert!(batched.contains_hash(hasher.hash_one(text)));
         assert!(batched.contains_hash(hasher.hash_one(&bytes[index])));
         assert!(batched.contains_hash(hasher.hash_one(refs[index])));
