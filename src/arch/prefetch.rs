@@ -43,13 +43,14 @@
 
 use core::sync::atomic::{AtomicU8, Ordering};
 
-/// The cache level a batch loop's prefetches ask for.
+/// The cache level a batch loop's prefetches ask for; its discriminant is what [`LEVEL`] holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Level {
     /// `prefetcht0` on x86_64.
-    L1,
+    L1 = 1,
     /// `prefetcht1` on x86_64.
-    L2,
+    L2 = 2,
 }
 
 impl Level {
@@ -62,7 +63,7 @@ impl Level {
     }
 }
 
-/// The cached [`level`]: 0 before the first call, then 1 + the `Level` as `u8`.
+/// The cached [`level`]: 0 before the first call, then the `Level`'s discriminant.
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 
 /// The level this CPU's batch loops prefetch into: `SPLITBLOOM_PREFETCH` if set to `l1` or
@@ -71,8 +72,8 @@ static LEVEL: AtomicU8 = AtomicU8::new(0);
 #[inline]
 pub(crate) fn level() -> Level {
     match LEVEL.load(Ordering::Relaxed) {
-        1 => Level::L1,
-        2 => Level::L2,
+        value if value == Level::L1 as u8 => Level::L1,
+        value if value == Level::L2 as u8 => Level::L2,
         _ => {
             let level = requested().unwrap_or_else(detect);
             set_level(level);
@@ -84,13 +85,7 @@ pub(crate) fn level() -> Level {
 /// Replaces the cached [`level`] (tests run the batch loops both ways with it). Any thread
 /// racing with it sees one level or the other, and both give the same answers and bits.
 pub(crate) fn set_level(level: Level) {
-    LEVEL.store(
-        match level {
-            Level::L1 => 1,
-            Level::L2 => 2,
-        },
-        Ordering::Relaxed,
-    );
+    LEVEL.store(level as u8, Ordering::Relaxed);
 }
 
 /// The level measured best on this CPU.
@@ -104,11 +99,10 @@ fn detect() -> Level {
 /// The level named by `SPLITBLOOM_PREFETCH`, if set to a known one.
 #[cfg(feature = "std")]
 fn requested() -> Option<Level> {
-    match std::env::var("SPLITBLOOM_PREFETCH").ok()?.as_str() {
-        "l1" => Some(Level::L1),
-        "l2" => Some(Level::L2),
-        _ => None,
-    }
+    let requested = std::env::var("SPLITBLOOM_PREFETCH").ok()?;
+    [Level::L1, Level::L2]
+        .into_iter()
+        .find(|level| level.name() == requested)
 }
 
 /// Without `std` there is no environment to read.
