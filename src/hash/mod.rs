@@ -312,12 +312,42 @@ pub trait FilterHasher: BuildHasher + Clone + PartialEq {
     /// A hasher of this kind with `seed`, or [`Error::HasherUnavailable`] when this build
     /// cannot compute it (only the gxhash hashers, [`GxHybrid`], [`GxPlain`] and [`GxHash`],
     /// without AES at compile time).
+    ///
+    /// ```
+    /// use splitbloom::{Error, FilterHasher, GxHybrid, HasherKind, Xxh3Plain};
+    /// assert_eq!(Xxh3Plain::try_with_seed(7)?.seed(), 7);
+    /// match GxHybrid::try_with_seed(7) {
+    ///     Ok(hasher) => assert_eq!(hasher.seed(), 7),
+    ///     Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHybrid)),
+    /// }
+    /// # Ok::<(), Error>(())
+    /// ```
     fn try_with_seed(seed: u64) -> Result<Self, Error>;
     /// The seed.
+    ///
+    /// ```
+    /// use splitbloom::{DefaultHasher, FilterHasher};
+    /// assert_eq!(DefaultHasher::try_with_seed(3)?.seed(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
     fn seed(&self) -> u64;
     /// The 64-bit hash of exactly `bytes`, with the framing documented in the
     /// [module docs](self#the-byte-key-contract-stable-reproducible-in-any-language): the same as
     /// one [`Hasher::write`] of `bytes` on a fresh hasher, then [`Hasher::finish`].
+    ///
+    /// ```
+    /// use core::hash::{BuildHasher, Hasher};
+    /// use splitbloom::{FilterHasher, Xxh3Plain};
+    /// let hasher = Xxh3Plain::with_seed(5);
+    /// let mut state = hasher.build_hasher();
+    /// state.write(b"user:42");
+    /// assert_eq!(hasher.hash_bytes(b"user:42"), state.finish());
+    /// // Id 4 hashes the bytes alone: plain XXH3-64 with the seed.
+    /// assert_eq!(
+    ///     hasher.hash_bytes(b"user:42"),
+    ///     xxhash_rust::xxh3::xxh3_64_with_seed(b"user:42", 5)
+    /// );
+    /// ```
     fn hash_bytes(&self, bytes: &[u8]) -> u64;
 }
 
@@ -329,6 +359,14 @@ pub trait FilterHasher: BuildHasher + Clone + PartialEq {
 /// ```
 pub trait BytesHash {
     /// The 64-bit hash of `bytes` with `seed`; must read nothing outside `bytes`.
+    ///
+    /// ```
+    /// use splitbloom::hash::{BytesHash, Xxh3PlainBytes};
+    /// assert_eq!(
+    ///     Xxh3PlainBytes::hash_bytes(b"", 9),
+    ///     xxhash_rust::xxh3::xxh3_64_with_seed(b"", 9)
+    /// );
+    /// ```
     fn hash_bytes(bytes: &[u8], seed: u64) -> u64;
 
     /// The same value as [`hash_bytes`](BytesHash::hash_bytes), as [`KeyHasher`] and
