@@ -3,12 +3,10 @@
 # promise: every public item has a runnable example; the doc tests run them).
 #
 # rustdoc's `missing_doc_code_examples` lint is unstable. RUSTC_BOOTSTRAP=1 lets the stable
-# toolchain run it, so no nightly is needed. Run as a warning and counted from the log: with
-# `-D` the lint also reports `impl` blocks, which have no documentation of their own to carry
-# an example. About 40 s from nothing (the dependencies are checked, not built).
+# toolchain run it, so no nightly is needed. The lint runs as a warning, and its reports are read
+# from cargo's JSON messages. About 40 s from nothing (the dependencies are checked, not built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/common.sh
 
 # RUSTC_BOOTSTRAP changes every fingerprint: a directory of its own keeps it from invalidating
 # the other builds.
@@ -17,14 +15,16 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/doc-examples"
 # directory (not touching a source file) leaves the other builds' fingerprints alone.
 cargo clean -q -p splitbloom
 log=$(mktemp)
+rustdoc_status=0
 RUSTC_BOOTSTRAP=1 cargo rustdoc -q --all-features --lib --message-format=json -- \
   -Z unstable-options -Zcrate-attr="feature(rustdoc_missing_doc_code_examples)" \
-  -W rustdoc::missing_doc_code_examples >"$log"
-# Each report, except those whose span is an `impl` block: rustdoc 1.95 reports the inherent impl
-# blocks that hold a documented crate-private function (e.g. `Header`'s `check_hasher`) when a
-# doc comment there has no example; nightly rustdoc (1.97) does not.
+  -W rustdoc::missing_doc_code_examples >"$log" || rustdoc_status=$?
+# Every error is printed (they are in the JSON too), and every missing example except those whose
+# span is an `impl` block: rustdoc 1.95 reports the inherent impl blocks that hold a documented
+# crate-private function (e.g. `Header`'s `check_hasher`) when a doc comment there has no
+# example; nightly rustdoc (1.97) does not.
 status=0
-python3 - "$log" <<'PY' || status=$?
+python3 - "$log" "$rustdoc_status" <<'PY' || status=$?
 import json, re, sys
 missing = []
 for line in open(sys.argv[1]):
@@ -34,7 +34,12 @@ for line in open(sys.argv[1]):
         continue
     diagnostic = message.get("message") or {}
     text = diagnostic.get("message") or ""
-    if message.get("reason") != "compiler-message" or not text.startswith("missing code example"):
+    if message.get("reason") != "compiler-message":
+        continue
+    if diagnostic.get("level") == "error":
+        print(diagnostic["rendered"], end="")
+        continue
+    if not text.startswith("missing code example"):
         continue
     span = next((s for s in diagnostic["spans"] if s.get("is_primary")), diagnostic["spans"][0])
     first = span["text"][0]["text"] if span.get("text") else ""
@@ -43,6 +48,8 @@ for line in open(sys.argv[1]):
     missing.append(diagnostic["rendered"])
 for rendered in missing:
     print(rendered, end="")
+if sys.argv[2] != "0":
+    sys.exit(f"rustdoc failed (exit status {sys.argv[2]})")
 if missing:
     sys.exit(f"{len(missing)} public items have no code example (shown above)")
 print("every public item has a code example")
