@@ -10,7 +10,7 @@ use splitbloom::{Filter, FilterHasher};
 use crate::Status;
 use crate::filters::{NewFilterOptions, Stats, with_new_filter};
 use crate::keys::{InputOptions, KeyBatch};
-use crate::out::{note, short_number};
+use crate::out::{counted, note, short_number};
 use crate::output::OutputFile;
 
 /// Options of `splitbloom build`.
@@ -64,11 +64,12 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
 /// certainly arrived (`new_keys`, the keys that set a new bit, is a lower bound).
 fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
     note!(
-        "wrote {}: {keys} keys read, about {:.0} distinct; {} bytes ({} blocks), estimated false-positive rate {:.4}% (target {}%)",
+        "wrote {}: {} read, about {:.0} distinct; {} bytes ({}), estimated false-positive rate {:.4}% (target {}%)",
         options.output.display(),
+        counted(keys, "key", "keys"),
         stats.estimated_items,
         stats.bytes,
-        stats.blocks,
+        counted(stats.blocks as u64, "block", "blocks"),
         100.0 * stats.estimated_fpr,
         short_number(100.0 * options.filter.fpr),
     );

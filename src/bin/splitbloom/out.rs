@@ -80,6 +80,11 @@ pub fn short_number(value: f64) -> String {
     }
 }
 
+/// `count` and a noun, singular for exactly one: `counted(1, "block", "blocks")` is "1 block".
+pub fn counted(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
 /// A computed quantity to about four significant digits, in scientific notation when large.
 pub fn approx_number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e9 {
@@ -91,7 +96,14 @@ pub fn approx_number(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::short_number;
+    use super::{counted, short_number};
+
+    #[test]
+    fn counts_agree_with_their_noun() {
+        assert_eq!(counted(0, "key", "keys"), "0 keys");
+        assert_eq!(counted(1, "key", "keys"), "1 key");
+        assert_eq!(counted(2, "block", "blocks"), "2 blocks");
+    }
 
     #[test]
     fn short_numbers_stay_short() {
