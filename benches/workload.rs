@@ -47,11 +47,14 @@ use std::time::Instant;
 
 use splitbloom::{__kernel_testing as raw, DefaultHasher, Filter, Kernel};
 
+#[path = "support/env.rs"]
+mod env;
 #[path = "support/opaque.rs"]
 mod opaque;
 #[path = "support/workload_plot.rs"]
 mod workload_plot;
 
+use env::{cpu_model, env_or, parse_count};
 use opaque::opaque_u64;
 
 const BITS_PER_KEY: f64 = 10.0;
@@ -588,21 +591,6 @@ fn selected(name: &str) -> bool {
 }
 
 /// `1e4`, `10000`, `10k`, `1M` as a count.
-fn parse_count(text: &str) -> usize {
-    let text = text.trim().replace('_', "");
-    let (number, scale) = match text.chars().last() {
-        Some('k' | 'K') => (&text[..text.len() - 1], 1e3),
-        Some('m' | 'M') => (&text[..text.len() - 1], 1e6),
-        _ => (&text[..], 1.0),
-    };
-    let value: f64 = number.parse().expect("a count such as 1e6, 10000 or 10k");
-    (value * scale).round() as usize
-}
-
-fn env_or<T>(name: &str, default: T, parse: impl Fn(&str) -> T) -> T {
-    std::env::var(name).map_or(default, |value| parse(&value))
-}
-
 /// The SBBF false-positive rate for `n` keys in `blocks` blocks (Poisson mixture over the block
 /// loads, as bench.cpp computes it).
 fn sbbf_fpr(blocks: usize, n: usize) -> f64 {
@@ -616,24 +604,6 @@ fn sbbf_fpr(blocks: usize, n: usize) -> f64 {
         p *= lambda / (i as f64 + 1.0);
     }
     sum
-}
-
-/// The CPU's model name with its family and model numbers, which tell CPU generations apart
-/// where a virtual machine's model name does not (`AMD EPYC` is Zen 3 at family 25, Zen 5 at
-/// family 26).
-fn cpu_model() -> String {
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        info.lines()
-            .find(|line| line.split(':').next().map(str::trim) == Some(name))
-            .and_then(|line| line.split(':').nth(1))
-            .map(|value| value.trim().to_string())
-    };
-    let model_name = field("model name").unwrap_or_else(|| "unknown".into());
-    match (field("cpu family"), field("model")) {
-        (Some(family), Some(model)) => format!("{model_name} (family {family}, model {model})"),
-        _ => model_name,
-    }
 }
 
 fn add<C: Contender + 'static>(
