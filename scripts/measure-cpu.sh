@@ -2,9 +2,9 @@
 # Issue 16's measurement protocol on the machine at hand, in one command: the workload bench
 # (every kernel and the peers) in a default build with each prefetch level and in a
 # `-C target-cpu=native` build, Boost.Bloom's bench of the same workload back to back with them,
-# and the key-length bench in both builds, alternated for ROUNDS rounds (default 3), then the
-# medians per build. Not part of CI: run it on a machine whose figures the README lacks (an
-# Intel one, say) and quote the summary with the CPU it prints.
+# and the key-length and single-key-parts benches in both builds, alternated for ROUNDS rounds
+# (default 3), then the medians per build. Not part of CI: run it on a machine whose figures the
+# README lacks (an Intel one, say) and quote the summary with the CPU it prints.
 #
 #   bash scripts/measure-cpu.sh [ROUNDS]
 #
@@ -45,11 +45,13 @@ build_benches() { # label, then env assignments for cargo
     name=$(basename "$path")
     cp "$path" "$out/bin/${name%%-*}-$label"
   done < <(env "$@" cargo bench -p splitbloom-bench --bench workload --bench key_lengths \
-    --no-run 2>&1 | tee "$out/build-$label.log" | grep 'Executable')
-  [ -x "$out/bin/workload-$label" ] && [ -x "$out/bin/key_lengths-$label" ] || {
-    echo "the $label build did not produce both benches (see $out/build-$label.log)" >&2
-    exit 1
-  }
+    --bench single_key_parts --no-run 2>&1 | tee "$out/build-$label.log" | grep 'Executable')
+  for name in workload key_lengths single_key_parts; do
+    [ -x "$out/bin/$name-$label" ] || {
+      echo "the $label build did not produce the $name bench (see $out/build-$label.log)" >&2
+      exit 1
+    }
+  done
 }
 section "building the benches: default flags, then -C target-cpu=native"
 build_benches default
@@ -80,6 +82,8 @@ for round in $(seq 1 "$rounds"); do
   fi
   for build in default native; do
     SPLITBLOOM_BENCH=interleaved "$out/bin/key_lengths-$build" >"$out/key_lengths-$build-$round.txt"
+    SPLITBLOOM_PARTS_SIZES=$sizes "$out/bin/single_key_parts-$build" \
+      >"$out/single_key_parts-$build-$round.txt"
   done
 done
 
@@ -142,5 +146,24 @@ for build in ("default", "native"):
             ratios = [float(re.search(r"\(([\d.]+)x\)", cell[column]).group(1)) for cell in cells]
             row.append(f"{ns:.2f} ({statistics.median(ratios):.2f}x)")
         print("| " + " | ".join(row) + " |")
+
+for build in ("default", "native"):
+    files = sorted(glob.glob(os.path.join(out, f"single_key_parts-{build}-*.txt")))
+    if not files:
+        continue
+    print(f"\nsingle-key parts, {build} build: median ns (median ratio to Filter::contains) over {len(files)} rounds")
+    print("| loop | keys | ns | ratio |")
+    print("|---|---:|---:|---:|")
+    parts = {}
+    for path in files:
+        for line in open(path):
+            cells = line.split()
+            if len(cells) >= 4 and cells[-1].endswith("x") and cells[-3].isdigit():
+                key = (" ".join(cells[:-3]), int(cells[-3]))
+                parts.setdefault(key, []).append((float(cells[-2]), float(cells[-1][:-1])))
+    for (name, keys), runs in sorted(parts.items(), key=lambda item: item[0][1]):
+        ns = statistics.median(run[0] for run in runs)
+        ratio = statistics.median(run[1] for run in runs)
+        print(f"| {name} | {keys} | {ns:.2f} | {ratio:.2f}x |")
 EOF
 echo "everything is in $out"
