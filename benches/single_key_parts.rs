@@ -64,17 +64,11 @@ mod parts {
     use std::hint::black_box;
     use std::time::Instant;
 
-    use splitbloom::{DefaultHasher, Filter, SALT};
+    use splitbloom::{DefaultHasher, Filter, SALT, block_index};
 
     use super::{GOLDEN, SEED, fold_mul};
     /// Queries per loop.
     const QUERIES: usize = 2_000_000;
-
-    /// Parquet's block index (the crate's rule), below `blocks` for every `hash`.
-    #[inline(always)]
-    fn parquet_index(hash: u64, blocks: usize) -> usize {
-        splitbloom::block_index(hash, blocks)
-    }
 
     /// Boost.Bloom's block index, the high word of `hash * blocks`, below `blocks`.
     #[inline(always)]
@@ -158,21 +152,21 @@ mod parts {
         /// The crate's steps, written with intrinsics.
         default_parquet,
         |hasher: &DefaultHasher, key: u64| hasher.hash_one(key),
-        parquet_index,
+        block_index,
         parquet_mask
     );
     probe_loop!(
         /// A one-multiply mix in place of the default's.
         one_multiply_parquet,
         |_: &DefaultHasher, key: u64| fold_mul(key ^ SEED, GOLDEN),
-        parquet_index,
+        block_index,
         parquet_mask
     );
     probe_loop!(
         /// Boost.Bloom's kind of lane mask in place of Parquet's.
         default_shift,
         |hasher: &DefaultHasher, key: u64| hasher.hash_one(key),
-        parquet_index,
+        block_index,
         shift_mask
     );
     probe_loop!(
