@@ -67,8 +67,10 @@ impl Kernel {
 /// The fastest available kernel. Portable beats scalar wherever `wide` has real vectors
 /// (measured: see the README's kernel table), so the order is simply widest first. AVX-512
 /// goes before AVX2 on every vendor: it wins in cache on Intel (0.85x AVX2's single-key time
-/// at 10^4 keys) and is level with it on AMD Zen 5 (1.00-1.02x), so a per-vendor order would
-/// gain nothing measured (README, "Per CPU").
+/// at 10^4 keys), is level with it on AMD Zen 5 (1.00-1.02x) and ahead on AMD Zen 4 (0.87-0.97x
+/// at 10^4), so a per-vendor order would gain nothing measured (README, "Per CPU"). In builds
+/// with `-C target-cpu=native` on Zen 4 AVX2's inlined lookup was the faster one (AVX-512
+/// 1.09-1.14x), which is not acted on until other CPUs are measured the same way.
 fn fastest_kernel() -> Kernel {
     [Kernel::Avx512, Kernel::Avx2, Kernel::Neon, Kernel::Portable]
         .into_iter()
