@@ -94,10 +94,10 @@ fn insert(block: &mut [u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(words, mask) != 0
 }
 
-/// `contains` for the token. Requires AVX2.
+/// `contains` for the token. Requires AVX2. The AVX-512 kernel's `contains` is this one too.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn contains(block: &[u32; LANES], x: u32) -> bool {
+pub(super) fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 

@@ -1,6 +1,7 @@
 //! The AVX-512 kernel: the AVX2 kernel's 256-bit arithmetic in EVEX encoding (AVX-512F,
-//! AVX-512VL and AVX-512DQ), with the test done by `vptestmd` into a mask register. No 512-bit operation is
-//! used, so CPUs that split zmm operations in two (AMD Zen 4) run it at full width too.
+//! AVX-512VL and AVX-512DQ), with the single-key assembly's test done by `vptestmd` into a mask
+//! register. No 512-bit operation is used, so CPUs that split zmm operations in two (AMD Zen 4)
+//! run it at full width too.
 //!
 //! What it buys is the single-key lookup: EVEX instructions reach the registers `ymm16`-`ymm31`,
 //! which are outside the SSE/AVX transition state, so the inline assembly of
@@ -19,7 +20,7 @@
 
 use core::arch::x86_64::{_mm256_or_si256, _mm256_test_epi32_mask};
 
-use super::avx2::{load, mask_vector, store};
+use super::avx2::{self, load, mask_vector, store};
 use super::{BlockKernel, entry_points};
 use crate::block::{LANES, SALT, block_index};
 
@@ -76,11 +77,19 @@ fn insert(block: &mut [u32; LANES], x: u32) -> bool {
     _mm256_test_epi32_mask(words, mask) == 0xff
 }
 
-/// `contains` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+/// `contains` for the token: the AVX2 kernel's, whose `vptest` the compiler may encode with VEX
+/// or EVEX. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+///
+/// Where this inlines (the batch loops, and every lookup of a caller compiled with the kernel's
+/// features) no `vzeroupper` is at stake, and `vptestmd` into a mask register, which the
+/// assembly of [`contains_hash_inline`] needs for `ymm16`, only costs: on AMD Zen 4 in a
+/// `-C target-cpu=native` build, single-key hits took 1.10x (10^4 keys) and 1.12x (10^6) the
+/// AVX2 kernel's time with it, medians of six processes, and 1.01x and 0.98x with `vptest`
+/// (three), batches level (issue 16's tenth stop, README "Per CPU").
 #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
 #[inline]
 fn contains(block: &[u32; LANES], x: u32) -> bool {
-    _mm256_test_epi32_mask(load(block), mask_vector(x)) == 0xff
+    avx2::contains(block, x)
 }
 
 /// The constants of [`contains_hash_inline`], next to each other: the salts, then the `1` that is
