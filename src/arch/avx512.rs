@@ -77,8 +77,9 @@ fn insert(block: &mut [u32; LANES], x: u32) -> bool {
     _mm256_test_epi32_mask(words, mask) == 0xff
 }
 
-/// `contains` for the token: the AVX2 kernel's, whose `vptest` the compiler may encode with VEX
-/// or EVEX. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+/// `contains` for the token: the AVX2 kernel's `vptest` (VEX-encoded; it has no EVEX form, so
+/// the compiler keeps its operands in `ymm0`-`ymm15`). Requires AVX2, BMI2, AVX-512F, AVX-512VL
+/// and AVX-512DQ.
 ///
 /// Where this inlines (the batch loops, and every lookup of a caller compiled with the kernel's
 /// features) no `vzeroupper` is at stake, and `vptestmd` into a mask register, which the

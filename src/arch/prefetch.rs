@@ -26,8 +26,8 @@
 //! | 10^7 (12.5 MB) | 2.59 / 2.28 | 2.48 / 1.96 | 2.42 / 1.62 |
 //! | 10^8 (125 MB) | 3.29 / 3.13 | 3.25 / 3.10 | 3.20 / 2.88 |
 //!
-//! **Into L2 on AMD Zen 4** (family 0x19, as Zen 3), measured both ways the same way
-//! (three alternations, 10^7 keys, medians, `prefetcht1` / `prefetcht0`): batched hits 3.83 /
+//! **Into L2 on AMD Zen 4** (family 0x19, as Zen 3), measured both ways in the same
+//! workload bench (three alternations, 10^7 keys, medians, `prefetcht1` / `prefetcht0`): batched hits 3.83 /
 //! 8.87 ns per key, batch insert 3.68 / 6.21; at 10^6 keys batched hits took 0.60-0.82x the
 //! single-key time with `prefetcht1` and 0.90-0.92x with `prefetcht0` (README, "Per CPU", Zen
 //! 4). So the family, not the vendor, decides.
