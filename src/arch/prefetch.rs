@@ -10,9 +10,12 @@
 //! `prefetcht0` was best at a distance of 16 (batched lookup 11.1 ns per key, batch insert
 //! 10.6) and got slower beyond; `prefetcht1` at 16 already gave 9.2 / 8.8 ns and keeps
 //! improving up to 128 keys ahead, 4.5-4.8 / 4.3-4.5 ns (see
-//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE)). Intel Xeons (Emerald Rapids) were
-//! measured with it only, batched lookups within 1.08x of the gather floor at 10^7 keys and
-//! 1.00x at 10^8 (README, "Per CPU").
+//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE)). On Intel it stays too: an Emerald Rapids
+//! Xeon, measured with it only, had batched lookups within 1.08x of the gather floor at 10^7
+//! keys and 1.00x at 10^8, and on a Granite Rapids class Xeon (480 MiB L3), measured both ways
+//! in the workload bench (avx512, medians, `prefetcht1` / `prefetcht0`), batched hits took
+//! 8.36 / 10.91 ns per key at 10^8 and the batch build 8.84 / 10.60, while at 10^6 and 10^7,
+//! inside that L3, the two were level (2.07 / 2.01 and 6.19 / 6.00 ns; README, "Per CPU").
 //!
 //! **Into L1 on AMD Zen 5** (family 0x1A). There `prefetcht1` left batches that miss L2 but
 //! fit the L3 slower than a loop of single lookups, and `prefetcht0` at the same distance gains
