@@ -9,7 +9,8 @@
 #   bash scripts/measure-cpu.sh [ROUNDS]
 #
 # SPLITBLOOM_MEASURE_SIZES (default 1e4,1e6,1e7) sets the workload sizes. Everything, the
-# binaries included, goes to target/measure/<time>-<cpu>/. Boost.Bloom runs from a copy of
+# binaries included, goes to target/measure/<time>-<cpu>/, with workload.svg, the README's
+# per-CPU plot drawn from the default build's runs at the level this CPU is given and Boost's. Boost.Bloom runs from a copy of
 # ../shared/anchors/boost-bloom (its run.sh writes next to itself, and the anchor may be
 # read-only), when that directory exists; its code stays outside this repository.
 set -euo pipefail
@@ -73,10 +74,12 @@ fi
 for round in $(seq 1 "$rounds"); do
   section "round $round of $rounds"
   for level in l1 l2; do
-    SPLITBLOOM_PREFETCH=$level SPLITBLOOM_WORKLOAD_SIZES=$sizes "$out/bin/workload-default" \
+    SPLITBLOOM_PREFETCH=$level SPLITBLOOM_WORKLOAD_SIZES=$sizes \
+      SPLITBLOOM_WORKLOAD_JSON="$out/workload-default-$level-$round.json" "$out/bin/workload-default" \
       >"$out/workload-default-$level-$round.txt"
   done
-  SPLITBLOOM_WORKLOAD_SIZES=$sizes "$out/bin/workload-native" >"$out/workload-native-$round.txt"
+  SPLITBLOOM_WORKLOAD_SIZES=$sizes SPLITBLOOM_WORKLOAD_JSON="$out/workload-native-$round.json" \
+    "$out/bin/workload-native" >"$out/workload-native-$round.txt"
   if [ "${#boost[@]}" -gt 0 ]; then
     "${boost[@]}" --sizes "$sizes" --reps 5 --json "$out/boost-$round.json" >"$out/boost-$round.txt"
   fi
@@ -86,6 +89,15 @@ for round in $(seq 1 "$rounds"); do
       >"$out/single_key_parts-$build-$round.txt"
   done
 done
+
+section "the plot: the default build at the level this CPU is given, and Boost.Bloom"
+# The level detected without SPLITBLOOM_PREFETCH, from the header of a run that measures almost
+# nothing (100 keys, one round, the scalar kernel only).
+detected=$(SPLITBLOOM_WORKLOAD_SIZES=100 SPLITBLOOM_WORKLOAD_REPS=1 SPLITBLOOM_WORKLOAD_ONLY=splitbloom-scalar \
+  "$out/bin/workload-default" 2>/dev/null | sed -n 's/.*, into \(l[12]\)$/\1/p' | head -1)
+plot_from=$(ls "$out"/workload-default-"${detected:-l2}"-*.json "$out"/boost-*.json 2>/dev/null | paste -sd, -)
+SPLITBLOOM_WORKLOAD_PLOT="$out/workload.svg" SPLITBLOOM_WORKLOAD_PLOT_FROM="$plot_from" \
+  "$out/bin/workload-default" || echo "the plot could not be drawn (see above)" >&2
 
 section "summary (medians over the rounds, ns per key)"
 python3 - "$out" <<'EOF' | tee "$out/summary.md"
