@@ -95,7 +95,10 @@ section "the plot: the default build at the level this CPU is given, and Boost.B
 # nothing (100 keys, one round, the scalar kernel only).
 detected=$(SPLITBLOOM_WORKLOAD_SIZES=100 SPLITBLOOM_WORKLOAD_REPS=1 SPLITBLOOM_WORKLOAD_ONLY=splitbloom-scalar \
   "$out/bin/workload-default" 2>/dev/null | sed -n 's/.*, into \(l[12]\)$/\1/p' | head -1)
-plot_from=$(ls "$out"/workload-default-"${detected:-l2}"-*.json "$out"/boost-*.json 2>/dev/null | paste -sd, -)
+plot_from=""
+for json in "$out"/workload-default-"${detected:-l2}"-*.json "$out"/boost-*.json; do
+  [ -f "$json" ] && plot_from="${plot_from:+$plot_from,}$json"
+done
 SPLITBLOOM_WORKLOAD_PLOT="$out/workload.svg" SPLITBLOOM_WORKLOAD_PLOT_FROM="$plot_from" \
   "$out/bin/workload-default" || echo "the plot could not be drawn (see above)" >&2
 
