@@ -30,9 +30,23 @@ as_root() {
 
 # apt-get, non-interactive, waiting for a lock held by another apt instead of failing, and
 # retrying each download itself too.
-apt_get() {
+apt_get_now() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get -q \
     -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 "$@"
+}
+
+# apt_get_now, after finishing what an install killed half-way (a cancelled CI run, say) left:
+# dpkg's journal in /var/lib/dpkg/updates, after which every apt-get fails with "dpkg was
+# interrupted, you must manually run 'dpkg --configure -a'", and packages unpacked without the
+# dependencies that were still to come ("dpkg --audit" lists them), after which every install
+# fails with "Unmet dependencies. Try 'apt --fix-broken install'".
+apt_get() {
+  if [ -n "$(ls -A /var/lib/dpkg/updates 2>/dev/null)" ] || [ -n "$(dpkg --audit 2>/dev/null)" ]; then
+    echo "an earlier dpkg run did not finish: dpkg --configure -a, then apt-get -f install" >&2
+    as_root env DEBIAN_FRONTEND=noninteractive dpkg --configure -a || true
+    apt_get_now -f install -y || return 1
+  fi
+  apt_get_now "$@"
 }
 
 # Whether Debian package $1 (e.g. "gcc" or "libfoo:arm64") is installed.
