@@ -10,9 +10,10 @@
 #
 # SPLITBLOOM_MEASURE_SIZES (default 1e4,1e6,1e7) sets the workload sizes. Everything, the
 # binaries included, goes to target/measure/<time>-<cpu>/, with workload.svg, the README's
-# per-CPU plot drawn from the default build's runs at the level this CPU is given and Boost's. Boost.Bloom runs from a copy of
-# ../shared/anchors/boost-bloom (its run.sh writes next to itself, and the anchor may be
-# read-only), when that directory exists; its code stays outside this repository.
+# per-CPU plot, drawn from the default build's runs at the prefetch level this CPU is given and
+# from Boost's. Boost.Bloom runs from a copy of ../shared/anchors/boost-bloom (its run.sh writes
+# next to itself, and the anchor may be read-only), when that directory exists; its code stays
+# outside this repository.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/common.sh

@@ -68,10 +68,11 @@ impl Kernel {
 /// (measured: see the README's kernel table), so the order is simply widest first. AVX-512
 /// goes before AVX2 on every vendor: it wins in cache on Intel (0.85x AVX2's single-key time
 /// at 10^4 keys on Emerald Rapids; on a Granite Rapids class Xeon misses 0.82-0.95x and hits
-/// 0.98-1.01x at 10^4-10^7), is level with it on AMD Zen 5 (1.00-1.02x) and ahead on AMD Zen 4 (0.87-0.97x
-/// at 10^4), so a per-vendor order would gain nothing measured (README, "Per CPU"). In builds
-/// with `-C target-cpu=native` on Zen 4 AVX2's inlined lookup had been the faster one (AVX-512
-/// 1.10-1.12x), through AVX-512's `vptestmd`; both kernels now inline the same `vptest` there.
+/// 0.98-1.01x at 10^4-10^7), is level with it on AMD Zen 5 (1.00-1.02x) and ahead on AMD Zen 4
+/// (0.87-0.97x at 10^4), so a per-vendor order would gain nothing measured (README, "Per
+/// CPU"). In builds with `-C target-cpu=native` on Zen 4 AVX2's inlined lookup had been the
+/// faster one (AVX-512 1.10-1.12x), through AVX-512's `vptestmd`; both kernels now inline the
+/// same `vptest` there.
 fn fastest_kernel() -> Kernel {
     [Kernel::Avx512, Kernel::Avx2, Kernel::Neon, Kernel::Portable]
         .into_iter()
