@@ -92,10 +92,9 @@ for round in $(seq 1 "$rounds"); do
 done
 
 section "the plot: the default build at the level this CPU is given, and Boost.Bloom"
-# The level detected without SPLITBLOOM_PREFETCH, from the header of a run that measures almost
-# nothing (100 keys, one round, the scalar kernel only).
-detected=$(SPLITBLOOM_WORKLOAD_SIZES=100 SPLITBLOOM_WORKLOAD_REPS=1 SPLITBLOOM_WORKLOAD_ONLY=splitbloom-scalar \
-  "$out/bin/workload-default" 2>/dev/null | sed -n 's/.*, into \(l[12]\)$/\1/p' | head -1)
+# The level this CPU is given: the native runs, the only ones without SPLITBLOOM_PREFETCH, print
+# it in their header ("..., into l2").
+detected=$(sed -n 's/.*, into \(l[12]\)$/\1/p' "$out/workload-native-1.txt" | head -1)
 plot_from=""
 for json in "$out"/workload-default-"${detected:-l2}"-*.json "$out"/boost-*.json; do
   [ -f "$json" ] && plot_from="${plot_from:+$plot_from,}$json"
