@@ -11,17 +11,27 @@
 //!   64x64-bit multiply by a constant folded to 64 bits;
 //! * `default mix + shift mask`: the lane mask replaced by Boost.Bloom's kind, shifts of a
 //!   multiple of the hash (`vpsllvq`), with no multiply by the salts;
-//! * `Boost.Bloom's scheme`: `fold(k * C) | 1`, block `(h * n) >> 64`, the shift mask.
+//! * `Boost.Bloom's scheme`: `fold(k * C) | 1`, block `(h * n) >> 64`, the shift mask;
+//! * `one-multiply mix, contains_hash`: the one-multiply mix through the crate's own
+//!   pre-hashed lookup on a filter built with it, so compiled as a dependent crate's loop is
+//!   (in a default build, the inline-assembly probe): what a hasher id with that mix would give
+//!   such a crate;
+//! * `sbbf-rs-safe`: that crate's lookup of the XXH3 hash of the key's bytes (its README's
+//!   way, as in the `workload` bench), on a filter of the same size: the last column gives
+//!   every loop's ratio to it, issue 16's single-key yardstick.
 //!
 //! Only the first two answer as the filter does: the others pick other blocks and bits, and
-//! are timed for their shape, not their answers. A faster mix is not a free win either: the
-//! default one is part of hasher id 4's byte contract, and one-multiply mixes move the
-//! false-positive rate on structured keys (issue 16's ninth-stop note).
+//! are timed for their shape, not their answers (the last two probe filters of their own, and
+//! must find every inserted key). A faster mix is not a free win either: the default one is
+//! part of hasher id 4's byte contract, and one-multiply mixes move the false-positive rate on
+//! structured keys (issue 16's ninth-stop note).
 //!
 //! Each size runs 2M queries in random order, half of them inserted keys, `hits += answer`
-//! with no branch. Every round runs each loop once, in an order rotated from round to round
+//! with no branch. Every round runs each loop once, after an untimed pass of 80000 of its
+//! queries that brings its filter back into the caches, in an order rotated from round to round
 //! (a fixed order moved figures by up to 1.3x on a shared machine); the table gives the median
-//! of the rounds in ns per lookup and its ratio to `Filter::contains`.
+//! of the rounds in ns per lookup, its ratio to `Filter::contains` and its ratio to
+//! sbbf-rs-safe.
 //!
 //! ```text
 //! cargo bench -p splitbloom-bench --bench single_key_parts
@@ -65,10 +75,13 @@ mod parts {
     use std::time::Instant;
 
     use splitbloom::{DefaultHasher, Filter, SALT, block_index};
+    use xxhash_rust::xxh3::xxh3_64;
 
     use super::{GOLDEN, SEED, fold_mul};
     /// Queries per loop.
     const QUERIES: usize = 2_000_000;
+    /// Queries of the untimed pass before each timed loop: twice the blocks of a 10^6-key filter.
+    const WARM_UP: usize = 80_000;
 
     /// Boost.Bloom's block index, the high word of `hash * blocks`, below `blocks`.
     #[inline(always)]
@@ -186,13 +199,38 @@ mod parts {
         hits
     }
 
-    const NAMES: [&str; 5] = [
+    /// A dependent crate's loop of pre-hashed lookups, the hash being the one-multiply mix.
+    #[inline(never)]
+    fn one_multiply_crate_loop(filter: &Filter, queries: &[u64]) -> u64 {
+        let mut hits = 0;
+        for &key in queries {
+            hits += u64::from(filter.contains_hash(fold_mul(key ^ SEED, GOLDEN)));
+        }
+        hits
+    }
+
+    /// sbbf-rs-safe's lookups, its keys hashed with XXH3.
+    #[inline(never)]
+    fn sbbf_loop(filter: &sbbf_rs_safe::Filter, queries: &[u64]) -> u64 {
+        let mut hits = 0;
+        for &key in queries {
+            hits += u64::from(filter.contains_hash(xxh3_64(&key.to_le_bytes())));
+        }
+        hits
+    }
+
+    const NAMES: [&str; 7] = [
         "Filter::contains",
         "default mix + Parquet mask",
         "one-multiply mix + Parquet mask",
         "default mix + shift mask",
         "Boost.Bloom's scheme",
+        "one-multiply mix, contains_hash",
+        "sbbf-rs-safe",
     ];
+    /// The index in [`NAMES`] of the loops that probe filters of their own.
+    const ONE_MULTIPLY_CRATE: usize = 5;
+    const SBBF: usize = 6;
 
     /// SplitMix64, the queries' source.
     fn splitmix(state: &mut u64) -> u64 {
@@ -208,7 +246,10 @@ mod parts {
             println!("this CPU lacks AVX2 or BMI2: nothing measured");
             return;
         }
-        println!("{:32} {:>10} {:>9} {:>9}", "loop", "keys", "ns", "ratio");
+        println!(
+            "{:32} {:>10} {:>9} {:>9} {:>9}",
+            "loop", "keys", "ns", "ratio", "vs sbbf"
+        );
         for &n in sizes {
             let mut state = 0x5eed ^ n as u64;
             let keys: Vec<u64> = (0..n.max(1)).map(|_| splitmix(&mut state)).collect();
@@ -226,6 +267,13 @@ mod parts {
                     }
                 })
                 .collect();
+            let mut one_multiply =
+                Filter::with_num_blocks(filter.num_blocks()).expect("a valid size");
+            let mut sbbf = sbbf_rs_safe::Filter::new(256, filter.num_blocks());
+            for &key in &keys {
+                one_multiply.insert_hash(fold_mul(key ^ SEED, GOLDEN));
+                sbbf.insert_hash(xxh3_64(&key.to_le_bytes()));
+            }
             let (blocks, rest) = filter.as_words().as_chunks::<8>();
             assert!(rest.is_empty(), "a filter is whole blocks");
             let hasher = *filter.hasher();
@@ -234,17 +282,23 @@ mod parts {
             for round in 0..rounds {
                 for step in 0..NAMES.len() {
                     let variant = (round + step) % NAMES.len();
-                    let start = Instant::now();
                     // SAFETY: AVX2 and BMI2 were detected above.
-                    let found = unsafe {
+                    let probe = |queries: &[u64]| unsafe {
                         match variant {
-                            0 => crate_loop(&filter, &queries),
-                            1 => default_parquet(&hasher, blocks, &queries),
-                            2 => one_multiply_parquet(&hasher, blocks, &queries),
-                            3 => default_shift(&hasher, blocks, &queries),
-                            _ => boost_scheme(&hasher, blocks, &queries),
+                            0 => crate_loop(&filter, queries),
+                            1 => default_parquet(&hasher, blocks, queries),
+                            2 => one_multiply_parquet(&hasher, blocks, queries),
+                            3 => default_shift(&hasher, blocks, queries),
+                            4 => boost_scheme(&hasher, blocks, queries),
+                            ONE_MULTIPLY_CRATE => one_multiply_crate_loop(&one_multiply, queries),
+                            _ => sbbf_loop(&sbbf, queries),
                         }
                     };
+                    // Untimed, a pass that brings this loop's filter back into the caches:
+                    // the last two loops probe filters of their own, which evict the others'.
+                    black_box(probe(&queries[..WARM_UP]));
+                    let start = Instant::now();
+                    let found = probe(&queries);
                     times[variant].push(start.elapsed().as_nanos() as f64 / QUERIES as f64);
                     hits[variant] = black_box(found);
                 }
@@ -253,10 +307,13 @@ mod parts {
                 hits[0], hits[1],
                 "the intrinsics loop must answer exactly as Filter::contains"
             );
-            assert!(
-                hits[0] >= (QUERIES / 2) as u64,
-                "every inserted key is found"
-            );
+            for variant in [0, ONE_MULTIPLY_CRATE, SBBF] {
+                assert!(
+                    hits[variant] >= (QUERIES / 2) as u64,
+                    "{}: every inserted key is found",
+                    NAMES[variant]
+                );
+            }
             let medians: Vec<f64> = times
                 .iter_mut()
                 .map(|samples| {
@@ -266,8 +323,9 @@ mod parts {
                 .collect();
             for (name, median) in NAMES.iter().zip(&medians) {
                 println!(
-                    "{name:32} {n:>10} {median:>9.2} {:>8.2}x",
-                    median / medians[0]
+                    "{name:32} {n:>10} {median:>9.2} {:>8.2}x {:>8.2}x",
+                    median / medians[0],
+                    median / medians[SBBF]
                 );
             }
         }

@@ -166,19 +166,20 @@ for build in ("default", "native"):
     files = sorted(glob.glob(os.path.join(out, f"single_key_parts-{build}-*.txt")))
     if not files:
         continue
-    print(f"\nsingle-key parts, {build} build: median ns (median ratio to Filter::contains) over {len(files)} rounds")
-    print("| loop | keys | ns | ratio |")
-    print("|---|---:|---:|---:|")
+    print(f"\nsingle-key parts, {build} build: median ns, median ratios to Filter::contains and to sbbf-rs-safe, over {len(files)} rounds")
+    print("| loop | keys | ns | ratio | vs sbbf |")
+    print("|---|---:|---:|---:|---:|")
     parts = {}
     for path in files:
         for line in open(path):
+            # name..., keys, ns, ratio to Filter::contains, ratio to sbbf-rs-safe
             cells = line.split()
-            if len(cells) >= 4 and cells[-1].endswith("x") and cells[-3].isdigit():
-                key = (" ".join(cells[:-3]), int(cells[-3]))
-                parts.setdefault(key, []).append((float(cells[-2]), float(cells[-1][:-1])))
+            if len(cells) >= 5 and cells[-1].endswith("x") and cells[-4].isdigit():
+                key = (" ".join(cells[:-4]), int(cells[-4]))
+                parts.setdefault(key, []).append(
+                    (float(cells[-3]), float(cells[-2][:-1]), float(cells[-1][:-1])))
     for (name, keys), runs in sorted(parts.items(), key=lambda item: item[0][1]):
-        ns = statistics.median(run[0] for run in runs)
-        ratio = statistics.median(run[1] for run in runs)
-        print(f"| {name} | {keys} | {ns:.2f} | {ratio:.2f}x |")
+        ns, ratio, sbbf = (statistics.median(run[i] for run in runs) for i in range(3))
+        print(f"| {name} | {keys} | {ns:.2f} | {ratio:.2f}x | {sbbf:.2f}x |")
 EOF
 echo "everything is in $out"
