@@ -106,11 +106,18 @@ static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 
 /// The assembly of [`contains_hash_inline`] and [`insert_hash_inline`], written once: the
 /// mask of `$x` into `ymm16`, then `$body` (which sets `k1` lane i when the block at `$blocks +
 /// $offset` has lane i's bit, and for an insert stores the block with the mask ORed in), then
-/// `$answer` = 1 when all eight lanes of `k1` are set. It declares every register the two
-/// change: `zmm16`, `zmm17` and `k1` (a clobber of `zmm16` covers `xmm16`/`ymm16`).
+/// `$answer` = 1 when all eight lanes of `k1` are set, else 0. It declares every register the
+/// two change: `zmm16`, `zmm17` and `k1` (a clobber of `zmm16` covers `xmm16`/`ymm16`).
+///
+/// `$answer` is a whole register, zeroed first (`xor`, which needs no execution unit) so that
+/// `setc` into its low byte leaves exactly 0 or 1, and the macro tells the compiler so
+/// (`assert_unchecked`). A caller's `hits += contains(&k) as u64` is then one `add` of that
+/// register; from a byte register the compiler had to turn it into a bool first (`cmp` and
+/// `sbb`). See `avx2::probe_asm` for the measurements.
 macro_rules! probe_asm {
     ($x:expr, $blocks:expr, $offset:expr, $answer:ident, [$($body:literal),*], $($option:ident),*) => {
         core::arch::asm!(
+            "xor {answer:e}, {answer:e}",
             "vpbroadcastd ymm16, {x:e}",
             "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]",
             "vpsrld ymm16, ymm16, 27",
@@ -119,17 +126,18 @@ macro_rules! probe_asm {
             $($body,)*
             // CF = 1 when the low eight bits of k1 (one per lane) are all ones.
             "kortestb k1, k1",
-            "setc {answer}",
+            "setc {answer:l}",
             x = in(reg) $x,
             blocks = in(reg) $blocks,
             offset = in(reg) $offset,
             constants = sym INLINE_CONSTANTS,
-            answer = out(reg_byte) $answer,
+            answer = out(reg) $answer,
             out("zmm16") _,
             out("zmm17") _,
             out("k1") _,
             options($($option),*),
-        )
+        );
+        core::hint::assert_unchecked($answer <= 1);
     };
 }
 
@@ -159,7 +167,7 @@ pub(super) fn contains_hash_inline(token: Avx512, blocks: &[[u32; LANES]], hash:
         return token.contains(&blocks[index], hash as u32);
     }
     assert!(!blocks.is_empty(), "a filter has at least one block");
-    let found: u8;
+    let found: u64;
     // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which the
     // instructions here need (EVEX encodings of 256-bit operations and `vptestmd` into `k1`: F
     // and VL; `kortestb`: DQ). The asm reads the 32 bytes of block `index` of `blocks` (`index
@@ -168,7 +176,8 @@ pub(super) fn contains_hash_inline(token: Avx512, blocks: &[[u32; LANES]], hash:
     // shifted right by 32) and 36 bytes at `INLINE_CONSTANTS` (a static, addressed
     // RIP-relative); EVEX loads need no alignment. It writes `zmm16`, `zmm17` and `k1`,
     // declared clobbered, `found` and the flags (not preserved: no `preserves_flags`), and
-    // touches no stack.
+    // touches no stack. `found` ends 0 or 1, as `assert_unchecked` states: it is zeroed, then
+    // only its low byte is written, by `setc`.
     unsafe {
         probe_asm!(
             hash as u32,
@@ -199,7 +208,7 @@ pub(super) fn insert_hash_inline(token: Avx512, blocks: &mut [[u32; LANES]], has
         return token.insert(&mut blocks[index], hash as u32);
     }
     assert!(!blocks.is_empty(), "a filter has at least one block");
-    let present: u8;
+    let present: u64;
     // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which the
     // instructions here need (EVEX encodings of 256-bit operations, `vmovdqu32` and `vptestmd`
     // into `k1`: F and VL; `kortestb`: DQ). The asm reads and then writes the 32 bytes of block
@@ -208,7 +217,9 @@ pub(super) fn insert_hash_inline(token: Avx512, blocks: &mut [[u32; LANES]], has
     // being a product of a value below 2^32 and the length, shifted right by 32), and reads 36
     // bytes at `INLINE_CONSTANTS` (a static, addressed RIP-relative); EVEX loads and stores
     // need no alignment. It writes `zmm16`, `zmm17` and `k1`, declared clobbered, `present`
-    // and the flags (not preserved: no `preserves_flags`), and touches no stack.
+    // and the flags (not preserved: no `preserves_flags`), and touches no stack. `present`
+    // ends 0 or 1, as `assert_unchecked` states: it is zeroed, then only its low byte is
+    // written, by `setc`.
     unsafe {
         probe_asm!(
             hash as u32,
