@@ -63,6 +63,18 @@ fn fold_mul(a: u64, b: u64) -> u64 {
     (product as u64) ^ ((product >> 64) as u64)
 }
 
+/// The one-multiply mix: `fold((k ^ s) * C)`.
+#[inline(always)]
+fn one_multiply_mix(key: u64) -> u64 {
+    fold_mul(key ^ SEED, GOLDEN)
+}
+
+/// Boost.Bloom's mix: `fold(k * C) | 1`.
+#[inline(always)]
+fn boost_mix(key: u64) -> u64 {
+    fold_mul(key, GOLDEN) | 1
+}
+
 #[cfg(target_arch = "x86_64")]
 mod parts {
     use core::arch::x86_64::{
@@ -77,7 +89,7 @@ mod parts {
     use splitbloom::{DefaultHasher, Filter, SALT, block_index};
     use xxhash_rust::xxh3::xxh3_64;
 
-    use super::{GOLDEN, SEED, fold_mul};
+    use super::{GOLDEN, boost_mix, one_multiply_mix};
     /// Queries per loop.
     const QUERIES: usize = 2_000_000;
     /// Queries of the untimed pass before each timed loop: twice the blocks of a 10^6-key filter.
@@ -171,7 +183,7 @@ mod parts {
     probe_loop!(
         /// A one-multiply mix in place of the default's.
         one_multiply_parquet,
-        |_: &DefaultHasher, key: u64| fold_mul(key ^ SEED, GOLDEN),
+        |_: &DefaultHasher, key: u64| one_multiply_mix(key),
         block_index,
         parquet_mask
     );
@@ -185,7 +197,7 @@ mod parts {
     probe_loop!(
         /// Boost.Bloom's mix, block index and lane mask.
         boost_scheme,
-        |_: &DefaultHasher, key: u64| fold_mul(key, GOLDEN) | 1,
+        |_: &DefaultHasher, key: u64| boost_mix(key),
         high_word_index,
         shift_mask
     );
@@ -204,7 +216,7 @@ mod parts {
     fn one_multiply_crate_loop(filter: &Filter, queries: &[u64]) -> u64 {
         let mut hits = 0;
         for &key in queries {
-            hits += u64::from(filter.contains_hash(fold_mul(key ^ SEED, GOLDEN)));
+            hits += u64::from(filter.contains_hash(one_multiply_mix(key)));
         }
         hits
     }
@@ -271,7 +283,7 @@ mod parts {
                 Filter::with_num_blocks(filter.num_blocks()).expect("a valid size");
             let mut sbbf = sbbf_rs_safe::Filter::new(256, filter.num_blocks());
             for &key in &keys {
-                one_multiply.insert_hash(fold_mul(key ^ SEED, GOLDEN));
+                one_multiply.insert_hash(one_multiply_mix(key));
                 sbbf.insert_hash(xxh3_64(&key.to_le_bytes()));
             }
             let (blocks, rest) = filter.as_words().as_chunks::<8>();
@@ -345,8 +357,8 @@ fn false_positive_rates() {
     let hasher = DefaultHasher::default();
     let mixes: [(&str, &dyn Fn(u64) -> u64); 3] = [
         ("default mix (id 4)", &|key| hasher.hash_one(key)),
-        ("one-multiply mix", &|key| fold_mul(key ^ SEED, GOLDEN)),
-        ("Boost.Bloom's mix", &|key| fold_mul(key, GOLDEN) | 1),
+        ("one-multiply mix", &one_multiply_mix),
+        ("Boost.Bloom's mix", &boost_mix),
     ];
     let shapes: [Shape; 6] = [
         ("sequential", |i| i),
