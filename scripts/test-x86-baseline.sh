@@ -2,16 +2,16 @@
 # The test suite on x86_64 CPUs without AVX2, emulated with qemu-user, so that run-time
 # detection really falls back instead of always finding this machine's AVX-512 CPU.
 #
-# * `-cpu Westmere` (2010: AES-NI, no AVX): built as usual (.cargo/config.toml adds +aes), so
-#   the opt-in GxHash can run, and the kernel chosen at run time must be `portable`.
-# * `-cpu Nehalem` (2008: no AES-NI either): built with RUSTFLAGS overriding that +aes, so
-#   GxHash is unavailable and the binaries contain no AES instruction; again `portable`.
+# * `-cpu Westmere` (2010: AES-NI, no AVX): built with `-C target-feature=+aes`, so the opt-in
+#   GxHash can run, and the kernel chosen at run time must be `portable`.
+# * `-cpu Nehalem` (2008: no AES-NI either): built with the flags a dependent gets, so GxHash is
+#   unavailable and the binaries contain no AES instruction; again `portable`.
 # The default hasher is XXH3 in both (and everywhere): tests/cross_build.rs checks that both
 # write the pinned fixture byte for byte.
 #
 # No build of its own: the binaries are exactly those of .ci/run's native suite (target/,
-# `--all-features`, +aes) and of its no-AES suite (target/no-aes, `other_flags_features` of
-# scripts/common.sh, -aes),
+# `--all-features`, no AES) and of its AES suite (target/aes, `other_flags_features` of
+# scripts/common.sh, +aes),
 # which contain no instruction these CPUs lack (no -C target-cpu), run through cargo's runner
 # setting; run alone, this script builds them there.
 #
@@ -56,16 +56,15 @@ cross_build_only=no
 skip=(--skip cli:: --skip cli_hashing:: --skip math::tests:: --skip scalable::tests:: --skip every_kernel)
 for cpu in Westmere Nehalem; do
   if [ "$cpu" = Westmere ]; then
-    unset RUSTFLAGS
+    export RUSTFLAGS="-C target-feature=+aes"
     export SPLITBLOOM_EXPECT_GXHASH=available
+    target_dir=target/aes
+    features=("${other_flags_features[@]}")
+  else
+    unset RUSTFLAGS
+    export SPLITBLOOM_EXPECT_GXHASH=unavailable
     target_dir=target
     features=(--all-features)
-  else
-    # Replaces the rustflags of .cargo/config.toml (RUSTFLAGS takes precedence over them).
-    export RUSTFLAGS="-C target-feature=-aes"
-    export SPLITBLOOM_EXPECT_GXHASH=unavailable
-    target_dir=target/no-aes
-    features=("${other_flags_features[@]}")
   fi
   build=("${features[@]}" --target-dir "$target_dir")
   export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="qemu-x86_64-static -cpu $cpu"
