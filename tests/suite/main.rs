@@ -33,7 +33,6 @@ mod errors;
 mod fold;
 mod format;
 mod fpr;
-mod fuzz_corpus;
 mod hash_known_answers;
 mod hashing_contract;
 mod kernels;

@@ -1,5 +1,6 @@
 //! Replays every committed fuzz corpus file (`fuzz/corpus/TARGET/*`) through the same check
-//! the fuzz target runs, so `cargo test` covers the corpus on stable, without cargo-fuzz.
+//! the fuzz target runs, so the corpus is covered on stable, without cargo-fuzz
+//! (`cargo test --manifest-path fuzz/checks/Cargo.toml`, which .ci/run runs).
 
 use splitbloom_fuzz_checks as fuzz_checks;
 
@@ -8,7 +9,7 @@ use std::path::Path;
 /// Runs `check` on every file of `fuzz/corpus/<target>`; fails if the folder is empty.
 fn replay(target: &str, check: fn(&[u8])) {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus")
+        .join("../corpus")
         .join(target);
     let entries =
         std::fs::read_dir(&folder).unwrap_or_else(|error| panic!("{}: {error}", folder.display()));
@@ -51,7 +52,7 @@ fn hashing_corpus() {
 fn from_bytes_corpus() {
     replay("from_bytes", fuzz_checks::from_bytes);
     // The seeds include valid filters of every hasher, so the success path is replayed too.
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/from_bytes");
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/from_bytes");
     let readable = std::fs::read_dir(folder)
         .expect("corpus folder")
         .filter(|entry| {
@@ -66,7 +67,7 @@ fn from_bytes_corpus() {
         "no valid XXH3 filter among the from_bytes seeds"
     );
     // And valid ScalableFilter files, so the scalable reader's success path is replayed.
-    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/from_bytes");
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/from_bytes");
     let scalable = std::fs::read_dir(folder)
         .expect("corpus folder")
         .filter(|entry| {
