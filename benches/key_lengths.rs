@@ -15,7 +15,7 @@
 //! * `contains/<len>`: `reference` (`contains_hash(xxh3_64(key))`), then `contains_bytes`
 //!   (`*-bytes`), `contains(&str)` (`*-str`) and `contains(&[u8])` (`*-slice`) per hasher.
 //!
-//! The acceptance rule (issue 13): the default through `contains(&key)` and `contains_bytes`
+//! The acceptance rule: the default through `contains(&key)` and `contains_bytes`
 //! within 1.15x of the reference at every length; no opt-in hasher slower than the reference
 //! under 16 bytes. Run on a shared machine with short settings:
 //!

@@ -1,4 +1,4 @@
-//! What a single-key lookup's time is made of (issue 16: "find where the time goes").
+//! What a single-key lookup's time is made of: which piece of `Filter::contains` the time goes to.
 //!
 //! One filter per size (10 bits per key, `u64` keys, the default hasher) is probed, on its own
 //! blocks, by loops that each change one piece of `Filter::contains`:
@@ -18,13 +18,13 @@
 //!   such a crate;
 //! * `sbbf-rs-safe`: that crate's lookup of the XXH3 hash of the key's bytes (its README's
 //!   way, as in the `workload` bench), on a filter of the same size: the last column gives
-//!   every loop's ratio to it, issue 16's single-key yardstick.
+//!   every loop's ratio to it, the single-key yardstick of `BENCHMARKS.md`.
 //!
 //! Only the first two answer as the filter does: the others pick other blocks and bits, and
 //! are timed for their shape, not their answers (the last two probe filters of their own, and
 //! must find every inserted key). A faster mix is not a free win either: the default one is
 //! part of hasher id 4's byte contract, and one-multiply mixes move the false-positive rate on
-//! structured keys (issue 16's ninth-stop note).
+//! structured keys (`BENCHMARKS.md`, "Single-key lookups").
 //!
 //! Each size runs 2M queries in random order, half of them inserted keys, `hits += answer`
 //! with no branch. Every round runs each loop once, after an untimed pass of 80000 of its

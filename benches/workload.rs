@@ -1,4 +1,4 @@
-//! The workload of issue 16, as a plain benchmark binary next to Boost.Bloom's anchor
+//! The streamed workload, as a plain benchmark binary next to Boost.Bloom's anchor
 //! (`../shared/anchors/boost-bloom/bench.cpp`), whose workload, seeds and JSON field names it
 //! follows, so that the two can be run back to back and put side by side.
 //!
@@ -551,7 +551,7 @@ impl<C: Contender> Timed for Entry<C> {
         // contenders' rounds have evicted part of it, as Boost.Bloom's anchor, which runs one
         // filter alone, has it when its positives are timed. Without it the positives paid for
         // that refill and the negatives after them did not: at 10^7 keys every contender's hits
-        // took 1.4-1.7x its misses in the same round (issue 16's third stop).
+        // took 1.4-1.7x its misses in the same round.
         black_box(lookup_loop(filter, window(&work.keys, LOOKUPS, round)));
         let (pos, pos_hits) = timed_slices(positives, |keys| lookup_loop(filter, keys));
         let (neg, neg_hits) = timed_slices(negatives, |keys| lookup_loop(filter, keys));

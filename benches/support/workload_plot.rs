@@ -1,4 +1,4 @@
-//! The per-CPU plot of issue 16's workload: ns per key against keys in the filter, drawn from
+//! The per-CPU plot of the streamed workload: ns per key against keys in the filter, drawn from
 //! the JSON files that `workload` (`SPLITBLOOM_WORKLOAD_JSON`) and Boost.Bloom's anchor
 //! (`results/*.json`) write, which share their field names.
 //!
@@ -165,7 +165,7 @@ pub fn draw(out: &Path, paths: &[String]) -> DrawResult {
         .fold(1.0, f64::max);
     let root = SVGBackend::new(out, (760, 480)).into_drawing_area();
     root.fill(&WHITE)?;
-    let caption = format!("issue 16's workload, {cpu}: ns per key, 10 bits/key");
+    let caption = format!("streamed workload, {cpu}: ns per key, 10 bits/key");
     let mut chart = ChartBuilder::on(&root)
         .caption(caption, ("sans-serif", 16))
         .margin(10)
