@@ -46,4 +46,3 @@ mod properties;
 mod scalable;
 mod scalable_format;
 mod serde;
-mod trusted_open;

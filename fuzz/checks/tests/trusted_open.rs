@@ -1,5 +1,5 @@
 //! `FilterRef::from_trusted_bytes`: the O(1) open of bytes the caller verified. Runs the fuzz
-//! target's check (fuzz/checks) over valid filters, every single-byte corruption of a
+//! target's check over valid filters, every single-byte corruption of a
 //! small one, truncations, and seeded random bytes.
 
 use splitbloom_fuzz_checks as trusted_checks;
