@@ -24,7 +24,7 @@
 //! are timed for their shape, not their answers (the last two probe filters of their own, and
 //! must find every inserted key). A faster mix is not a free win either: the default one is
 //! part of hasher id 4's byte contract, and one-multiply mixes move the false-positive rate on
-//! structured keys (`BENCHMARKS.md`, "Single-key lookups").
+//! structured keys (`BENCHMARKS.md`, "Single-key parts").
 //!
 //! Each size runs 2M queries in random order, half of them inserted keys, `hits += answer`
 //! with no branch. Every round runs each loop once, after an untimed pass of 80000 of its
