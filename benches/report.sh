@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs the criterion benchmarks (benches/filters.rs) and turns their medians into the README's
-# performance table (benches/results.md) and plot (benches/performance.svg).
+# Runs the criterion benchmarks (benches/filters.rs) and turns their medians into the
+# performance table (benches/results.md, quoted in BENCHMARKS.md and the README) and plot
+# (docs/performance.svg, which the README shows).
 #
 #   bash benches/report.sh          # quick: 10^4, 10^6, 10^7 keys, every contender (minutes)
 #   bash benches/report.sh full     # also 10^8 keys (about 6 GB of memory, much longer)
@@ -18,3 +19,7 @@ case "${1:-quick}" in
   *) echo "usage: $0 [quick|full|report]" >&2; exit 2 ;;
 esac
 SPLITBLOOM_BENCH=report cargo bench -p splitbloom-bench --bench filters
+# The report writes its plot next to the table; the README's copy lives in docs/ because the
+# published package leaves out benches/.
+mv benches/performance.svg docs/performance.svg
+echo "moved the plot to docs/performance.svg"
