@@ -35,3 +35,23 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     writer.join().unwrap();
     output
 }
+
+/// The CLI's three hashers, named in this one place: `--hasher xxh3` (id 4, the default),
+/// `--hasher gxhash` (id 6) and `--hasher parquet` (id 3).
+pub type Xxh3 = splitbloom::Xxh3Plain;
+/// The opt-in gxhash hasher (see [`Xxh3`]).
+pub type GxHash = splitbloom::GxHybrid;
+pub use splitbloom::parquet::ParquetHash;
+
+/// The bytes of filter file `bytes` with hasher id `id` (header byte 6) and the checksum that
+/// makes them valid again: a file of any hasher id, whether or not this build can hash with it.
+pub fn with_hasher_id(bytes: &[u8], id: u8) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    bytes[6] = id;
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest().to_le_bytes();
+    bytes[24..32].copy_from_slice(&checksum);
+    bytes
+}

@@ -8,7 +8,7 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
-use crate::filters::{NewFilterOptions, Stats, with_new_filter};
+use crate::filters::{NewFilterOptions, Stats, newly_added, with_new_filter};
 use crate::keys::{InputOptions, KeyBatch};
 use crate::out::{counted, note, short_number};
 use crate::output::OutputFile;
@@ -45,11 +45,11 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
             break;
         }
         batch.hash_into(filter.hasher(), &mut hashes);
-        // `insert_hash` returns false when the key set a new bit: it was certainly new. That
-        // count is a lower bound on the distinct keys (a new key may find its bits already
-        // set), so a warning based on it is never a false alarm.
+        // A key that set a new bit was certainly new. That count is a lower bound on the
+        // distinct keys (a new key may find its bits already set), so a warning based on it
+        // is never a false alarm.
         for &hash in &hashes {
-            new_keys += u64::from(!filter.insert_hash(hash));
+            new_keys += u64::from(newly_added(filter.insert_hash(hash)));
         }
         keys += batch.len() as u64;
         progress.update(keys);

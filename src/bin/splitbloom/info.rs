@@ -8,7 +8,9 @@ use splitbloom::FilterRef;
 use splitbloom::format::{self, Header, ScalableHeader};
 
 use crate::Status;
-use crate::filters::{AnyFilterFile, FilterFile, Stats, hasher_name, open_any, with_hasher};
+use crate::filters::{
+    AnyFilterFile, FilterFile, Stats, hasher_name, open_any, require_supported, with_hasher,
+};
 use crate::out::{out, short_number};
 
 /// Options of `splitbloom info`.
@@ -32,6 +34,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
 fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     let name = options.filter.display();
     let header = &file.header;
+    require_supported(&options.filter, header)?;
     // Reading the whole filter verifies its checksum before anything is reported. Neither the
     // checksum nor the statistics need the filter's hasher, so a filter whose hasher this build
     // cannot compute (gxhash without AES) is shown too.

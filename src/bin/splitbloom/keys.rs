@@ -13,9 +13,8 @@
 //!
 //! The library's byte-key contract, [`FilterHasher::hash_bytes`]: exactly the key's bytes,
 //! with the framing `splitbloom::hash` documents (for every hasher the same value as one
-//! `Hasher::write` on a fresh hasher then `finish`, which is what earlier CLI versions computed,
-//! so their files answer the same). A library user asks a CLI-built filter about a key with
-//! `filter.contains_bytes(key_bytes)`.
+//! `Hasher::write` on a fresh hasher then `finish`). A library user asks a CLI-built filter
+//! about a key with `filter.contains_bytes(key_bytes)`.
 //!
 //! This is deliberately not `filter.contains(key_bytes)`: `Hash for [u8]` and `Hash for str`
 //! add a length prefix or a terminator, and the standard library does not promise those

@@ -12,9 +12,9 @@
 //! Dates and times are parsed with `jiff`, UUIDs with `uuid`, FLOAT16 with `half`; decimals have
 //! no crate that keeps 38 digits exactly and every storage width, so they are parsed here.
 
+use encode::{decimal_example, int_range};
 use parquet::basic::{ConvertedType, LogicalType, TimeUnit, Type as PhysicalType};
 use parquet::schema::types::ColumnDescriptor;
-use encode::{decimal_example, int_range};
 
 /// The unit of a TIME or TIMESTAMP column.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -327,7 +327,6 @@ impl Kind {
             Kind::Other { width, .. } => *width,
         }
     }
-
 }
 
 mod encode;
