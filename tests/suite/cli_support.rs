@@ -55,3 +55,76 @@ pub fn with_hasher_id(bytes: &[u8], id: u8) -> Vec<u8> {
     bytes[24..32].copy_from_slice(&checksum);
     bytes
 }
+
+/// The binary running with a standard input that stays open: a test writes a line, then reads
+/// the answer back before it writes the next, as `tail -f log | splitbloom dedup` or a person
+/// at a terminal would. Every read has a timeout, so a program that waits for the end of its
+/// input fails the test instead of hanging it.
+pub struct Session {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl Session {
+    /// Starts the binary with `args`.
+    pub fn start(args: &[&str]) -> Session {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut line = Vec::new();
+                match std::io::BufRead::read_until(&mut stdout, b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Writes `input` to the program's standard input, which stays open.
+    pub fn send(&mut self, input: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(input).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line the program prints, waiting at most 20 seconds for it (a line arrives in
+    /// milliseconds from a program that answers as input arrives; the margin is for busy test
+    /// machines).
+    pub fn next_line(&mut self) -> Vec<u8> {
+        match self.lines.recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(line) => line,
+            Err(error) => {
+                let _ = self.child.kill();
+                panic!(
+                    "no answer while the input stays open ({error}): output waits for the end of input"
+                );
+            }
+        }
+    }
+
+    /// Closes standard input and returns the exit status and the lines not read yet.
+    pub fn finish(mut self) -> (Option<i32>, Vec<Vec<u8>>) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        (status.code(), self.lines.iter().collect())
+    }
+}

@@ -45,14 +45,14 @@ pub enum HasherChoice {
 /// How a new filter is sized and hashed: the options `build` and `dedup` share.
 #[derive(clap::Args)]
 pub struct NewFilterOptions {
-    /// Expected number of distinct keys (sizes the filter).
-    #[arg(short = 'n', long)]
+    /// Expected number of distinct keys (sizes the filter): 1000000, 1_000_000, 1e6 or 2.5e6.
+    #[arg(short = 'n', long, value_name = "COUNT", value_parser = crate::count::parse_count)]
     pub items: u64,
     /// Target false-positive rate, strictly between 0 and 1 (e.g. 0.01); too small a rate for
     /// --items gives an error naming the largest filter this build makes.
     #[arg(short = 'p', long)]
     pub fpr: f64,
-    /// How keys are hashed (stored in the filter, so `query` needs no option).
+    /// How keys are hashed (stored in the filter, so `query` and `merge` need no option).
     #[arg(long, value_enum, default_value_t)]
     pub hasher: HasherChoice,
 }

@@ -7,9 +7,11 @@
 
 mod bench;
 mod build;
+mod count;
 mod dedup;
 mod filters;
 mod info;
+mod json;
 mod keys;
 mod merge;
 mod out;
