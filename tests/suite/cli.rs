@@ -1800,3 +1800,30 @@ fn bench_gives_a_verdict() {
     assert!(row["hit_ns_min"].as_f64().unwrap() <= row["hit_ns"].as_f64().unwrap());
     assert!(row["hit_ns"].as_f64().unwrap() <= row["hit_ns_max"].as_f64().unwrap());
 }
+
+/// Every option of every subcommand says what it does in `--help`.
+#[test]
+fn every_option_is_documented() {
+    let mut commands = vec!["build", "query", "dedup", "info", "merge", "bench"];
+    if cfg!(feature = "parquet") {
+        commands.push("parquet-info");
+    }
+    for command in commands {
+        let help = String::from_utf8(ok(run(&[command, "--help"], b""))).unwrap();
+        // The options end with `--help`; what follows is the subcommand's own text.
+        let options = &help[..help.find("-h, --help").unwrap()];
+        let lines: Vec<&str> = options.lines().collect();
+        for (index, line) in lines.iter().enumerate() {
+            let option = line.trim_start();
+            if line.len() - option.len() < 8 && (option.starts_with("-") || option.starts_with('<'))
+            {
+                let next = lines.get(index + 1).copied().unwrap_or("");
+                assert!(
+                    next.starts_with("          ") && !next.trim().is_empty(),
+                    "{command}: {line:?} has no description"
+                );
+            }
+        }
+        assert!(help.contains("--json"), "{command}");
+    }
+}

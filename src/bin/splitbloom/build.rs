@@ -23,7 +23,7 @@ pub struct Options {
     keys: InputOptions,
     /// The filter file to write (replaced atomically). Must be a regular file or a new name
     /// (checked before any key is read); a symbolic link is followed and its target replaced.
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
     #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,

@@ -50,7 +50,7 @@ pub struct NewFilterOptions {
     pub items: u64,
     /// Target false-positive rate, strictly between 0 and 1 (e.g. 0.01); too small a rate for
     /// --items gives an error naming the largest filter this build makes.
-    #[arg(short = 'p', long)]
+    #[arg(short = 'p', long, value_name = "RATE")]
     pub fpr: f64,
     /// How keys are hashed (stored in the filter, so `query` and `merge` need no option).
     #[arg(long, value_enum, default_value_t)]

@@ -49,7 +49,7 @@ pub fn input_name(input: Option<&Path>) -> String {
 #[derive(clap::Args)]
 pub struct InputOptions {
     /// Read keys from this file, one per line (`-` or no file: standard input).
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     pub input: Option<PathBuf>,
     /// Keys are NUL-terminated instead of newline-terminated (input and output).
     #[arg(short = '0', long)]
@@ -59,8 +59,8 @@ pub struct InputOptions {
     /// used with --null.
     #[arg(long)]
     pub keep_cr: bool,
-    /// The longest key accepted, in bytes; a longer line (e.g. input with no line ends) is an
-    /// error rather than read whole into memory.
+    /// The longest key accepted, in bytes (a count: 1e6 works); a longer line (e.g. input
+    /// with no line ends) is an error rather than read whole into memory.
     #[arg(
         long,
         value_name = "BYTES",

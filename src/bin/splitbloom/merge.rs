@@ -14,11 +14,11 @@ use crate::output::OutputFile;
 #[derive(clap::Args)]
 pub struct Options {
     /// The filters to merge: same number of blocks, same hasher and seed.
-    #[arg(required = true, num_args = 2..)]
+    #[arg(required = true, num_args = 2.., value_name = "FILTER")]
     filters: Vec<PathBuf>,
     /// The merged filter (replaced atomically; may be one of the inputs). Must be a regular
     /// file or a new name; a symbolic link is followed and its target replaced.
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
     #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,

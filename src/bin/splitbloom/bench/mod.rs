@@ -37,10 +37,11 @@ pub struct Options {
         value_parser = crate::count::parse_count
     )]
     items: Vec<u64>,
-    /// Bits per key of every filter.
-    #[arg(long, default_value_t = 10.0)]
+    /// Bits per key of every filter (10 gives about 1% false positives).
+    #[arg(long, value_name = "BITS", default_value_t = 10.0)]
     bits_per_key: f64,
-    /// Only this kernel (default: every kernel available on this CPU).
+    /// Only this kernel: scalar, portable, avx2, avx512 or neon (default: every kernel
+    /// available on this CPU).
     #[arg(long)]
     kernel: Option<Kernel>,
     /// Timed samples per figure (each about 20 ms); the median is reported, and the verdict

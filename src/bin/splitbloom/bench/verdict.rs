@@ -95,10 +95,13 @@ impl<'a> Verdict<'a> {
             }
         };
         let fpr = if self.fpr_agrees() {
-            "its false-positive rate is as predicted".to_owned()
+            format!(
+                "the false-positive rate measured with {kernel} is as predicted ({:+.1} standard errors)",
+                self.fpr_deviation()
+            )
         } else {
             format!(
-                "its false-positive rate is {:.1} standard errors from the prediction: report it",
+                "the false-positive rate measured with {kernel} is {:+.1} standard errors from the prediction: report it",
                 self.fpr_deviation()
             )
         };
