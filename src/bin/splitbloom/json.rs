@@ -61,7 +61,8 @@ pub fn number(value: f64) -> String {
     }
 }
 
-/// A list of integers as a JSON array.
+/// A list of integers as a JSON array (parquet-info's row groups).
+#[cfg(feature = "parquet")]
 pub fn array(items: impl IntoIterator<Item = impl std::fmt::Display>) -> String {
     let items: Vec<String> = items.into_iter().map(|item| item.to_string()).collect();
     format!("[{}]", items.join(","))
