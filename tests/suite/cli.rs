@@ -1827,3 +1827,43 @@ fn every_option_is_documented() {
         assert!(help.contains("--json"), "{command}");
     }
 }
+
+/// At a terminal, one Ctrl-D ends the keys of `query` (and each typed key is answered at
+/// once). The terminal is a pseudo-terminal from util-linux's `script`, which passes what the
+/// test writes to it as typed; the test is skipped where `script` is missing.
+#[cfg(target_os = "linux")]
+#[test]
+fn one_ctrl_d_ends_query_at_a_terminal() {
+    let has_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !has_script {
+        println!("skipped: no `script` to give the binary a terminal");
+        return;
+    }
+    let dir = scratch("one_ctrl_d");
+    let filter = path(&dir, "f.sbf");
+    ok(run(
+        &["build", "-n", "100", "-p", "0.0001", "-o", &filter],
+        b"alice\n",
+    ));
+    let mut command = Command::new("script");
+    command.args([
+        "-qfec",
+        &format!(
+            "'{}' query '{filter}'; echo query ended",
+            env!("CARGO_BIN_EXE_splitbloom")
+        ),
+        "/dev/null",
+    ]);
+    let mut terminal = Session::start_command(command);
+    terminal.send(b"alice\n");
+    // The terminal echoes the typed line, then the answer follows.
+    assert_eq!(terminal.next_line(), b"alice\r\n");
+    assert_eq!(terminal.next_line(), b"alice\r\n");
+    terminal.send(b"\x04");
+    let line = terminal.next_line();
+    assert!(line.ends_with(b"query ended\r\n"), "{line:?}");
+    let _ = terminal.finish();
+}

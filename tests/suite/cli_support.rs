@@ -69,8 +69,14 @@ pub struct Session {
 impl Session {
     /// Starts the binary with `args`.
     pub fn start(args: &[&str]) -> Session {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
-            .args(args)
+        let mut command = Command::new(env!("CARGO_BIN_EXE_splitbloom"));
+        command.args(args);
+        Session::start_command(command)
+    }
+
+    /// Starts `command` (which may run the binary under another program, such as a terminal).
+    pub fn start_command(mut command: Command) -> Session {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
