@@ -1,15 +1,12 @@
-//! The CLI and the hashing contract: filters written with gxhash (hasher id 1, the default of
-//! earlier `+aes` builds) keep answering in the CLI wherever gxhash can run, and are a clear
-//! error elsewhere; CLI keys are the byte-key contract; new files are id 4 and every id opens;
-//! `--hasher gxhash-plain` and `--hasher gxhash-hybrid` build ids 5 and 6 where gxhash runs
-//! and are a clear error elsewhere.
+//! The CLI and the hashing contract: CLI keys are the byte-key contract; new files are id 4; the
+//! three hashers (`xxh3` id 4, `gxhash` id 6, `parquet` id 3) build and read, gxhash only where
+//! it can run and a clear error naming the build flags elsewhere; a reserved id is an error.
 
 use std::process::Command;
 
-use splitbloom::parquet::ParquetHash;
-use splitbloom::{
-    Filter, FilterHasher, FilterRef, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
-};
+use splitbloom::{Filter, FilterHasher, FilterRef};
+
+use crate::cli_support::{GxHash, ParquetHash, Xxh3, with_hasher_id};
 
 /// A file path in the temporary directory, unique to this test process.
 fn temp_path(name: &str) -> std::path::PathBuf {
@@ -35,22 +32,16 @@ fn gxhash_files_answer_in_the_cli_where_gxhash_runs() {
     let path = temp_path("gx.sbf");
     // Where gxhash cannot run, the bytes of a gxhash filter cannot be built here either: build
     // an XXH3 one and relabel it (the check fails before any key is hashed).
-    let bytes = match GxHash::new(0) {
+    let bytes = match GxHash::try_with_seed(0) {
         Ok(hasher) => {
             let mut filter = Filter::with_num_blocks_and_hasher(64, hasher).unwrap();
             filter.insert_bytes(b"alice");
             filter.to_bytes()
         }
-        Err(_) => {
-            let mut bytes = Filter::with_num_blocks(64).unwrap().to_bytes();
-            bytes[6] = HasherKind::GxHash.id();
-            let mut state = xxhash_rust::xxh3::Xxh3Default::new();
-            state.update(&bytes[..24]);
-            state.update(&bytes[32..]);
-            let checksum = state.digest();
-            bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
-            bytes
-        }
+        Err(_) => with_hasher_id(
+            &Filter::with_num_blocks(64).unwrap().to_bytes(),
+            GxHash::KIND.id(),
+        ),
     };
     std::fs::write(&path, bytes).unwrap();
     let output = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
@@ -60,12 +51,51 @@ fn gxhash_files_answer_in_the_cli_where_gxhash_runs() {
     std::fs::remove_file(&path).unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    if HasherKind::GxHash.is_available() {
+    if GxHash::KIND.is_available() {
         assert_eq!(output.status.code(), Some(0), "{stderr}");
         assert_eq!(stdout.lines().collect::<Vec<_>>(), ["alice"]);
     } else {
         assert_eq!(output.status.code(), Some(2));
-        assert!(stderr.contains("AES"), "{stderr}");
+        assert!(stderr.contains("target-feature=+aes"), "{stderr}");
+    }
+}
+
+/// A file whose hasher id is not one of the three (ids 1, 2 and 5 are reserved) is one clear
+/// error in every subcommand that reads filters, never an answer.
+#[test]
+fn reserved_hasher_ids_are_an_error() {
+    let mut filter = Filter::with_fpr(100, 0.01).unwrap();
+    filter.insert_bytes(b"alice");
+    let xxh3 = filter.to_bytes();
+    for id in [1u8, 2, 5] {
+        let path = temp_path(&format!("reserved-{id}.sbf"));
+        let file = path.to_str().unwrap().to_owned();
+        std::fs::write(&path, with_hasher_id(&xxh3, id)).unwrap();
+        let merged = temp_path(&format!("reserved-{id}-merged.sbf"));
+        let commands: [Vec<&str>; 3] = [
+            vec!["query", file.as_str(), "alice"],
+            vec!["info", file.as_str()],
+            vec![
+                "merge",
+                file.as_str(),
+                file.as_str(),
+                "-o",
+                merged.to_str().unwrap(),
+            ],
+        ];
+        for args in commands {
+            let output = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+                .args(&args)
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+            assert!(output.stdout.is_empty(), "{args:?}");
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+            assert!(stderr.contains("hasher"), "{args:?}: {stderr}");
+            assert!(!merged.exists());
+        }
+        std::fs::remove_file(&path).unwrap();
     }
 }
 
@@ -84,10 +114,11 @@ fn cli_keys_are_the_byte_contract() {
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "carol");
 }
 
-/// The CLI builds id 4 (`Xxh3Plain`) by default, names every id in `info`, and answers for a
-/// filter of every id that this build can compute, written by the library.
+/// The CLI builds id 4 (`xxh3`) by default, names each hasher in `info` as `--hasher` spells it,
+/// answers for library-built filters of the hashers every build computes, and refuses the
+/// names of hashers it does not offer.
 #[test]
-fn the_cli_builds_id_4_and_reads_every_id() {
+fn the_cli_builds_id_4_and_reads_its_hashers() {
     fn write<S: FilterHasher>(name: &str, hasher: S) -> std::path::PathBuf {
         let path = temp_path(name);
         let mut filter = Filter::with_fpr_and_hasher(100, 0.001, hasher).unwrap();
@@ -95,7 +126,7 @@ fn the_cli_builds_id_4_and_reads_every_id() {
         std::fs::write(&path, filter.to_bytes()).unwrap();
         path
     }
-    let run = |args: &[&str], stdin: &[u8]| {
+    let spawn = |args: &[&str], stdin: &[u8]| {
         let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
             .args(args)
             .stdin(std::process::Stdio::piped())
@@ -104,7 +135,10 @@ fn the_cli_builds_id_4_and_reads_every_id() {
             .spawn()
             .unwrap();
         feed(&mut child, stdin);
-        let output = child.wait_with_output().unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let run = |args: &[&str], stdin: &[u8]| {
+        let output = spawn(args, stdin);
         assert!(
             output.status.success(),
             "{args:?}: {}",
@@ -113,33 +147,37 @@ fn the_cli_builds_id_4_and_reads_every_id() {
         String::from_utf8(output.stdout).unwrap()
     };
     let built = temp_path("built.sbf");
+    let built_name = built.to_str().unwrap();
     run(
-        &[
-            "build",
-            "-n",
-            "100",
-            "-p",
-            "0.01",
-            "-o",
-            built.to_str().unwrap(),
-        ],
+        &["build", "-n", "100", "-p", "0.01", "-o", built_name],
         b"alice\n",
     );
     let bytes = std::fs::read(&built).unwrap();
-    assert_eq!(bytes[6], HasherKind::Xxh3Plain.id(), "the default is id 4");
+    assert_eq!(bytes[6], 4, "the default is id 4");
+    assert_eq!(Xxh3::KIND.id(), 4);
     assert!(
-        FilterRef::<Xxh3Plain>::from_bytes(&bytes)
+        FilterRef::<Xxh3>::from_bytes(&bytes)
             .unwrap()
             .contains("alice")
     );
+    for retired in ["default", "xxh3-plain", "gxhash-hybrid", "gxhash-plain"] {
+        let output = spawn(
+            &[
+                "build", "-n", "100", "-p", "0.01", "--hasher", retired, "-o", built_name,
+            ],
+            b"alice\n",
+        );
+        assert_eq!(output.status.code(), Some(2), "--hasher {retired}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains("xxh3") && stderr.contains("gxhash") && stderr.contains("parquet"),
+            "--hasher {retired}: {stderr}"
+        );
+    }
     let files = [
-        (built, "xxh3-plain"),
-        (write("plain.sbf", Xxh3Plain::default()), "xxh3-plain"),
-        (write("xxh3.sbf", Xxh3Hash::default()), "xxh3"),
-        (
-            write("parquet.sbf", ParquetHash::default()),
-            "parquet-xxh64",
-        ),
+        (built, "xxh3"),
+        (write("xxh3.sbf", Xxh3::default()), "xxh3"),
+        (write("parquet.sbf", ParquetHash::default()), "parquet"),
     ];
     for (path, name) in files {
         let file = path.to_str().unwrap();
@@ -150,9 +188,9 @@ fn the_cli_builds_id_4_and_reads_every_id() {
     }
 }
 
-/// `build --hasher NAME` writes a file of hasher `S` (id 5 or 6, named NAME by `info`) that
-/// answers in the CLI and through `FilterRef<S>` where gxhash runs; elsewhere the option is an
-/// error that says why.
+/// `build --hasher NAME` writes a file of hasher `S` (named NAME by `info`) that answers in the
+/// CLI and through `FilterRef<S>` where gxhash runs; elsewhere the option is an error that says
+/// which build flags give it, and that its files need such a build.
 fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
     let path = temp_path(&format!("{name}.sbf"));
     let file = path.to_str().unwrap();
@@ -170,7 +208,11 @@ fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     if !S::KIND.is_available() {
         assert_eq!(output.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("AES") && stderr.contains(name), "{stderr}");
+        assert!(
+            stderr.contains("target-feature=+aes") && stderr.contains(name),
+            "{stderr}"
+        );
+        assert!(stderr.contains("read only by such builds"), "{stderr}");
         assert!(!path.exists());
         return;
     }
@@ -202,11 +244,6 @@ fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
 }
 
 #[test]
-fn the_cli_builds_and_reads_gxhash_plain() {
-    the_cli_builds_and_reads::<GxPlain>("gxhash-plain");
-}
-
-#[test]
-fn the_cli_builds_and_reads_gxhash_hybrid() {
-    the_cli_builds_and_reads::<GxHybrid>("gxhash-hybrid");
+fn the_cli_builds_and_reads_gxhash() {
+    the_cli_builds_and_reads::<GxHash>("gxhash");
 }

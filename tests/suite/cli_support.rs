@@ -35,3 +35,102 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     writer.join().unwrap();
     output
 }
+
+/// The CLI's three hashers, named in this one place: `--hasher xxh3` (id 4, the default),
+/// `--hasher gxhash` (id 6) and `--hasher parquet` (id 3).
+pub type Xxh3 = splitbloom::Xxh3Plain;
+/// The opt-in gxhash hasher (see [`Xxh3`]).
+pub type GxHash = splitbloom::GxHybrid;
+pub use splitbloom::parquet::ParquetHash;
+
+/// The bytes of filter file `bytes` with hasher id `id` (header byte 6) and the checksum that
+/// makes them valid again: a file of any hasher id, whether or not this build can hash with it.
+pub fn with_hasher_id(bytes: &[u8], id: u8) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    bytes[6] = id;
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest().to_le_bytes();
+    bytes[24..32].copy_from_slice(&checksum);
+    bytes
+}
+
+/// The binary running with a standard input that stays open: a test writes a line, then reads
+/// the answer back before it writes the next, as `tail -f log | splitbloom dedup` or a person
+/// at a terminal would. Every read has a timeout, so a program that waits for the end of its
+/// input fails the test instead of hanging it.
+pub struct Session {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl Session {
+    /// Starts the binary with `args`.
+    pub fn start(args: &[&str]) -> Session {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_splitbloom"));
+        command.args(args);
+        Session::start_command(command)
+    }
+
+    /// Starts `command` (which may run the binary under another program, such as a terminal).
+    pub fn start_command(mut command: Command) -> Session {
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            loop {
+                let mut line = Vec::new();
+                match std::io::BufRead::read_until(&mut stdout, b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        if sender.send(line).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        Session {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    /// Writes `input` to the program's standard input, which stays open.
+    pub fn send(&mut self, input: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(input).unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line the program prints, waiting at most 20 seconds for it (a line arrives in
+    /// milliseconds from a program that answers as input arrives; the margin is for busy test
+    /// machines).
+    pub fn next_line(&mut self) -> Vec<u8> {
+        match self.lines.recv_timeout(std::time::Duration::from_secs(20)) {
+            Ok(line) => line,
+            Err(error) => {
+                let _ = self.child.kill();
+                panic!(
+                    "no answer while the input stays open ({error}): output waits for the end of input"
+                );
+            }
+        }
+    }
+
+    /// Closes standard input and returns the exit status and the lines not read yet.
+    pub fn finish(mut self) -> (Option<i32>, Vec<Vec<u8>>) {
+        drop(self.stdin.take());
+        let status = self.child.wait().unwrap();
+        (status.code(), self.lines.iter().collect())
+    }
+}

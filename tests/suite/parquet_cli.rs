@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::cli_support::{run, scratch};
+use crate::cli_support::{Session, run, scratch};
 
 fn fixture(name: &str) -> String {
     format!(
@@ -598,4 +598,94 @@ fn batches_stream_in_bounded_memory() {
         answers.iter().filter(|&&byte| byte == b'\n').count(),
         4_000_000
     );
+}
+
+/// `--values` answers every line before a bad one, then names the bad line (exit 2); lines are
+/// answered while the input stays open.
+#[test]
+fn values_are_answered_up_to_a_bad_line_and_as_they_arrive() {
+    let file = fixture("pyarrow.parquet");
+    let mut input: String = (1..=1500).map(|i| format!("{i}\n")).collect();
+    input.push_str("xx\n2\n");
+    let output = run(
+        &["parquet-info", &file, "--column", "i32", "--values", "-"],
+        input.as_bytes(),
+    );
+    let stdout = String::from_utf8(output.stdout.clone()).unwrap();
+    assert_eq!(stdout.lines().count(), 1500, "{stdout}");
+    assert!(stdout.starts_with("1\t") && stdout.ends_with("\n"));
+    assert!(stdout.lines().last().unwrap().starts_with("1500\t"));
+    fails(output, &["standard input, line 1501", "\"xx\"", "INT32"]);
+
+    let mut session = Session::start(&["parquet-info", &file, "--column", "i32", "--values", "-"]);
+    session.send(b"1\n");
+    assert!(session.next_line().starts_with(b"1\t"));
+    session.send(b"2\n");
+    assert!(session.next_line().starts_with(b"2\t"));
+    let (code, rest) = session.finish();
+    assert!(rest.is_empty());
+    assert!(matches!(code, Some(0 | 1)), "{code:?}");
+}
+
+/// With `--json`, values that are not UTF-8 print as hex, so two of them never print alike;
+/// `--columns` and the filter listing print one object per line.
+#[test]
+fn json_everywhere_and_unambiguous() {
+    let file = fixture("pyarrow.parquet");
+    let output = run(
+        &[
+            "parquet-info",
+            &file,
+            "--column",
+            "str",
+            "--values",
+            "-",
+            "--json",
+        ],
+        b"\xff\n\xfe\n",
+    );
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let values: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(values.len(), 2, "{stdout}");
+    assert_eq!(values[0]["value_hex"], "ff");
+    assert_eq!(values[1]["value_hex"], "fe");
+    assert!(values[0].get("value").is_none());
+
+    let columns = status(run(&["parquet-info", &file, "--columns", "--json"], b""), 0);
+    let columns: Vec<serde_json::Value> = columns
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let i32_column = columns
+        .iter()
+        .find(|column| column["column"] == "i32")
+        .unwrap();
+    assert_eq!(i32_column["physical_type"], "INT32");
+    assert!(
+        !i32_column["row_groups_with_filter"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        columns
+            .iter()
+            .any(|column| column["column"] == "tags.list.element")
+    );
+
+    let listing = status(run(&["parquet-info", &file, "--json"], b""), 0);
+    let filters: Vec<serde_json::Value> = listing
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert!(!filters.is_empty());
+    assert!(
+        filters
+            .iter()
+            .all(|filter| filter["bloom_filter_bytes"].as_u64().unwrap() > 0)
+    );
+    assert!(filters.iter().any(|filter| filter["column"] == "str"));
 }

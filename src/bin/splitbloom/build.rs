@@ -8,9 +8,10 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
-use crate::filters::{NewFilterOptions, Stats, with_new_filter};
+use crate::filters::{NewFilterOptions, Stats, newly_added, with_new_filter};
+use crate::json;
 use crate::keys::{InputOptions, KeyBatch};
-use crate::out::{counted, note, short_number};
+use crate::out::{counted, note, out, short_number};
 use crate::output::OutputFile;
 
 /// Options of `splitbloom build`.
@@ -22,8 +23,10 @@ pub struct Options {
     keys: InputOptions,
     /// The filter file to write (replaced atomically). Must be a regular file or a new name
     /// (checked before any key is read); a symbolic link is followed and its target replaced.
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
+    json: bool,
 }
 
 /// Runs `build`.
@@ -45,34 +48,47 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
             break;
         }
         batch.hash_into(filter.hasher(), &mut hashes);
-        // `insert_hash` returns false when the key set a new bit: it was certainly new. That
-        // count is a lower bound on the distinct keys (a new key may find its bits already
-        // set), so a warning based on it is never a false alarm.
+        // A key that set a new bit was certainly new. That count is a lower bound on the
+        // distinct keys (a new key may find its bits already set), so a warning based on it
+        // is never a false alarm.
         for &hash in &hashes {
-            new_keys += u64::from(!filter.insert_hash(hash));
+            new_keys += u64::from(newly_added(filter.insert_hash(hash)));
         }
         keys += batch.len() as u64;
         progress.update(keys);
     }
     progress.finish();
     output.commit(|writer| filter.write_to(writer))?;
-    report(&Stats::of(&filter), keys, new_keys, options);
+    report(&Stats::of(&filter), keys, new_keys, options)?;
     Ok(Status::Success)
 }
 
-/// The summary on standard error, with a warning when more distinct keys than `--items`
-/// certainly arrived (`new_keys`, the keys that set a new bit, is a lower bound).
-fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
-    note!(
-        "wrote {}: {} read, about {:.0} distinct; {} bytes ({}), estimated false-positive rate {:.4}% (target {}%)",
-        options.output.display(),
-        counted(keys, "key", "keys"),
-        stats.estimated_items,
-        stats.bytes,
-        counted(stats.blocks as u64, "block", "blocks"),
-        100.0 * stats.estimated_fpr,
-        short_number(100.0 * options.filter.fpr),
-    );
+/// The summary on standard error (with `--json`, on standard output as JSON), with a warning
+/// when more distinct keys than `--items` certainly arrived (`new_keys`, the keys that set a
+/// new bit, is a lower bound).
+fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) -> Result<(), String> {
+    if options.json {
+        out!(
+            "{{{},\"keys\":{keys},\"certainly_distinct\":{new_keys},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{},\"target_fpr\":{}}}",
+            json::bytes_member("file", options.output.as_os_str().as_encoded_bytes()),
+            json::number(stats.estimated_items.round()),
+            stats.bytes,
+            stats.blocks,
+            json::number(stats.estimated_fpr),
+            json::number(options.filter.fpr),
+        )?;
+    } else {
+        note!(
+            "wrote {}: {} read, about {:.0} distinct; {} bytes ({}), estimated false-positive rate {:.4}% (target {}%)",
+            options.output.display(),
+            counted(keys, "key", "keys"),
+            stats.estimated_items,
+            stats.bytes,
+            counted(stats.blocks as u64, "block", "blocks"),
+            100.0 * stats.estimated_fpr,
+            short_number(100.0 * options.filter.fpr),
+        );
+    }
     if new_keys > options.filter.items {
         note!(
             "warning: at least {new_keys} distinct keys arrived, more than --items {}: the false-positive rate is about {:.4}%, not {}%; rebuild with a larger --items",
@@ -81,6 +97,7 @@ fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) {
             short_number(100.0 * options.filter.fpr),
         );
     }
+    Ok(())
 }
 
 /// A keys/s progress bar on standard error, shown only on a terminal and only once the input

@@ -3,7 +3,7 @@
 use splitbloom::{Filter, FilterHasher, math};
 
 use crate::Status;
-use crate::filters::{NewFilterOptions, with_new_filter};
+use crate::filters::{NewFilterOptions, newly_added, with_new_filter};
 use crate::keys::{InputOptions, KeyWriter, hash_key};
 use crate::out::note;
 
@@ -14,6 +14,8 @@ pub struct Options {
     filter: NewFilterOptions,
     #[command(flatten)]
     keys: InputOptions,
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
+    json: bool,
 }
 
 /// Runs `dedup`.
@@ -23,16 +25,20 @@ pub fn run(options: &Options) -> Result<Status, String> {
 
 fn stream<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Status, String> {
     let mut reader = options.keys.open()?;
-    let mut out = KeyWriter::new(options.keys.separator());
+    let mut out = KeyWriter::new(options.keys.separator(), options.json);
     let mut key = Vec::new();
     let (mut lines, mut kept) = (0u64, 0u64);
     while reader.next_key(&mut key)? {
         lines += 1;
-        // `insert` reports whether every bit was already set: then the line was (probably)
-        // seen before.
-        if !filter.insert_hash(hash_key(filter.hasher(), &key)) {
+        // A line that set no new bit was (probably) seen before.
+        if newly_added(filter.insert_hash(hash_key(filter.hasher(), &key))) {
             kept += 1;
-            out.write(&key)?;
+            out.write(&key, "")?;
+        }
+        // Someone may be waiting for this line (`tail -f log | splitbloom dedup`): hand it
+        // over before waiting for more input. A file's keys flush once per buffer.
+        if reader.is_waiting() {
+            out.flush()?;
         }
     }
     out.finish()?;

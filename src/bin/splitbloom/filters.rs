@@ -10,41 +10,49 @@ use splitbloom::{Filter, FilterHasher, HasherKind, math};
 
 use crate::out::{approx_number, short_number};
 
+/// The CLI's three hashers, named in this one place: every `--hasher` value and every hasher id
+/// the CLI reads maps to one of these types.
+pub type Xxh3 = splitbloom::Xxh3Plain;
+/// The opt-in gxhash hasher (see [`Xxh3`]).
+pub type GxHash = splitbloom::GxHybrid;
+/// Parquet's XXH64 (see [`Xxh3`]).
+pub type Parquet = ParquetHash;
+
+/// The hasher id stored in files hashed with [`Xxh3`].
+pub const XXH3_ID: u8 = <Xxh3 as FilterHasher>::KIND.id();
+/// The hasher id stored in files hashed with [`GxHash`].
+pub const GXHASH_ID: u8 = <GxHash as FilterHasher>::KIND.id();
+/// The hasher id stored in files hashed with [`Parquet`].
+pub const PARQUET_ID: u8 = <Parquet as FilterHasher>::KIND.id();
+
+/// How to get a build that computes gxhash, for error messages.
+const GXHASH_BUILD: &str = "gxhash needs AES enabled at compile time: build with RUSTFLAGS=\"-C target-feature=+aes\" (or -C target-cpu=native), e.g. `RUSTFLAGS=\"-C target-feature=+aes\" cargo install splitbloom --features cli`";
+
 /// The `--hasher` choices of `build` and `dedup`.
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
 pub enum HasherChoice {
-    /// The library's default in every build: plain XXH3-64 of the key bytes (hasher id 4, the
-    /// same as `xxh3-plain`).
+    /// XXH3-64 of the key bytes (hasher id 4): the library's default, which every build reads.
     #[default]
-    Default,
-    /// Plain XXH3-64 of the key bytes (hasher id 4), what `default` builds.
-    Xxh3Plain,
-    /// XXH3-64 with a final folded multiply (hasher id 2), the default of earlier versions,
-    /// for filters that tools built on those versions must read.
     Xxh3,
-    /// Parquet's XXH64 (seed 0) over the key bytes, with a Parquet-compatible power-of-two size.
+    /// gxhash of keys from 16 bytes up, XXH3-64 below (hasher id 6): faster on long keys, but
+    /// only builds with AES enabled at compile time can write or read such a filter.
+    Gxhash,
+    /// Parquet's XXH64 (seed 0) of the key bytes (hasher id 3), with Parquet's power-of-two
+    /// size, so the bitset can go into a Parquet file as is.
     Parquet,
-    /// XXH3-64 of keys under 16 bytes, gxhash of longer ones (hasher id 6): as fast as XXH3
-    /// under 16 bytes and as gxhash above; only builds with AES at compile time can build or
-    /// query such a filter.
-    GxhashHybrid,
-    /// Plain gxhash of the key bytes (hasher id 5), for tools that read id 5: as fast as
-    /// gxhash-hybrid from 16 bytes up, up to 9% slower than XXH3 below; only builds with AES at
-    /// compile time can build or query such a filter.
-    GxhashPlain,
 }
 
 /// How a new filter is sized and hashed: the options `build` and `dedup` share.
 #[derive(clap::Args)]
 pub struct NewFilterOptions {
-    /// Expected number of distinct keys (sizes the filter).
-    #[arg(short = 'n', long)]
+    /// Expected number of distinct keys (sizes the filter): 1000000, 1_000_000, 1e6 or 2.5e6.
+    #[arg(short = 'n', long, value_name = "COUNT", value_parser = crate::count::parse_count)]
     pub items: u64,
     /// Target false-positive rate, strictly between 0 and 1 (e.g. 0.01); too small a rate for
     /// --items gives an error naming the largest filter this build makes.
-    #[arg(short = 'p', long)]
+    #[arg(short = 'p', long, value_name = "RATE")]
     pub fpr: f64,
-    /// How keys are hashed (stored in the filter, so `query` needs no option).
+    /// How keys are hashed (stored in the filter, so `query` and `merge` need no option).
     #[arg(long, value_enum, default_value_t)]
     pub hasher: HasherChoice,
 }
@@ -71,72 +79,47 @@ impl NewFilterOptions {
     }
 }
 
-/// Calls `$body` with `$S` bound to the hasher type of `$kind`. The gxhash hashers are
-/// nameable in every build; where they cannot run, their readers report `HasherUnavailable`.
+/// Calls `$body` with `$S` bound to the hasher type of `$kind` (a `HasherKind`); returns the
+/// error of [`unsupported_hasher`] from the enclosing function for any other id. The gxhash
+/// hasher is nameable in every build; where it cannot run, [`require_hasher`] says so first.
 macro_rules! with_hasher {
     ($kind:expr, $S:ident => $body:expr) => {
-        match $kind {
-            splitbloom::HasherKind::GxHash => {
-                type $S = splitbloom::GxHash;
+        match $kind.id() {
+            $crate::filters::XXH3_ID => {
+                type $S = $crate::filters::Xxh3;
                 $body
             }
-            splitbloom::HasherKind::Xxh3 => {
-                type $S = splitbloom::Xxh3Hash;
+            $crate::filters::GXHASH_ID => {
+                type $S = $crate::filters::GxHash;
                 $body
             }
-            splitbloom::HasherKind::ParquetXxh64 => {
-                type $S = splitbloom::parquet::ParquetHash;
+            $crate::filters::PARQUET_ID => {
+                type $S = $crate::filters::Parquet;
                 $body
             }
-            splitbloom::HasherKind::Xxh3Plain => {
-                type $S = splitbloom::Xxh3Plain;
-                $body
-            }
-            splitbloom::HasherKind::GxPlain => {
-                type $S = splitbloom::GxPlain;
-                $body
-            }
-            splitbloom::HasherKind::GxHybrid => {
-                type $S = splitbloom::GxHybrid;
-                $body
-            }
-            _ => {
-                type $S = splitbloom::DefaultHasher;
-                $body
-            }
+            id => return Err($crate::filters::unsupported_hasher(id)),
         }
     };
 }
 pub(crate) use with_hasher;
 
-/// Calls `$body` with `$filter` bound to a new, empty `Filter` for [`NewFilterOptions`]. The Parquet hasher gets Parquet's power-of-two sizing, so the bitset can go
-/// into a Parquet file as is.
+/// Calls `$body` with `$filter` bound to a new, empty `Filter` for [`NewFilterOptions`]. The
+/// Parquet hasher gets Parquet's power-of-two sizing, so the bitset can go into a Parquet file
+/// as is.
 macro_rules! with_new_filter {
     ($options:expr, $filter:ident => $body:expr) => {{
         let options: &$crate::filters::NewFilterOptions = &$options;
         match options.hasher {
-            $crate::filters::HasherChoice::Default => {
-                let $filter = $crate::filters::sized::<splitbloom::DefaultHasher>(options)?;
-                $body
-            }
-            $crate::filters::HasherChoice::Xxh3Plain => {
-                let $filter = $crate::filters::sized::<splitbloom::Xxh3Plain>(options)?;
-                $body
-            }
             $crate::filters::HasherChoice::Xxh3 => {
-                let $filter = $crate::filters::sized::<splitbloom::Xxh3Hash>(options)?;
+                let $filter = $crate::filters::sized::<$crate::filters::Xxh3>(options)?;
+                $body
+            }
+            $crate::filters::HasherChoice::Gxhash => {
+                let $filter = $crate::filters::gx_filter(options)?;
                 $body
             }
             $crate::filters::HasherChoice::Parquet => {
                 let $filter = $crate::filters::parquet_filter(options)?;
-                $body
-            }
-            $crate::filters::HasherChoice::GxhashPlain => {
-                let $filter = $crate::filters::gx_filter::<splitbloom::GxPlain>(options)?;
-                $body
-            }
-            $crate::filters::HasherChoice::GxhashHybrid => {
-                let $filter = $crate::filters::gx_filter::<splitbloom::GxHybrid>(options)?;
                 $body
             }
         }
@@ -144,19 +127,31 @@ macro_rules! with_new_filter {
 }
 pub(crate) use with_new_filter;
 
+/// Whether the answer of an `insert*` call means the key was new (it set at least one bit):
+/// the one place that reads that answer, for `build`'s distinct count and `dedup`'s output.
+pub fn newly_added(insert_answer: bool) -> bool {
+    !insert_answer
+}
+
+/// The error for a file whose hasher id the CLI does not read.
+pub fn unsupported_hasher(id: u8) -> String {
+    format!(
+        "hasher id {id} is not one splitbloom reads: filters are hashed with id {XXH3_ID} (xxh3), {GXHASH_ID} (gxhash) or {PARQUET_ID} (parquet); ids 1, 2 and 5 are reserved"
+    )
+}
+
 /// An empty filter with hasher `S` (default seed) sized for `options`.
 pub fn sized<S: FilterHasher + Default>(options: &NewFilterOptions) -> Result<Filter<S>, String> {
     Filter::with_fpr_and_hasher(options.item_count(), options.fpr, S::default())
         .map_err(|error| options.sizing_error(error))
 }
 
-/// An empty filter with gxhash hasher `S` (id 5 or 6, default seed) sized for `options`, or
-/// the error for a build that cannot compute gxhash.
-pub fn gx_filter<S: FilterHasher>(options: &NewFilterOptions) -> Result<Filter<S>, String> {
-    let hasher = S::try_with_seed(splitbloom::DEFAULT_SEED).map_err(|_| {
+/// An empty gxhash filter (default seed) sized for `options`, or the error for a build that
+/// cannot compute gxhash.
+pub fn gx_filter(options: &NewFilterOptions) -> Result<Filter<GxHash>, String> {
+    let hasher = GxHash::try_with_seed(splitbloom::DEFAULT_SEED).map_err(|_| {
         format!(
-            "--hasher {}: this build of splitbloom cannot compute gxhash (it needs a CPU target with AES at compile time); use a build with AES, or the default --hasher",
-            hasher_name(S::KIND)
+            "--hasher gxhash: this build of splitbloom cannot compute gxhash; {GXHASH_BUILD}; filters written with it are read only by such builds; or use the default --hasher xxh3"
         )
     })?;
     Filter::with_fpr_and_hasher(options.item_count(), options.fpr, hasher)
@@ -170,16 +165,13 @@ pub fn parquet_filter(options: &NewFilterOptions) -> Result<Filter<ParquetHash>,
         .map_err(|error| options.sizing_error(error))
 }
 
-/// The name `info` prints for a hasher.
+/// A hasher's name, as `--hasher` spells it.
 pub fn hasher_name(kind: HasherKind) -> &'static str {
-    match kind {
-        HasherKind::GxHash => "gxhash",
-        HasherKind::Xxh3 => "xxh3",
-        HasherKind::ParquetXxh64 => "parquet-xxh64",
-        HasherKind::Xxh3Plain => "xxh3-plain",
-        HasherKind::GxPlain => "gxhash-plain",
-        HasherKind::GxHybrid => "gxhash-hybrid",
-        _ => "unknown",
+    match kind.id() {
+        XXH3_ID => "xxh3",
+        GXHASH_ID => "gxhash",
+        PARQUET_ID => "parquet",
+        _ => "unsupported",
     }
 }
 
@@ -345,17 +337,29 @@ impl FilterFile {
     }
 }
 
-/// Errors unless this build can compute the hasher of the filter in `name` (gxhash needs a
-/// build with AES).
+/// Errors unless this build can compute the hasher of the filter in `name` (a supported id;
+/// gxhash only in builds with AES).
 pub fn require_hasher(name: &Path, header: &Header) -> Result<(), String> {
+    require_supported(name, header)?;
     if header.hasher.is_available() {
         Ok(())
     } else {
         Err(format!(
-            "{}: its keys were hashed with {}, which this build of splitbloom cannot compute (gxhash needs a CPU target with AES); use a build with AES, or rebuild the filter with the default --hasher",
+            "{}: its keys were hashed with {}, which this build of splitbloom cannot compute; {GXHASH_BUILD}; or rebuild the filter with the default --hasher xxh3",
             name.display(),
             hasher_name(header.hasher)
         ))
+    }
+}
+
+/// Errors unless the filter in `name` has one of the three hasher ids the CLI reads (whether
+/// or not this build can compute it).
+pub fn require_supported(name: &Path, header: &Header) -> Result<(), String> {
+    let id = header.hasher.id();
+    if [XXH3_ID, GXHASH_ID, PARQUET_ID].contains(&id) {
+        Ok(())
+    } else {
+        Err(format!("{}: {}", name.display(), unsupported_hasher(id)))
     }
 }
 

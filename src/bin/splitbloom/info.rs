@@ -8,7 +8,10 @@ use splitbloom::FilterRef;
 use splitbloom::format::{self, Header, ScalableHeader};
 
 use crate::Status;
-use crate::filters::{AnyFilterFile, FilterFile, Stats, hasher_name, open_any, with_hasher};
+use crate::filters::{
+    AnyFilterFile, FilterFile, Stats, hasher_name, open_any, require_supported, with_hasher,
+};
+use crate::json;
 use crate::out::{out, short_number};
 
 /// Options of `splitbloom info`.
@@ -16,8 +19,7 @@ use crate::out::{out, short_number};
 pub struct Options {
     /// The filter file (a filter, or a scalable filter, whose header is shown).
     filter: PathBuf,
-    /// Print one JSON object instead of a table.
-    #[arg(long)]
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,
 }
 
@@ -32,6 +34,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
 fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     let name = options.filter.display();
     let header = &file.header;
+    require_supported(&options.filter, header)?;
     // Reading the whole filter verifies its checksum before anything is reported. Neither the
     // checksum nor the statistics need the filter's hasher, so a filter whose hasher this build
     // cannot compute (gxhash without AES) is shown too.
@@ -47,17 +50,16 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     let hasher = hasher_name(header.hasher);
     let bits_per_key = stats.bits_per_key();
     if options.json {
-        // Every value is a number, null or one of the fixed hasher names: no escaping needed.
-        let bits_per_key = bits_per_key.map_or("null".to_owned(), json_number);
+        let bits_per_key = bits_per_key.map_or("null".to_owned(), json::number);
         out!(
             "{{\"version\":{},\"hasher\":\"{hasher}\",\"seed\":{},\"blocks\":{},\"bytes\":{},\"fill_ratio\":{},\"estimated_items\":{},\"bits_per_key\":{bits_per_key},\"estimated_fpr\":{}}}",
             header.version,
             header.seed,
             stats.blocks,
             stats.bytes,
-            json_number(stats.fill_ratio),
-            json_number(stats.estimated_items.round()),
-            json_number(stats.estimated_fpr),
+            json::number(stats.fill_ratio),
+            json::number(stats.estimated_items.round()),
+            json::number(stats.estimated_fpr),
         )?;
     } else {
         out!("format version   {}", header.version)?;
@@ -176,9 +178,9 @@ fn scalable(mut file: File, head: &[u8], options: &Options) -> Result<Status, St
         out!(
             "{{\"format\":\"scalable\",\"version\":{version},\"hasher\":\"{hasher}\",\"seed\":{seed},\"initial_capacity\":{},\"fpr\":{},\"growth_factor\":{},\"tightening_ratio\":{},\"items_in_last_stage\":{items_in_last_stage},\"bytes\":{bytes},\"stages\":[{}]}}",
             parameters.initial_capacity,
-            json_number(parameters.fpr),
-            json_number(parameters.growth_factor),
-            json_number(parameters.tightening_ratio),
+            json::number(parameters.fpr),
+            json::number(parameters.growth_factor),
+            json::number(parameters.tightening_ratio),
             stage_list.join(",")
         )?;
         return Ok(Status::Success);
@@ -260,14 +262,5 @@ fn skip_bytes(file: &mut File, count: u64) -> io::Result<u64> {
         Ok(skipped)
     } else {
         io::copy(&mut file.take(count), &mut io::sink())
-    }
-}
-
-/// `value` as a JSON number (Rust prints finite floats without exponents); `null` otherwise.
-fn json_number(value: f64) -> String {
-    if value.is_finite() {
-        format!("{value}")
-    } else {
-        "null".to_owned()
     }
 }

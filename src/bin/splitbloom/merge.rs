@@ -6,19 +6,22 @@ use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
 use crate::filters::{FilterFile, Stats, hasher_name, require_hasher, with_hasher};
-use crate::out::note;
+use crate::json;
+use crate::out::{note, out};
 use crate::output::OutputFile;
 
 /// Options of `splitbloom merge`.
 #[derive(clap::Args)]
 pub struct Options {
     /// The filters to merge: same number of blocks, same hasher and seed.
-    #[arg(required = true, num_args = 2..)]
+    #[arg(required = true, num_args = 2.., value_name = "FILTER")]
     filters: Vec<PathBuf>,
     /// The merged filter (replaced atomically; may be one of the inputs). Must be a regular
     /// file or a new name; a symbolic link is followed and its target replaced.
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
+    json: bool,
 }
 
 /// Runs `merge`.
@@ -68,6 +71,18 @@ fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Statu
     let merged = merged.ok_or("merge needs at least two filters")?;
     output.commit(|writer| merged.write_to(writer))?;
     let stats = Stats::of(&merged);
+    if options.json {
+        out!(
+            "{{{},\"filters\":{},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}}}",
+            json::bytes_member("file", options.output.as_os_str().as_encoded_bytes()),
+            options.filters.len(),
+            json::number(stats.estimated_items.round()),
+            stats.bytes,
+            stats.blocks,
+            json::number(stats.estimated_fpr),
+        )?;
+        return Ok(Status::Success);
+    }
     note!(
         "wrote {}: {} filters merged, about {:.0} distinct keys, estimated false-positive rate {:.4}%",
         options.output.display(),

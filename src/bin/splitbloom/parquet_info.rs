@@ -18,6 +18,7 @@ use splitbloom::FilterRef;
 use splitbloom::parquet::{ParquetHash, read_header};
 
 use crate::Status;
+use crate::json;
 use crate::out::out;
 use crate::parquet_value::{Hashes, Kind, decode_hex};
 
@@ -44,7 +45,9 @@ where 0 = -0.0, a zero asks for both (either sign may have been written). NaN as
 canonical quiet NaN only (0x7fc00000, 0x7ff8000000000000); other NaN bit patterns need --hex.
 
 Output: with --value, one line per row group (or one JSON object with --json); with --values,
-one line per value: the value, a tab, and the row groups that may hold it, or \"absent\".
+one line per value as soon as it is read: the value, a tab, and the row groups that may hold
+it, or \"absent\" (with --json: {\"value\": ..., \"may_be_present\": ..., \"row_groups\": [...]},
+\"value_hex\" for a value that is not UTF-8).
 Exit status: 0 when some row group may hold some value, 1 when every row group's filter
 excludes every value, 2 on error. A row group without a readable filter may hold any value.";
 
@@ -80,8 +83,7 @@ pub struct Options {
     /// for types without a text form (INT96, INTERVAL).
     #[arg(long)]
     hex: bool,
-    /// Print one JSON object per value: {"value": ..., "may_be_present": ..., "row_groups": [...]}.
-    #[arg(long)]
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,
 }
 
@@ -102,9 +104,9 @@ enum GroupFilter {
     Bytes(Vec<u8>),
 }
 
-/// A value to test: how to show it, and its hashes.
+/// A value to test: its text as given, and its hashes.
 struct Probe {
-    shown: String,
+    shown: Vec<u8>,
     hashes: Hashes,
 }
 
@@ -124,13 +126,14 @@ pub fn run(options: &Options) -> Result<Status, String> {
         .parse_and_finish(&file)
         .map_err(|error| format!("{name}: not a readable Parquet file: {error}"))?;
     if options.columns {
-        return list_columns(&metadata).map(|()| Status::Success);
+        return list_columns(&metadata, options.json).map(|()| Status::Success);
     }
     let Some(column) = &options.column else {
-        if options.hex || options.json {
-            return Err("--hex and --json apply to --column with --value or --values".to_owned());
+        if options.hex {
+            return Err("--hex applies to --column with --value or --values".to_owned());
         }
-        return list_filters(&metadata, &mut file, &name.to_string()).map(|()| Status::Success);
+        return list_filters(&metadata, &mut file, &name.to_string(), options.json)
+            .map(|()| Status::Success);
     };
     let (index, descriptor) = find_column(&metadata, column).map_err(|e| format!("{name}: {e}"))?;
     let kind = Kind::of(descriptor);
@@ -183,10 +186,18 @@ pub fn run(options: &Options) -> Result<Status, String> {
         }
     }
     let mut any = false;
-    let mut text = String::new();
+    let mut text = Vec::new();
     let mut hashes = Vec::new();
     let mut chunk = Vec::new();
-    while source.next_chunk(&mut chunk)? {
+    loop {
+        // The values before a bad line are answered, then the error is reported.
+        let pending = source.next_chunk(&mut chunk);
+        if chunk.is_empty() {
+            match pending {
+                Some(error) => return Err(error),
+                None => break,
+            }
+        }
         hashes.clear();
         for probe in &chunk {
             probe.hashes.push_to(&mut hashes);
@@ -244,13 +255,14 @@ pub fn run(options: &Options) -> Result<Status, String> {
             any |= !groups.is_empty();
             write_answer(&mut text, &probe.shown, &groups, options.json);
             if text.len() > 1 << 16 {
-                out!("{}", text.trim_end_matches('\n'))?;
-                text.clear();
+                emit(&mut text)?;
             }
         }
-    }
-    if !text.is_empty() {
-        out!("{}", text.trim_end_matches('\n'))?;
+        // A chunk ends when the input pauses: whoever is waiting gets these answers now.
+        emit(&mut text)?;
+        if let Some(error) = pending {
+            return Err(error);
+        }
     }
     Ok(if any {
         Status::Success
@@ -259,21 +271,31 @@ pub fn run(options: &Options) -> Result<Status, String> {
     })
 }
 
+/// Writes `text` to standard output and clears it.
+fn emit(text: &mut Vec<u8>) -> Result<(), String> {
+    use std::io::Write;
+    let result = std::io::stdout().lock().write_all(text);
+    text.clear();
+    crate::out::check(result)
+}
+
 /// Appends the answer line for one value: the row groups that may hold it (`true`: by its
 /// bloom filter; `false`: the row group has no readable filter).
-fn write_answer(text: &mut String, shown: &str, groups: &[(usize, bool)], json: bool) {
-    use std::fmt::Write;
+fn write_answer(text: &mut Vec<u8>, shown: &[u8], groups: &[(usize, bool)], json: bool) {
+    use std::io::Write;
     if json {
-        let list: Vec<String> = groups.iter().map(|(group, _)| group.to_string()).collect();
-        let value = serde_json::to_string(shown).unwrap_or_else(|_| "null".to_owned());
         let _ = writeln!(
             text,
-            "{{\"value\":{value},\"may_be_present\":{},\"row_groups\":[{}]}}",
+            "{{{},\"may_be_present\":{},\"row_groups\":{}}}",
+            json::bytes_member("value", shown),
             !groups.is_empty(),
-            list.join(",")
+            json::array(groups.iter().map(|(group, _)| group))
         );
-    } else if groups.is_empty() {
-        let _ = writeln!(text, "{shown}\tabsent");
+        return;
+    }
+    text.extend_from_slice(shown);
+    if groups.is_empty() {
+        let _ = writeln!(text, "\tabsent");
     } else {
         let list: Vec<String> = groups
             .iter()
@@ -285,11 +307,7 @@ fn write_answer(text: &mut String, shown: &str, groups: &[(usize, bool)], json: 
                 }
             })
             .collect();
-        let _ = writeln!(
-            text,
-            "{shown}\tmay be present in row groups {}",
-            list.join(", ")
-        );
+        let _ = writeln!(text, "\tmay be present in row groups {}", list.join(", "));
     }
 }
 
@@ -301,7 +319,7 @@ fn probe(kind: &Kind, value: &[u8], hex: bool) -> Result<Probe, String> {
         kind.hashes(value)?
     };
     Ok(Probe {
-        shown: String::from_utf8_lossy(value).into_owned(),
+        shown: value.to_vec(),
         hashes,
     })
 }
@@ -315,28 +333,33 @@ enum Source {
 }
 
 impl Source {
-    /// Replaces `chunk` with the next values (at most [`CHUNK`]); false when there are none.
-    fn next_chunk(&mut self, chunk: &mut Vec<Probe>) -> Result<bool, String> {
+    /// Replaces `chunk` with the next values: at most [`CHUNK`], fewer when the lines read so
+    /// far are used up (the rest has not arrived yet), none at the end. A line that cannot be
+    /// read ends the chunk and is returned as the error, the values before it kept in `chunk`.
+    fn next_chunk(&mut self, chunk: &mut Vec<Probe>) -> Option<String> {
         chunk.clear();
         match self {
             Source::One(probe) => chunk.extend(probe.take()),
             Source::Lines(lines) => {
-                while chunk.len() < CHUNK {
-                    let Some(probe) = lines.next_probe()? else {
-                        break;
-                    };
-                    chunk.push(probe);
+                while chunk.len() < CHUNK && (chunk.is_empty() || !lines.is_waiting()) {
+                    match lines.next_probe() {
+                        Ok(Some(probe)) => chunk.push(probe),
+                        Ok(None) => break,
+                        Err(error) => return Some(error),
+                    }
                 }
             }
         }
-        Ok(!chunk.is_empty())
+        None
     }
 }
 
 /// Values one per line (the line end, `\n` or `\r\n`, removed), read as `kind` one at a
 /// time, so memory does not grow with the input.
 struct Lines {
-    reader: Box<dyn std::io::BufRead>,
+    reader: std::io::BufReader<Box<dyn std::io::Read>>,
+    /// The input has ended (a terminal's Ctrl-D is read once).
+    ended: bool,
     name: String,
     kind: Kind,
     hex: bool,
@@ -347,18 +370,16 @@ struct Lines {
 impl Lines {
     /// Lines of `path` (`-`: standard input).
     fn open(path: &std::path::Path, kind: Kind, hex: bool) -> Result<Lines, String> {
-        let (reader, name): (Box<dyn std::io::BufRead>, String) = if path.as_os_str() == "-" {
-            (
-                Box::new(std::io::BufReader::new(std::io::stdin())),
-                "standard input".to_owned(),
-            )
+        let (source, name): (Box<dyn std::io::Read>, String) = if path.as_os_str() == "-" {
+            (Box::new(std::io::stdin()), "standard input".to_owned())
         } else {
             let name = path.display().to_string();
             let file = File::open(path).map_err(|error| format!("cannot open {name}: {error}"))?;
-            (Box::new(std::io::BufReader::new(file)), name)
+            (Box::new(file), name)
         };
         Ok(Lines {
-            reader,
+            reader: std::io::BufReader::with_capacity(1 << 16, source),
+            ended: false,
             name,
             kind,
             hex,
@@ -367,14 +388,24 @@ impl Lines {
         })
     }
 
+    /// Whether every line read so far has been taken, so the next one waits for the input.
+    fn is_waiting(&self) -> bool {
+        self.reader.buffer().is_empty()
+    }
+
     /// The next value, or `None` at the end of the input.
     fn next_probe(&mut self) -> Result<Option<Probe>, String> {
+        use std::io::BufRead;
+        if self.ended {
+            return Ok(None);
+        }
         self.buffer.clear();
         let read = self
             .reader
             .read_until(b'\n', &mut self.buffer)
             .map_err(|error| format!("cannot read {}: {error}", self.name))?;
         if read == 0 {
+            self.ended = true;
             return Ok(None);
         }
         self.line += 1;
@@ -422,7 +453,7 @@ fn find_column<'a>(
 
 /// Prints each leaf column: path, physical type, the type values are read as, and which row
 /// groups have a bloom filter for it.
-fn list_columns(metadata: &ParquetMetaData) -> Result<(), String> {
+fn list_columns(metadata: &ParquetMetaData, json: bool) -> Result<(), String> {
     let groups = metadata.row_groups();
     for (index, leaf) in metadata
         .file_metadata()
@@ -438,6 +469,17 @@ fn list_columns(metadata: &ParquetMetaData) -> Result<(), String> {
                 .get(index)
                 .is_some_and(|chunk| chunk.bloom_filter_offset().is_some())
         });
+        if json {
+            out!(
+                "{{\"column\":{},\"physical_type\":{},\"type\":{},\"row_groups_with_filter\":{},\"row_groups_without_filter\":{}}}",
+                json::string(&path),
+                json::string(&leaf.physical_type().to_string()),
+                json::string(&Kind::of(leaf).name()),
+                json::array(&with),
+                json::array(&without)
+            )?;
+            continue;
+        }
         let list = |groups: &[usize]| {
             groups
                 .iter()
@@ -464,7 +506,12 @@ fn list_columns(metadata: &ParquetMetaData) -> Result<(), String> {
 }
 
 /// Prints one line per column chunk that has a bloom filter.
-fn list_filters(metadata: &ParquetMetaData, file: &mut File, name: &str) -> Result<(), String> {
+fn list_filters(
+    metadata: &ParquetMetaData,
+    file: &mut File,
+    name: &str,
+    json: bool,
+) -> Result<(), String> {
     for (group, row_group) in metadata.row_groups().iter().enumerate() {
         for chunk in row_group.columns() {
             let column = chunk.column_path().string();
@@ -475,6 +522,16 @@ fn list_filters(metadata: &ParquetMetaData, file: &mut File, name: &str) -> Resu
             };
             let (filter, _) = FilterRef::<ParquetHash>::from_parquet_bytes(&bitset)
                 .map_err(|error| format!("{name}: row group {group}, column {column}: {error}"))?;
+            if json {
+                out!(
+                    "{{\"row_group\":{group},\"column\":{},\"physical_type\":{},\"bloom_filter_bytes\":{},\"estimated_fpr\":{}}}",
+                    json::string(&column),
+                    json::string(&chunk.column_type().to_string()),
+                    filter.num_blocks() * splitbloom::BLOCK_BYTES,
+                    json::number(filter.estimated_fpr())
+                )?;
+                continue;
+            }
             out!(
                 "row group {group}  column {column}  {}  bloom filter {} bytes, estimated FPR {:.4}%",
                 chunk.column_type(),

@@ -22,6 +22,8 @@ pub struct Options {
     /// Print the keys that are certainly absent instead of those that may be present.
     #[arg(long)]
     absent: bool,
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
+    json: bool,
 }
 
 /// Runs `query`.
@@ -36,17 +38,22 @@ pub fn run(options: &Options) -> Result<Status, String> {
 }
 
 fn answer<S: FilterHasher>(filter: &FilterRef<'_, S>, options: &Options) -> Result<Status, String> {
-    let mut out = KeyWriter::new(options.input.separator());
+    let mut out = KeyWriter::new(options.input.separator(), options.json);
+    let members = if options.absent {
+        ",\"may_be_present\":false"
+    } else {
+        ",\"may_be_present\":true"
+    };
     let mut printed = false;
     let (mut hashes, mut present) = (Vec::new(), Vec::new());
-    let mut print_batch = |batch: &KeyBatch| -> Result<(), String> {
+    let mut print_batch = |batch: &KeyBatch, out: &mut KeyWriter| -> Result<(), String> {
         batch.hash_into(filter.hasher(), &mut hashes);
         present.clear();
         present.resize(hashes.len(), false);
         filter.contains_hash_batch(&hashes, &mut present);
         for (key, &maybe) in batch.iter().zip(&present) {
             if maybe != options.absent {
-                out.write(key)?;
+                out.write(key, members)?;
                 printed = true;
             }
         }
@@ -56,15 +63,25 @@ fn answer<S: FilterHasher>(filter: &FilterRef<'_, S>, options: &Options) -> Resu
     for key in &options.keys {
         batch.push(key.as_encoded_bytes());
     }
-    print_batch(&batch)?;
+    print_batch(&batch, &mut out)?;
     if options.input.input.is_some() || options.keys.is_empty() {
         let mut reader = options.input.open()?;
         loop {
-            reader.next_batch(&mut batch)?;
+            // The keys before a bad one are answered before the error is reported.
+            let read = reader.next_batch(&mut batch);
+            print_batch(&batch, &mut out)?;
+            if let Err(error) = read {
+                out.finish()?;
+                return Err(error);
+            }
             if batch.is_empty() {
                 break;
             }
-            print_batch(&batch)?;
+            // Answers are handed over as soon as the input pauses, so a person typing keys,
+            // or a slow producer, sees each answer at once.
+            if reader.is_waiting() {
+                out.flush()?;
+            }
         }
     }
     out.finish()?;

@@ -5,46 +5,59 @@
 //! median of several samples, each sample long enough (about 20 ms) to swamp timer overhead.
 //! Lookups accumulate answers without branching, and the number of hits is checked outside the
 //! timed loop, so a broken filter cannot look fast.
+//!
+//! The run ends with a verdict: the kernel this CPU uses, the spread of its samples, the
+//! measured false-positive rate against `math`'s prediction (with its sampling error), and its
+//! time per lookup against the other kernels of the same run.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use std::hash::BuildHasher;
 
-use splitbloom::{DefaultHasher, Filter, FilterHasher, Kernel, math};
+use splitbloom::{Filter, FilterHasher, Kernel, math};
 
-use crate::filters::hasher_name;
+use crate::filters::{Xxh3, hasher_name};
+use crate::json;
 use crate::out::out;
+
+mod verdict;
+use verdict::Verdict;
 
 /// Options of `splitbloom bench`.
 #[derive(clap::Args)]
 pub struct Options {
-    /// Numbers of keys to test, comma-separated (default: one in-cache and one out-of-cache size).
-    #[arg(long, value_delimiter = ',', default_values_t = [10_000u64, 10_000_000])]
+    /// Numbers of keys to test, comma-separated (`1e4,1e7`); the default is one size that fits
+    /// in the CPU's caches and one that does not.
+    #[arg(
+        long,
+        value_name = "COUNTS",
+        value_delimiter = ',',
+        default_values_t = [10_000u64, 10_000_000],
+        value_parser = crate::count::parse_count
+    )]
     items: Vec<u64>,
-    /// Bits per key of every filter.
-    #[arg(long, default_value_t = 10.0)]
+    /// Bits per key of every filter (10 gives about 1% false positives).
+    #[arg(long, value_name = "BITS", default_value_t = 10.0)]
     bits_per_key: f64,
-    /// Only this kernel (default: every kernel available on this CPU).
+    /// Only this kernel: scalar, portable, avx2, avx512 or neon (default: every kernel
+    /// available on this CPU).
     #[arg(long)]
     kernel: Option<Kernel>,
-    /// Timed samples per figure; the median is reported.
-    #[arg(long, default_value_t = 5)]
+    /// Timed samples per figure (each about 20 ms); the median is reported, and the verdict
+    /// gives the spread.
+    #[arg(long, value_name = "COUNT", default_value_t = 5, value_parser = crate::count::parse_usize_count)]
     samples: usize,
     /// Use the batch APIs: hash 1024 keys into a buffer, then `insert_hash_batch` /
     /// `contains_hash_batch` (hashing still included in the time).
     #[arg(long)]
     batch: bool,
-    /// Print one JSON object instead of the table.
-    #[arg(long)]
+    #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,
     /// Leave out the string keys (1M URLs and 1M 8-byte ids through the byte-key contract,
     /// `insert_bytes` / `contains_bytes`), which the table and `--json` include by default.
-    #[arg(long, conflicts_with = "strings")]
+    #[arg(long)]
     no_strings: bool,
-    /// Accepted for scripts written when the string keys were opt-in; they are the default now.
-    #[arg(long, hide = true)]
-    strings: bool,
 }
 
 /// Keys hashed per batch call in `--batch` mode.
@@ -58,8 +71,22 @@ fn key(counter: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Median nanoseconds per operation of `pass`, which performs `ops` operations per call.
-fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
+/// Nanoseconds per operation over the samples of one figure.
+#[derive(Clone, Copy)]
+struct Spread {
+    min: f64,
+    median: f64,
+    max: f64,
+}
+
+/// The median of [`time_per_op`].
+fn median_time_per_op(samples: usize, ops: usize, pass: impl FnMut()) -> f64 {
+    time_per_op(samples, ops, pass).median
+}
+
+/// Nanoseconds per operation of `pass`, which performs `ops` operations per call, over
+/// `samples` samples.
+fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> Spread {
     let mut results: Vec<f64> = (0..samples.max(1))
         .map(|_| {
             let start = Instant::now();
@@ -72,7 +99,11 @@ fn time_per_op(samples: usize, ops: usize, mut pass: impl FnMut()) -> f64 {
         })
         .collect();
     results.sort_by(f64::total_cmp);
-    results[results.len() / 2]
+    Spread {
+        min: results[0],
+        median: results[results.len() / 2],
+        max: results[results.len() - 1],
+    }
 }
 
 /// The keys of counters `first..first + count`, in a vector allocated fallibly: `--items` is
@@ -97,11 +128,20 @@ struct Row {
     kernel: Kernel,
     items: u64,
     bytes: usize,
-    insert_ns: f64,
-    hit_ns: f64,
-    miss_ns: f64,
+    insert_ns: Spread,
+    hit_ns: Spread,
+    miss_ns: Spread,
     measured_fpr: f64,
     predicted_fpr: f64,
+    /// Lookups of keys never inserted: the sample size of `measured_fpr`.
+    strangers: usize,
+}
+
+impl Row {
+    /// The median time of a lookup, hits and misses weighed alike.
+    fn lookup_ns(&self) -> f64 {
+        (self.hit_ns.median + self.miss_ns.median) / 2.0
+    }
 }
 
 fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String> {
@@ -180,10 +220,12 @@ fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String>
         miss_ns,
         measured_fpr: false_positives as f64 / strangers.len() as f64,
         predicted_fpr: math::fpr_for_keys_per_block(items as f64 / filter.num_blocks() as f64),
+        strangers: strangers.len(),
     })
 }
 
-/// Runs the benchmark and prints the table (or, with `--json`, one JSON object).
+/// Runs the benchmark and prints the table and the verdict (or, with `--json`, one JSON
+/// object).
 pub fn run(options: &Options) -> Result<(), String> {
     let kernels: Vec<Kernel> = match options.kernel {
         Some(kernel) if !kernel.is_available() => {
@@ -196,22 +238,24 @@ pub fn run(options: &Options) -> Result<(), String> {
         let mut rows = Vec::new();
         for &items in &options.items {
             for &kernel in &kernels {
-                rows.push(json_row(&measure(kernel, items, options)?));
+                rows.push(measure(kernel, items, options)?);
             }
         }
         let strings = measure_strings(options)?;
+        let verdict = Verdict::of(&rows);
         out!(
-            "{{\"bits_per_key\":{},\"samples\":{},\"batch\":{},\"hasher\":\"{}\",\"rows\":[{}],\"strings\":[{}]}}",
-            options.bits_per_key,
+            "{{\"bits_per_key\":{},\"samples\":{},\"batch\":{},\"hasher\":\"{}\",\"rows\":[{}],\"strings\":[{}],\"verdict\":{}}}",
+            json::number(options.bits_per_key),
             options.samples,
             options.batch,
-            hasher_name(DefaultHasher::KIND),
-            rows.join(","),
+            hasher_name(Xxh3::KIND),
+            rows.iter().map(json_row).collect::<Vec<_>>().join(","),
             strings
                 .iter()
                 .map(json_string_row)
                 .collect::<Vec<_>>()
-                .join(",")
+                .join(","),
+            verdict.map_or("null".to_owned(), |verdict| verdict.json()),
         )?;
         return Ok(());
     }
@@ -247,6 +291,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         "%",
         "%"
     )?;
+    let mut rows = Vec::new();
     for &items in &options.items {
         for &kernel in &kernels {
             let row = measure(kernel, items, options)?;
@@ -255,29 +300,42 @@ pub fn run(options: &Options) -> Result<(), String> {
                 row.kernel.name(),
                 row.items,
                 row.bytes,
-                row.insert_ns,
-                row.hit_ns,
-                row.miss_ns,
+                row.insert_ns.median,
+                row.hit_ns.median,
+                row.miss_ns.median,
                 100.0 * row.measured_fpr,
                 100.0 * row.predicted_fpr
             )?;
+            rows.push(row);
         }
     }
-    print_string_rows(options, &measure_strings(options)?)
+    print_string_rows(options, &measure_strings(options)?)?;
+    match Verdict::of(&rows) {
+        Some(verdict) => verdict.print(options.samples),
+        None => Ok(()),
+    }
 }
 
 /// One row as a JSON object; rates are fractions, times nanoseconds per operation.
 fn json_row(row: &Row) -> String {
+    let spread = |name: &str, spread: Spread| {
+        format!(
+            "\"{name}\":{},\"{name}_min\":{},\"{name}_max\":{}",
+            json::number(spread.median),
+            json::number(spread.min),
+            json::number(spread.max)
+        )
+    };
     format!(
-        "{{\"kernel\":\"{}\",\"items\":{},\"bytes\":{},\"insert_ns\":{},\"hit_ns\":{},\"miss_ns\":{},\"measured_fpr\":{},\"predicted_fpr\":{}}}",
+        "{{\"kernel\":\"{}\",\"items\":{},\"bytes\":{},{},{},{},\"measured_fpr\":{},\"predicted_fpr\":{}}}",
         row.kernel.name(),
         row.items,
         row.bytes,
-        row.insert_ns,
-        row.hit_ns,
-        row.miss_ns,
-        row.measured_fpr,
-        row.predicted_fpr
+        spread("insert_ns", row.insert_ns),
+        spread("hit_ns", row.hit_ns),
+        spread("miss_ns", row.miss_ns),
+        json::number(row.measured_fpr),
+        json::number(row.predicted_fpr)
     )
 }
 
@@ -334,7 +392,7 @@ fn measure_strings(options: &Options) -> Result<Vec<StringRow>, String> {
         let mut filter = Filter::with_bits_per_key(STRING_KEYS, options.bits_per_key)
             .map_err(|error| error.to_string())?;
         let ops = workload.members.len();
-        let insert_ns = time_per_op(options.samples, ops, || {
+        let insert_ns = median_time_per_op(options.samples, ops, || {
             for member in &workload.members {
                 black_box(filter.insert_bytes(member));
             }
@@ -351,14 +409,14 @@ fn measure_strings(options: &Options) -> Result<Vec<StringRow>, String> {
             ));
         }
         let false_positives = count(&workload.strangers);
-        let hit_ns = time_per_op(options.samples, ops, || {
+        let hit_ns = median_time_per_op(options.samples, ops, || {
             black_box(count(black_box(&workload.members)));
         });
-        let miss_ns = time_per_op(options.samples, ops, || {
+        let miss_ns = median_time_per_op(options.samples, ops, || {
             black_box(count(black_box(&workload.strangers)));
         });
         let mut answers = vec![false; BATCH];
-        let batched_hit_ns = time_per_op(options.samples, ops, || {
+        let batched_hit_ns = median_time_per_op(options.samples, ops, || {
             for chunk in workload.members.chunks(BATCH) {
                 let answers = &mut answers[..chunk.len()];
                 filter.contains_bytes_batch(chunk, answers);
