@@ -40,7 +40,7 @@ use std::time::Instant;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use opaque::opaque;
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, FilterHasher, GxHash, GxHybrid, GxPlain, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Filter, FilterHasher, GxHash, GxHash, GxPlain, Xxh3Hash, Xxh3};
 
 #[path = "support/opaque.rs"]
 mod opaque;
@@ -102,12 +102,12 @@ fn time_keys<T: Copy + Into<u64>>(
 fn hashing(c: &mut Criterion) {
     let gx = GxHash::new(0).ok();
     let gx_plain = GxPlain::new(0).ok();
-    let gx_hybrid = GxHybrid::new(0).ok();
+    let gx_hybrid = GxHash::new(0).ok();
     for len in LENGTHS {
         let keys = keys(len);
         let mut group = c.benchmark_group(format!("hash/{len}"));
         group.throughput(Throughput::Elements(KEYS as u64));
-        let plain = Xxh3Plain::default();
+        let plain = Xxh3::default();
         let xxh3 = Xxh3Hash::default();
         let parquet = ParquetHash::default();
         time_keys(&mut group, "reference", len, &keys, |key| {
@@ -202,7 +202,7 @@ fn contains(c: &mut Criterion) {
         time_keys(&mut group, "reference", len, &keys, |key| {
             reference.contains_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
         });
-        contains_variants(&mut group, "plain", Xxh3Plain::default(), len, &keys);
+        contains_variants(&mut group, "plain", Xxh3::default(), len, &keys);
         contains_variants(&mut group, "xxh3", Xxh3Hash::default(), len, &keys);
         if let Ok(gx) = GxHash::new(0) {
             contains_variants(&mut group, "gxhash", gx, len, &keys);
@@ -210,7 +210,7 @@ fn contains(c: &mut Criterion) {
         if let Ok(gx) = GxPlain::new(0) {
             contains_variants(&mut group, "gxplain", gx, len, &keys);
         }
-        if let Ok(gx) = GxHybrid::new(0) {
+        if let Ok(gx) = GxHash::new(0) {
             contains_variants(&mut group, "gxhybrid", gx, len, &keys);
         }
         contains_variants(&mut group, "parquet", ParquetHash::default(), len, &keys);
@@ -297,12 +297,12 @@ fn fastest_variants<E, T>(variants: &[Variant<'_, E, T>], keys: &[E]) -> Vec<f64
 fn interleaved() {
     let gx = GxHash::new(0).ok();
     let gx_plain = GxPlain::new(0).ok();
-    let gx_hybrid = GxHybrid::new(0).ok();
+    let gx_hybrid = GxHash::new(0).ok();
     let mut header = false;
     for len in LENGTHS {
         let keys = keys(len);
         let mut reference = Filter::with_num_blocks(1024).unwrap();
-        let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
+        let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3::default()).unwrap();
         let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
         let mut gxf = gx.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
         let mut gx_plain_filter =
@@ -371,12 +371,12 @@ fn interleaved() {
         }
         if let Some(filter) = gx_hybrid_filter.as_ref() {
             probes.push(variant!(
-                "gxhash-hybrid (id 6) contains_bytes",
+                "gxhash (id 6) contains_bytes",
                 String,
                 |key| filter.contains_bytes(key.as_bytes()),
             ));
             probes.push(variant!(
-                "gxhash-hybrid (id 6) contains(&str)",
+                "gxhash (id 6) contains(&str)",
                 String,
                 |key| filter.contains(key.as_str()),
             ));
@@ -421,7 +421,7 @@ fn interleaved_gxhash_breakdown() {
     let (Ok(gx), Ok(gx_plain)) = (GxHash::new(0), GxPlain::new(0)) else {
         return;
     };
-    let plain = Xxh3Plain::default();
+    let plain = Xxh3::default();
     let xxh3 = Xxh3Hash::default();
     /// A key and the same key zero-padded to 16 bytes.
     type Padded = (String, [u8; 16]);
@@ -476,7 +476,7 @@ fn interleaved_u64_keys() {
             state
         })
         .collect();
-    let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
+    let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3::default()).unwrap();
     let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
     let mut unhashed = Filter::with_num_blocks(1024).unwrap();
     for key in keys.iter().step_by(2) {

@@ -28,7 +28,7 @@ use splitbloom::{Filter, FilterHasher, Xxh3Hash};
 /// The filter type every key holds: XXH3 with hasher id 2 (`Xxh3Hash`), any seed (the default
 /// seed unless `SBF.LOAD` brought another one).
 ///
-/// Not the crate's default (`Xxh3Plain`, id 4), on purpose: RDB files, `DUMP` payloads,
+/// Not the crate's default (`Xxh3`, id 4), on purpose: RDB files, `DUMP` payloads,
 /// replicas and `SBF.SCANDUMP` chunks already hold id-2 filters, and a key's type cannot say
 /// which hasher its bytes use, so the module stays on the one hasher it has always written.
 /// Keys reach the module as bytes and are hashed once per command, where the hasher's extra

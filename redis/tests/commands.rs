@@ -361,7 +361,7 @@ fn bad_input_gets_an_error_and_changes_nothing() {
             // Another hasher's bytes (GxHash): valid for the crate, not for this module.
             cases.push((load("n", gxhash), "bad filter bytes"));
         }
-        // The crate's default (Xxh3Plain, id 4): refused with the hasher the module takes.
+        // The crate's default (Xxh3, id 4): refused with the hasher the module takes.
         cases.push((
             load("n", &crate_default),
             "this module stores Xxh3Hash (hasher id 2)",

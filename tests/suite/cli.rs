@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{DefaultHasher, Filter, FilterHasher, FilterRef, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Filter, FilterHasher, FilterRef, Xxh3};
 
 use crate::cli_support::{run, scratch};
 
@@ -172,7 +172,7 @@ fn library_and_cli_agree_on_key_hashing() {
     let dir = scratch("agree");
     let keys = sample_keys();
     let stdin = joined(&keys, b'\n');
-    for hasher in ["default", "xxh3-plain", "xxh3", "parquet"] {
+    for hasher in ["xxh3", "parquet"] {
         let filter_path = path(&dir, &format!("{hasher}.sbf"));
         ok(run(
             &[
@@ -191,9 +191,7 @@ fn library_and_cli_agree_on_key_hashing() {
         let bytes = std::fs::read(&filter_path).unwrap();
         let strangers = (0..1000).map(|i| format!("stranger-{i}").into_bytes());
         match hasher {
-            "default" => check_library_view::<DefaultHasher>(&bytes, &keys, strangers),
-            "xxh3-plain" => check_library_view::<Xxh3Plain>(&bytes, &keys, strangers),
-            "xxh3" => check_library_view::<Xxh3Hash>(&bytes, &keys, strangers),
+            "xxh3" => check_library_view::<Xxh3>(&bytes, &keys, strangers),
             _ => {
                 check_library_view::<ParquetHash>(&bytes, &keys, strangers);
                 // For Parquet the rule is Parquet's BYTE_ARRAY hash: contains_value(bytes).
@@ -204,7 +202,7 @@ fn library_and_cli_agree_on_key_hashing() {
         }
     }
     // The other direction: a library-built filter queried by the CLI.
-    let mut filter = Filter::with_fpr_and_hasher(100, 0.0001, Xxh3Hash::default()).unwrap();
+    let mut filter = Filter::with_fpr_and_hasher(100, 0.0001, Xxh3::default()).unwrap();
     filter.insert_hash(cli_hash(filter.hasher(), b"from-library\xff"));
     let filter_path = path(&dir, "library.sbf");
     std::fs::write(&filter_path, filter.to_bytes()).unwrap();
@@ -223,19 +221,13 @@ fn check_library_view<S: FilterHasher>(
     for key in keys {
         assert!(view.contains_hash(cli_hash(view.hasher(), key)), "{key:?}");
     }
-    // For id 2 and 3 the rule is not `contains(&[u8])` (which hashes a length prefix too):
-    // with 1000 keys at 0.01% FPR, the slice hashes find almost nothing, which makes the rule
-    // above fail if the CLI used the slice hash instead. For id 4 (the default) std's framing
-    // of a slice is documented to give the byte contract's hash, so every key is found.
+    // A string key hashes as its bytes with every hasher, so `contains(&[u8])` finds every
+    // key the CLI inserted through the byte contract.
     let slice_hits = keys
         .iter()
         .filter(|key| view.contains(key.as_slice()))
         .count();
-    if S::KIND == Xxh3Plain::KIND {
-        assert_eq!(slice_hits, keys.len());
-    } else {
-        assert!(slice_hits < 10, "{slice_hits}");
-    }
+    assert_eq!(slice_hits, keys.len());
     let false_positives = strangers
         .filter(|key| view.contains_hash(cli_hash(view.hasher(), key)))
         .count();
@@ -324,7 +316,7 @@ fn info_reports_the_filter_as_text_and_json() {
         &keys,
     ));
     let filter =
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&std::fs::read(&filter_path).unwrap()).unwrap();
+        Filter::<Xxh3>::from_bytes_with_hasher(&std::fs::read(&filter_path).unwrap()).unwrap();
 
     let text = String::from_utf8(ok(run(&["info", &filter_path], b""))).unwrap();
     assert!(text.contains("hasher           xxh3 (seed 0)"), "{text}");
@@ -391,7 +383,7 @@ fn merge_unions_compatible_filters_and_refuses_others() {
         run(&["merge", &a, &other_size, "-o", &out], b""),
         "different sizes",
     );
-    let other_hasher = path(&dir, "xxh3");
+    let other_hasher = path(&dir, "parquet");
     ok(run(
         &[
             "build",
@@ -400,23 +392,16 @@ fn merge_unions_compatible_filters_and_refuses_others() {
             "-p",
             "0.001",
             "--hasher",
-            "xxh3",
+            "parquet",
             "-o",
             &other_hasher,
         ],
         b"x\n",
     ));
-    let other_hasher_error = if DefaultHasher::KIND == Xxh3Hash::KIND {
-        "" // the same hasher here: the test of kinds needs two different ones
-    } else {
-        "hasher"
-    };
-    if !other_hasher_error.is_empty() {
-        fails(
-            run(&["merge", &a, &other_hasher, "-o", &out], b""),
-            other_hasher_error,
-        );
-    }
+    fails(
+        run(&["merge", &a, &other_hasher, "-o", &out], b""),
+        "hasher",
+    );
     fails(
         run(&["merge", &a, &path(&dir, "missing"), "-o", &out], b""),
         "cannot open",
@@ -1508,7 +1493,7 @@ fn merge_mismatches_are_worded_for_the_command_line() {
     fails(
         run(&["merge", &a, &b, "-o", &out], b""),
         &format!(
-            "cannot merge {a} and {b}: {a} was built with hasher parquet-xxh64 (seed 0), {b} with hasher xxh3 (seed 0)"
+            "cannot merge {a} and {b}: {a} was built with hasher parquet (seed 0), {b} with hasher xxh3 (seed 0)"
         ),
     );
     fails(run(&["merge", &a, &b, "-o", &out], b""), "--hasher");

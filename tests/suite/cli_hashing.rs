@@ -1,15 +1,12 @@
-//! The CLI and the hashing contract: filters written with gxhash (hasher id 1, the default of
-//! earlier `+aes` builds) keep answering in the CLI wherever gxhash can run, and are a clear
-//! error elsewhere; CLI keys are the byte-key contract; new files are id 4 and every id opens;
-//! `--hasher gxhash-plain` and `--hasher gxhash-hybrid` build ids 5 and 6 where gxhash runs
-//! and are a clear error elsewhere.
+//! The CLI and the hashing contract: gxhash filters (hasher id 6) answer in the CLI wherever
+//! gxhash can run, and are a clear error elsewhere; CLI keys are the byte contract; new files
+//! are id 4 and every id opens; `--hasher gxhash` builds id 6 where gxhash runs and is a clear
+//! error elsewhere.
 
 use std::process::Command;
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{
-    Filter, FilterHasher, FilterRef, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain,
-};
+use splitbloom::{Filter, FilterHasher, FilterRef, GxHash, HasherKind, Xxh3};
 
 /// A file path in the temporary directory, unique to this test process.
 fn temp_path(name: &str) -> std::path::PathBuf {
@@ -84,7 +81,7 @@ fn cli_keys_are_the_byte_contract() {
     assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "carol");
 }
 
-/// The CLI builds id 4 (`Xxh3Plain`) by default, names every id in `info`, and answers for a
+/// The CLI builds id 4 (`Xxh3`) by default, names every id in `info`, and answers for a
 /// filter of every id that this build can compute, written by the library.
 #[test]
 fn the_cli_builds_id_4_and_reads_every_id() {
@@ -126,19 +123,18 @@ fn the_cli_builds_id_4_and_reads_every_id() {
         b"alice\n",
     );
     let bytes = std::fs::read(&built).unwrap();
-    assert_eq!(bytes[6], HasherKind::Xxh3Plain.id(), "the default is id 4");
+    assert_eq!(bytes[6], HasherKind::Xxh3.id(), "the default is id 4");
     assert!(
-        FilterRef::<Xxh3Plain>::from_bytes(&bytes)
+        FilterRef::<Xxh3>::from_bytes(&bytes)
             .unwrap()
             .contains("alice")
     );
     let files = [
-        (built, "xxh3-plain"),
-        (write("plain.sbf", Xxh3Plain::default()), "xxh3-plain"),
-        (write("xxh3.sbf", Xxh3Hash::default()), "xxh3"),
+        (built, "xxh3"),
+        (write("plain.sbf", Xxh3::default()), "xxh3"),
         (
             write("parquet.sbf", ParquetHash::default()),
-            "parquet-xxh64",
+            "parquet",
         ),
     ];
     for (path, name) in files {
@@ -150,7 +146,7 @@ fn the_cli_builds_id_4_and_reads_every_id() {
     }
 }
 
-/// `build --hasher NAME` writes a file of hasher `S` (id 5 or 6, named NAME by `info`) that
+/// `build --hasher NAME` writes a file of hasher `S` (named NAME by `info`) that
 /// answers in the CLI and through `FilterRef<S>` where gxhash runs; elsewhere the option is an
 /// error that says why.
 fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
@@ -202,11 +198,6 @@ fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
 }
 
 #[test]
-fn the_cli_builds_and_reads_gxhash_plain() {
-    the_cli_builds_and_reads::<GxPlain>("gxhash-plain");
-}
-
-#[test]
-fn the_cli_builds_and_reads_gxhash_hybrid() {
-    the_cli_builds_and_reads::<GxHybrid>("gxhash-hybrid");
+fn the_cli_builds_and_reads_gxhash() {
+    the_cli_builds_and_reads::<GxHash>("gxhash");
 }

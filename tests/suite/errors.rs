@@ -1,6 +1,6 @@
 //! Bad parameters give a clear error, never a panic, a hang or a runaway allocation.
 
-use splitbloom::{Error, Filter, Xxh3Hash, math};
+use splitbloom::{Error, Filter, Xxh3, math};
 
 #[test]
 fn constructor_parameters_are_validated() {
@@ -76,8 +76,8 @@ fn combining_incompatible_filters_is_an_error() {
         a.intersect(&b).unwrap_err(),
         Error::ShapeMismatch { left: 8, right: 9 }
     );
-    let mut seeded = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::with_seed(1)).unwrap();
-    let other_seed = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::with_seed(2)).unwrap();
+    let mut seeded = Filter::with_num_blocks_and_hasher(8, Xxh3::with_seed(1)).unwrap();
+    let other_seed = Filter::with_num_blocks_and_hasher(8, Xxh3::with_seed(2)).unwrap();
     assert_eq!(
         seeded.union(&other_seed).unwrap_err(),
         Error::HasherMismatch

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use std::hash::BuildHasher;
 
-use splitbloom::{DefaultHasher, Filter, FilterHasher, Kernel, math};
+use splitbloom::{Xxh3, Filter, FilterHasher, Kernel, math};
 
 use crate::filters::hasher_name;
 use crate::out::out;
@@ -205,7 +205,7 @@ pub fn run(options: &Options) -> Result<(), String> {
             options.bits_per_key,
             options.samples,
             options.batch,
-            hasher_name(DefaultHasher::KIND),
+            hasher_name(Xxh3::KIND),
             rows.join(","),
             strings
                 .iter()

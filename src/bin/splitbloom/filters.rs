@@ -13,25 +13,14 @@ use crate::out::{approx_number, short_number};
 /// The `--hasher` choices of `build` and `dedup`.
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
 pub enum HasherChoice {
-    /// The library's default in every build: plain XXH3-64 of the key bytes (hasher id 4, the
-    /// same as `xxh3-plain`).
+    /// XXH3-64 of the key bytes (hasher id 4): the library's default in every build.
     #[default]
-    Default,
-    /// Plain XXH3-64 of the key bytes (hasher id 4), what `default` builds.
-    Xxh3Plain,
-    /// XXH3-64 with a final folded multiply (hasher id 2), the default of earlier versions,
-    /// for filters that tools built on those versions must read.
     Xxh3,
+    /// XXH3-64 of keys under 16 bytes, gxhash of longer ones (hasher id 6), faster on long keys;
+    /// only builds with AES at compile time can build or query such a filter.
+    Gxhash,
     /// Parquet's XXH64 (seed 0) over the key bytes, with a Parquet-compatible power-of-two size.
     Parquet,
-    /// XXH3-64 of keys under 16 bytes, gxhash of longer ones (hasher id 6): as fast as XXH3
-    /// under 16 bytes and as gxhash above; only builds with AES at compile time can build or
-    /// query such a filter.
-    GxhashHybrid,
-    /// Plain gxhash of the key bytes (hasher id 5), for tools that read id 5: as fast as
-    /// gxhash-hybrid from 16 bytes up, up to 9% slower than XXH3 below; only builds with AES at
-    /// compile time can build or query such a filter.
-    GxhashPlain,
 }
 
 /// How a new filter is sized and hashed: the options `build` and `dedup` share.
@@ -80,28 +69,12 @@ macro_rules! with_hasher {
                 type $S = splitbloom::GxHash;
                 $body
             }
-            splitbloom::HasherKind::Xxh3 => {
-                type $S = splitbloom::Xxh3Hash;
-                $body
-            }
-            splitbloom::HasherKind::ParquetXxh64 => {
+            splitbloom::HasherKind::Parquet => {
                 type $S = splitbloom::parquet::ParquetHash;
                 $body
             }
-            splitbloom::HasherKind::Xxh3Plain => {
-                type $S = splitbloom::Xxh3Plain;
-                $body
-            }
-            splitbloom::HasherKind::GxPlain => {
-                type $S = splitbloom::GxPlain;
-                $body
-            }
-            splitbloom::HasherKind::GxHybrid => {
-                type $S = splitbloom::GxHybrid;
-                $body
-            }
             _ => {
-                type $S = splitbloom::DefaultHasher;
+                type $S = splitbloom::Xxh3;
                 $body
             }
         }
@@ -115,28 +88,16 @@ macro_rules! with_new_filter {
     ($options:expr, $filter:ident => $body:expr) => {{
         let options: &$crate::filters::NewFilterOptions = &$options;
         match options.hasher {
-            $crate::filters::HasherChoice::Default => {
-                let $filter = $crate::filters::sized::<splitbloom::DefaultHasher>(options)?;
-                $body
-            }
-            $crate::filters::HasherChoice::Xxh3Plain => {
-                let $filter = $crate::filters::sized::<splitbloom::Xxh3Plain>(options)?;
-                $body
-            }
             $crate::filters::HasherChoice::Xxh3 => {
-                let $filter = $crate::filters::sized::<splitbloom::Xxh3Hash>(options)?;
+                let $filter = $crate::filters::sized::<splitbloom::Xxh3>(options)?;
                 $body
             }
             $crate::filters::HasherChoice::Parquet => {
                 let $filter = $crate::filters::parquet_filter(options)?;
                 $body
             }
-            $crate::filters::HasherChoice::GxhashPlain => {
-                let $filter = $crate::filters::gx_filter::<splitbloom::GxPlain>(options)?;
-                $body
-            }
-            $crate::filters::HasherChoice::GxhashHybrid => {
-                let $filter = $crate::filters::gx_filter::<splitbloom::GxHybrid>(options)?;
+            $crate::filters::HasherChoice::Gxhash => {
+                let $filter = $crate::filters::gx_filter::<splitbloom::GxHash>(options)?;
                 $body
             }
         }
@@ -150,7 +111,7 @@ pub fn sized<S: FilterHasher + Default>(options: &NewFilterOptions) -> Result<Fi
         .map_err(|error| options.sizing_error(error))
 }
 
-/// An empty filter with gxhash hasher `S` (id 5 or 6, default seed) sized for `options`, or
+/// An empty filter with gxhash hasher `S` (default seed) sized for `options`, or
 /// the error for a build that cannot compute gxhash.
 pub fn gx_filter<S: FilterHasher>(options: &NewFilterOptions) -> Result<Filter<S>, String> {
     let hasher = S::try_with_seed(splitbloom::DEFAULT_SEED).map_err(|_| {
@@ -173,12 +134,9 @@ pub fn parquet_filter(options: &NewFilterOptions) -> Result<Filter<ParquetHash>,
 /// The name `info` prints for a hasher.
 pub fn hasher_name(kind: HasherKind) -> &'static str {
     match kind {
-        HasherKind::GxHash => "gxhash",
         HasherKind::Xxh3 => "xxh3",
-        HasherKind::ParquetXxh64 => "parquet-xxh64",
-        HasherKind::Xxh3Plain => "xxh3-plain",
-        HasherKind::GxPlain => "gxhash-plain",
-        HasherKind::GxHybrid => "gxhash-hybrid",
+        HasherKind::GxHash => "gxhash",
+        HasherKind::Parquet => "parquet",
         _ => "unknown",
     }
 }
