@@ -49,7 +49,7 @@ mod env;
 
 use std::hash::BuildHasher;
 
-use splitbloom::{Xxh3, Filter};
+use splitbloom::{Filter, Xxh3};
 
 /// The multiplier of the one-multiply mixes (2^64 / golden ratio, Boost.Bloom's too).
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -86,7 +86,7 @@ mod parts {
     use std::hint::black_box;
     use std::time::Instant;
 
-    use splitbloom::{Xxh3, Filter, SALT, block_index};
+    use splitbloom::{Filter, SALT, Xxh3, block_index};
     use xxhash_rust::xxh3::xxh3_64;
 
     use super::{GOLDEN, boost_mix, one_multiply_mix};

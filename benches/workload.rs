@@ -45,7 +45,7 @@ use std::hash::BuildHasher;
 use std::hint::black_box;
 use std::time::Instant;
 
-use splitbloom::{__kernel_testing as raw, Xxh3, Filter, Kernel};
+use splitbloom::{__kernel_testing as raw, Filter, Kernel, Xxh3};
 
 #[path = "support/env.rs"]
 mod env;

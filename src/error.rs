@@ -178,11 +178,19 @@ impl fmt::Display for Error {
                 write!(f, "could not allocate {bytes} bytes for the filter")
             }
             Error::ShapeMismatch { left, right } => {
-                write!(f, "filters have different sizes ({left} vs {right} blocks)")
+                write!(
+                    f,
+                    "filters of {left} and {right} blocks cannot be combined: union and intersection need the same number of blocks"
+                )
             }
-            Error::HasherMismatch => f.write_str("filters use different hashers or seeds"),
+            Error::HasherMismatch => f.write_str(
+                "filters with different hashers or seeds cannot be combined: union and intersection need the same hasher and seed",
+            ),
             Error::KernelUnavailable(kernel) => {
-                write!(f, "the {kernel} kernel is not available on this CPU")
+                write!(
+                    f,
+                    "the {kernel} kernel cannot run here: this CPU or target lacks its instructions (Kernel::available() lists the kernels that can)"
+                )
             }
             Error::WrongMagic { expected, found } => {
                 let what = if *expected == *b"SBLS" {
@@ -202,7 +210,7 @@ impl fmt::Display for Error {
             ),
             Error::UnsupportedFlags(flags) => write!(
                 f,
-                "filter header flags {flags:#04x} are not known to this build; upgrade splitbloom"
+                "filter header flags {flags:#04x} are not known to this build, which reads only flags 0x00; a newer splitbloom may read them"
             ),
             Error::Truncated { needed, available } => write!(
                 f,

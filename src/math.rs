@@ -575,7 +575,10 @@ mod tests {
             } as usize;
             let fpr = libm::pow(10.0, -12.0 + 11.95 * (next() % 1_000_000) as f64 / 1e6);
             if let Ok(blocks) = num_blocks_for_fpr(items, fpr) {
-                assert!(is_num_blocks_for_fpr(items, fpr, blocks), "{items} {fpr} {blocks}");
+                assert!(
+                    is_num_blocks_for_fpr(items, fpr, blocks),
+                    "{items} {fpr} {blocks}"
+                );
                 assert!(!is_num_blocks_for_fpr(items, fpr, blocks + 1));
                 assert!(blocks == 1 || !is_num_blocks_for_fpr(items, fpr, blocks - 1));
             }

@@ -15,7 +15,7 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, block_index};
 use crate::error::Error;
 use crate::filter::{Filter, view};
-use crate::hash::{Xxh3, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 

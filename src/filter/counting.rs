@@ -23,7 +23,7 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::{Xxh3, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 use crate::math;
 use crate::storage::Blocks;
 

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::filter::Filter;
 use crate::filter::view::View;
 use crate::format::{Header, checked_length, validate, view_payload};
-use crate::hash::{Xxh3, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 
 /// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
 /// entry) without copying them.

@@ -19,7 +19,7 @@ use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::format::{HEADER_BYTES, decode_into, validate};
-use crate::hash::{Xxh3, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 use crate::storage::Blocks;
 use crate::{Kernel, arch, math};
 use view::View;

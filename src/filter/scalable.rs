@@ -22,7 +22,7 @@ use core::hash::{BuildHasher, Hash};
 
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::{Xxh3, FilterHasher, for_each_hashed_chunk};
+use crate::hash::{FilterHasher, Xxh3, for_each_hashed_chunk};
 use crate::{Kernel, math};
 
 /// How a [`ScalableFilter`] sizes its stages: stage `i` holds

@@ -6,12 +6,12 @@ use core::hash::BuildHasher;
 #[cfg(not(splitbloom_gxhash))]
 use core::hash::Hasher;
 
-use super::{FilterHasher, HasherKind};
-use crate::error::Error;
 #[cfg(splitbloom_gxhash)]
 use super::framing::{BytesHash, Framing, INLINE_MAX, hash_bytes_out_of_line};
 #[cfg(splitbloom_gxhash)]
 use super::xxh3::Xxh3Bytes;
+use super::{FilterHasher, HasherKind};
+use crate::error::Error;
 
 /// The proof that gxhash can run in this build: constructible only where it can.
 #[cfg(splitbloom_gxhash)]

@@ -107,7 +107,10 @@ fn hash_key_takes_the_byte_contract_exactly_where_it_is_the_same_hash() {
         None
     );
     if let Ok(gx) = GxHash::new(5) {
-        assert_eq!(contract_hash_bytes(&gx, b"key"), Some(gx.hash_bytes(b"key")));
+        assert_eq!(
+            contract_hash_bytes(&gx, b"key"),
+            Some(gx.hash_bytes(b"key"))
+        );
     }
 }
 
@@ -117,10 +120,22 @@ fn xxh3_keeps_neighbouring_words_apart() {
     let hasher = Xxh3::default();
     let mut seen = [(); 4].map(|()| std::collections::HashSet::new());
     for n in 0..300usize {
-        assert!(seen[0].insert(hasher.hash_one((n, "abc"))), "({n}, \"abc\")");
-        assert!(seen[1].insert(hasher.hash_one((&b"abc"[..], n))), "(b\"abc\", {n})");
-        assert!(seen[2].insert(hasher.hash_one((n as u64, 1u64))), "({n}, 1)");
-        assert!(seen[3].insert(hasher.hash_one((1u64, n as u64, 2u8))), "(1, {n}, 2)");
+        assert!(
+            seen[0].insert(hasher.hash_one((n, "abc"))),
+            "({n}, \"abc\")"
+        );
+        assert!(
+            seen[1].insert(hasher.hash_one((&b"abc"[..], n))),
+            "(b\"abc\", {n})"
+        );
+        assert!(
+            seen[2].insert(hasher.hash_one((n as u64, 1u64))),
+            "({n}, 1)"
+        );
+        assert!(
+            seen[3].insert(hasher.hash_one((1u64, n as u64, 2u8))),
+            "(1, {n}, 2)"
+        );
     }
     assert_ne!(hasher.hash_one((1u64, 2u64)), hasher.hash_one((2u64, 1u64)));
     assert_ne!(hasher.hash_one(["a", "bc"]), hasher.hash_one(["ab", "c"]));

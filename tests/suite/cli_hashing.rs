@@ -132,10 +132,7 @@ fn the_cli_builds_id_4_and_reads_every_id() {
     let files = [
         (built, "xxh3"),
         (write("plain.sbf", Xxh3::default()), "xxh3"),
-        (
-            write("parquet.sbf", ParquetHash::default()),
-            "parquet",
-        ),
+        (write("parquet.sbf", ParquetHash::default()), "parquet"),
     ];
     for (path, name) in files {
         let file = path.to_str().unwrap();

@@ -5,9 +5,7 @@ use crate::common;
 use rand::{RngExt, SeedableRng};
 use splitbloom::format::{HEADER_BYTES, Header, MAGIC, VERSION};
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{
-    Error, Filter, FilterHasher, FilterRef, HasherKind, Kernel, Xxh3, math,
-};
+use splitbloom::{Error, Filter, FilterHasher, FilterRef, HasherKind, Kernel, Xxh3, math};
 
 /// XXH3-64 of `bytes[..24]` followed by `bytes[32..]`, computed in one shot over a
 /// concatenated copy: independent of the streaming code the crate uses.
@@ -26,8 +24,7 @@ fn reseal(bytes: &mut [u8]) {
 
 fn filter_with_keys(num_keys: u64, seed: u64) -> Filter<Xxh3> {
     let mut filter =
-        Filter::with_fpr_and_hasher(num_keys.max(1) as usize, 0.01, Xxh3::with_seed(seed))
-            .unwrap();
+        Filter::with_fpr_and_hasher(num_keys.max(1) as usize, 0.01, Xxh3::with_seed(seed)).unwrap();
     for key in 0..num_keys {
         filter.insert(&key);
     }
@@ -130,8 +127,7 @@ fn misaligned_bytes_are_copied_not_misread() {
     for offset in [0usize, 1, 2, 3, 4] {
         raw[offset..offset + bytes.len()].copy_from_slice(&bytes);
         let view =
-            FilterRef::<Xxh3>::from_bytes_with_hasher(&raw[offset..offset + bytes.len()])
-                .unwrap();
+            FilterRef::<Xxh3>::from_bytes_with_hasher(&raw[offset..offset + bytes.len()]).unwrap();
         let aligned = offset % 4 == 0;
         assert_eq!(
             view.is_zero_copy(),
@@ -175,8 +171,7 @@ fn merging_serialized_partials_equals_building_once() {
 /// header says where each one ends, and each is viewed in place.
 #[test]
 fn filters_inside_a_larger_buffer() {
-    let filters: Vec<Filter<Xxh3>> =
-        (0..3).map(|i| filter_with_keys(100 * (i + 1), i)).collect();
+    let filters: Vec<Filter<Xxh3>> = (0..3).map(|i| filter_with_keys(100 * (i + 1), i)).collect();
     let mut file = Vec::new();
     for filter in &filters {
         filter.write_to(&mut file).unwrap();

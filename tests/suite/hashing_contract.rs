@@ -231,10 +231,22 @@ fn strings_hash_as_their_bytes<S: FilterHasher + core::fmt::Debug>(hasher: S) {
             ("[u8]", by_key(&|f| f.insert(bytes))),
             ("&[u8]", by_key(&|f| f.insert(&bytes))),
             ("Vec<u8>", by_key(&|f| f.insert(&bytes.to_vec()))),
-            ("Box<str>", by_key(&|f| f.insert(&Box::<str>::from(text.as_str())))),
-            ("Cow<str>", by_key(&|f| f.insert(&Cow::Borrowed(text.as_str())))),
-            ("Rc<str>", by_key(&|f| f.insert(&Rc::<str>::from(text.as_str())))),
-            ("Box<[u8]>", by_key(&|f| f.insert(&Box::<[u8]>::from(bytes)))),
+            (
+                "Box<str>",
+                by_key(&|f| f.insert(&Box::<str>::from(text.as_str()))),
+            ),
+            (
+                "Cow<str>",
+                by_key(&|f| f.insert(&Cow::Borrowed(text.as_str()))),
+            ),
+            (
+                "Rc<str>",
+                by_key(&|f| f.insert(&Rc::<str>::from(text.as_str()))),
+            ),
+            (
+                "Box<[u8]>",
+                by_key(&|f| f.insert(&Box::<[u8]>::from(bytes))),
+            ),
         ];
         for (name, filter) in &cases {
             assert!(
@@ -255,14 +267,22 @@ fn strings_hash_as_their_bytes<S: FilterHasher + core::fmt::Debug>(hasher: S) {
         assert!(atomic.contains_bytes(bytes), "{:?} AtomicFilter", S::KIND);
         let mut counting = CountingFilter::with_num_blocks_and_hasher(256, hasher.clone()).unwrap();
         counting.insert(&text);
-        assert!(counting.contains_bytes(bytes), "{:?} CountingFilter", S::KIND);
+        assert!(
+            counting.contains_bytes(bytes),
+            "{:?} CountingFilter",
+            S::KIND
+        );
         let mut scalable = ScalableFilter::with_parameters(
             splitbloom::ScalableParameters::new(100, 0.01),
             hasher.clone(),
         )
         .unwrap();
         scalable.insert(&text.as_str()).unwrap();
-        assert!(scalable.contains_bytes(bytes), "{:?} ScalableFilter", S::KIND);
+        assert!(
+            scalable.contains_bytes(bytes),
+            "{:?} ScalableFilter",
+            S::KIND
+        );
         assert!(expected.contains(text.as_str()) && expected.contains(&text.as_str()));
         assert!(expected.contains(&text) && expected.contains(bytes));
         let mut found = [false; 2];
@@ -270,7 +290,10 @@ fn strings_hash_as_their_bytes<S: FilterHasher + core::fmt::Debug>(hasher: S) {
         assert_eq!(found, [true, true]);
         let mut batched = new();
         batched.insert_batch(&[text.as_str()]);
-        assert!(batched.as_words() == expected.as_words(), "insert_batch(&[&str])");
+        assert!(
+            batched.as_words() == expected.as_words(),
+            "insert_batch(&[&str])"
+        );
         assert_eq!(
             core::hash::BuildHasher::hash_one(&hasher, text.as_str()),
             hasher.hash_bytes(bytes)

@@ -34,6 +34,7 @@ mod fold;
 mod format;
 mod fpr;
 mod fuzz_corpus;
+mod golden;
 mod hash_known_answers;
 mod hashing_contract;
 mod kernels;

@@ -167,8 +167,7 @@ fn reassembles_from_its_stages() {
     assert_eq!(copy.stages(), filter.stages());
 
     assert_eq!(
-        ScalableFilter::<splitbloom::Xxh3>::from_stages(parameters, Vec::new(), 0)
-            .unwrap_err(),
+        ScalableFilter::<splitbloom::Xxh3>::from_stages(parameters, Vec::new(), 0).unwrap_err(),
         Error::NoStages
     );
     let mut shuffled = stages.clone();
@@ -193,8 +192,7 @@ fn bad_parameters_are_errors() {
     let with = |change: fn(&mut ScalableParameters)| {
         let mut parameters = base;
         change(&mut parameters);
-        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default())
-            .unwrap_err()
+        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default()).unwrap_err()
     };
     assert_eq!(with(|p| p.initial_capacity = 0), Error::ZeroItems);
     assert!(matches!(with(|p| p.fpr = 1.0), Error::InvalidFpr(_)));

@@ -5,7 +5,7 @@ use crate::common;
 use rand::RngExt;
 use splitbloom::format::SCALABLE_HEADER_BYTES;
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Xxh3, Error, ScalableFilter, ScalableParameters};
+use splitbloom::{Error, ScalableFilter, ScalableParameters, Xxh3};
 
 type Scalable = ScalableFilter<Xxh3>;
 

@@ -33,12 +33,10 @@ fn serializes_the_format_bytes() {
 fn deserializes_borrowed_and_transient_bytes() {
     let filter = sample();
     let bytes = filter.to_bytes();
-    let owned =
-        Filter::<Xxh3>::deserialize(BytesDeserializer::<ValueError>::new(&bytes)).unwrap();
+    let owned = Filter::<Xxh3>::deserialize(BytesDeserializer::<ValueError>::new(&bytes)).unwrap();
     assert_eq!(owned, filter);
-    let view =
-        FilterRef::<Xxh3>::deserialize(BorrowedBytesDeserializer::<ValueError>::new(&bytes))
-            .unwrap();
+    let view = FilterRef::<Xxh3>::deserialize(BorrowedBytesDeserializer::<ValueError>::new(&bytes))
+        .unwrap();
     assert!(view.is_zero_copy() == cfg!(target_endian = "little"));
     assert!((0..1000u64).all(|key| view.contains(&key)));
     let copied =

@@ -4,7 +4,7 @@
 
 use splitbloom_fuzz_checks as trusted_checks;
 
-use splitbloom::{Xxh3, Error, Filter, FilterRef};
+use splitbloom::{Error, Filter, FilterRef, Xxh3};
 
 /// A small valid filter with some keys.
 fn valid() -> Vec<u8> {
@@ -16,8 +16,7 @@ fn valid() -> Vec<u8> {
 #[test]
 fn valid_filters_open_the_same_both_ways() {
     trusted_checks::trusted_bytes(&valid());
-    let view =
-        FilterRef::<Xxh3>::from_trusted_bytes(&valid()[..]).map(|view| view.to_bytes());
+    let view = FilterRef::<Xxh3>::from_trusted_bytes(&valid()[..]).map(|view| view.to_bytes());
     assert_eq!(view.unwrap(), valid());
 }
 

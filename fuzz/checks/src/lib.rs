@@ -13,9 +13,7 @@ use std::hash::{BuildHasher, Hasher};
 use arbitrary::{Arbitrary, Unstructured};
 use splitbloom::format::{HEADER_BYTES, Header, SCALABLE_HEADER_BYTES};
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{
-    Filter, FilterHasher, FilterRef, GxHash, Kernel, ScalableFilter, Xxh3,
-};
+use splitbloom::{Filter, FilterHasher, FilterRef, GxHash, Kernel, ScalableFilter, Xxh3};
 
 /// One step of the differential target.
 #[derive(Arbitrary, Debug)]

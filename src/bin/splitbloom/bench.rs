@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use std::hash::BuildHasher;
 
-use splitbloom::{Xxh3, Filter, FilterHasher, Kernel, math};
+use splitbloom::{Filter, FilterHasher, Kernel, Xxh3, math};
 
 use crate::filters::hasher_name;
 use crate::out::out;
