@@ -220,7 +220,7 @@ impl CompensatedSum {
 ///
 /// ```
 /// use splitbloom::math::false_positive_rate;
-/// // The split-block rates of the README's sizing table.
+/// // Split-block rates at 8 and 16 bits per key.
 /// assert!((false_positive_rate(8.0) - 0.0332).abs() < 0.0005);
 /// assert!((false_positive_rate(16.0) - 0.00132).abs() < 0.00005);
 /// assert_eq!(false_positive_rate(1e-17), 1.0);

@@ -245,8 +245,8 @@ fn gxhash_outputs_never_change() {
     check("gxhash", &hashers, &GXHASH_DIGESTS);
 }
 
-/// Xxh3's digests, from `tests/fixtures/golden/known_answers.py`'s definitions (the script of
-/// the first release of this table, with Python's `xxhash` 4.1.0, gave the same values).
+/// Xxh3's digests, computed outside this crate from the definitions in `splitbloom::hash` (XXH3
+/// for bytes, the folded word per integer) with Python's `xxhash` 4.1.0.
 const XXH3_DIGESTS: [(u64, [u64; 6]); 2] = [
     (
         0x42a8092a97f5a677,

@@ -557,7 +557,7 @@ fn pinned_row(id: u8, key: &[u8]) -> Option<&'static KnownAnswer> {
         .find(|row| row.0 == pinned_id && row.1 == key)
 }
 
-/// One row of the README's table: hasher id, key bytes, 64-bit hash, block index, lane mask.
+/// One documented row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type ReadmeRow = (u8, Vec<u8>, u64, usize, [u32; 8]);
 
 /// The known-answer rows of the README and of `docs/FORMAT.md` (where it exists), parsed:
