@@ -73,7 +73,7 @@ impl BytesHash for GxBytes {
 /// strings), and one folded multiply (an integer): hasher id 6, opt-in, for long keys, where
 /// gxhash is the faster (`BENCHMARKS.md`, "Hashing"), without its cost on short ones.
 ///
-/// Its byte contract (see the [module docs](crate::hash#the-byte-contract)) is
+/// Its byte contract (see the [module docs](crate::hash#the-byte-contract-stable-reproducible-in-any-language)) is
 /// `XXH3_64_withSeed(bytes, seed)` for a key shorter than 16 bytes, exactly [`Xxh3`](crate::Xxh3)'s
 /// hash, and `gxhash64(bytes, seed ^ len)` (gxhash 3.x) for a longer one. Integer keys and every
 /// other [`Hasher`](core::hash::Hasher) call are framed exactly as for [`Xxh3`](crate::Xxh3), so
