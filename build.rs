@@ -13,7 +13,7 @@ fn main() {
     let arch = std::env::var("CARGO_CFG_TARGET_ARCH").unwrap_or_default();
     // gxhash is a dependency under exactly this condition (the target table in Cargo.toml); name
     // it once here instead of repeating the expression at every use. It decides only whether
-    // the opt-in `GxHash` can run (src/hash/), never which hasher is the default.
+    // the opt-in `GxHash` can run (src/hash/gxhash.rs), never which hasher is the default.
     let gxhash =
         has("aes") && ((arch == "x86_64" && has("sse2")) || (arch == "aarch64" && has("neon")));
     if gxhash {

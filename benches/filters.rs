@@ -346,7 +346,7 @@ fn run_hashing(c: &mut Criterion) {
     let hashes = |keys: &[u64], hash: &dyn Fn(u64) -> u64| {
         keys.iter().fold(0u64, |acc, &key| acc ^ hash(key)) as usize
     };
-    let default = splitbloom::DefaultHasher::default();
+    let default = splitbloom::Xxh3::default();
     bench_per_key(
         &mut group,
         id("splitbloom-default"),
@@ -419,7 +419,7 @@ fn run_prefetch_sweep(sizes: &[usize]) {
     println!("keys        distance  insert  lookup");
     for &n in sizes {
         let work = Workload::new(n);
-        let hasher = splitbloom::DefaultHasher::default();
+        let hasher = splitbloom::Xxh3::default();
         let hashes: Vec<u64> = work
             .members
             .iter()

@@ -9,9 +9,8 @@
 //!
 //! * `hash/<len>`: `reference` (xxh3_64), `plain-bytes` (the default's byte contract,
 //!   `hash_bytes`, hasher id 4), `plain-str` / `plain-slice` (`hash_one` of a `&str` /
-//!   `&[u8]`, std's framing), the same for `xxh3-*` (id 2, the previous default) and for
-//!   `gxhash-*` (id 1, legacy), `gxplain-*` (id 5) and `gxhybrid-*` (id 6) where gxhash is
-//!   available, and `parquet-bytes`.
+//!   `&[u8]`, std's framing), `gxhash-bytes` / `gxhash-str` (id 6) where gxhash is available,
+//!   and `parquet-bytes`.
 //! * `contains/<len>`: `reference` (`contains_hash(xxh3_64(key))`), then `contains_bytes`
 //!   (`*-bytes`), `contains(&str)` (`*-str`) and `contains(&[u8])` (`*-slice`) per hasher.
 //!
@@ -27,11 +26,8 @@
 //! benchmarks. `SPLITBLOOM_BENCH=interleaved cargo bench -p splitbloom-bench --bench key_lengths` instead runs
 //! every variant of a length in turn, 3000 rounds of 1024 keys each, and prints the fastest
 //! round of each (the run least disturbed by other jobs) as a table: ratios within one round
-//! robin are stable to a few percent there. It then prints two more tables the same way: the
-//! hash alone for keys up to 16 bytes, with gxhash64 on keys padded in advance (where
-//! `GxHash`'s short-key time goes, next to `GxPlain`, id 5, which adds only the padding and an
-//! XOR), and random `u64` keys through `contains(&key)` for the
-//! default and `Xxh3Hash`, against `contains_hash` of the bare key.
+//! robin are stable to a few percent there. It then prints one more table the same way: random
+//! `u64` keys through `contains(&key)` for the default, against `contains_hash` of the bare key.
 
 use std::hash::BuildHasher;
 use std::hint::black_box;
@@ -40,7 +36,7 @@ use std::time::Instant;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group};
 use opaque::opaque;
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, FilterHasher, GxHash, GxHybrid, GxPlain, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Filter, FilterHasher, GxHash, Xxh3};
 
 #[path = "support/opaque.rs"]
 mod opaque;
@@ -101,14 +97,11 @@ fn time_keys<T: Copy + Into<u64>>(
 
 fn hashing(c: &mut Criterion) {
     let gx = GxHash::new(0).ok();
-    let gx_plain = GxPlain::new(0).ok();
-    let gx_hybrid = GxHybrid::new(0).ok();
     for len in LENGTHS {
         let keys = keys(len);
         let mut group = c.benchmark_group(format!("hash/{len}"));
         group.throughput(Throughput::Elements(KEYS as u64));
-        let plain = Xxh3Plain::default();
-        let xxh3 = Xxh3Hash::default();
+        let plain = Xxh3::default();
         let parquet = ParquetHash::default();
         time_keys(&mut group, "reference", len, &keys, |key| {
             xxhash_rust::xxh3::xxh3_64(key.as_bytes())
@@ -122,34 +115,11 @@ fn hashing(c: &mut Criterion) {
         time_keys(&mut group, "plain-slice", len, &keys, |key| {
             plain.hash_one(key.as_bytes())
         });
-        time_keys(&mut group, "xxh3-bytes", len, &keys, |key| {
-            xxh3.hash_bytes(key.as_bytes())
-        });
-        time_keys(&mut group, "xxh3-str", len, &keys, |key| xxh3.hash_one(key));
-        time_keys(&mut group, "xxh3-slice", len, &keys, |key| {
-            xxh3.hash_one(key.as_bytes())
-        });
         if let Some(gx) = gx {
             time_keys(&mut group, "gxhash-bytes", len, &keys, |key| {
                 gx.hash_bytes(key.as_bytes())
             });
             time_keys(&mut group, "gxhash-str", len, &keys, |key| gx.hash_one(key));
-        }
-        if let Some(gx) = gx_plain {
-            time_keys(&mut group, "gxplain-bytes", len, &keys, |key| {
-                gx.hash_bytes(key.as_bytes())
-            });
-            time_keys(&mut group, "gxplain-str", len, &keys, |key| {
-                gx.hash_one(key)
-            });
-        }
-        if let Some(gx) = gx_hybrid {
-            time_keys(&mut group, "gxhybrid-bytes", len, &keys, |key| {
-                gx.hash_bytes(key.as_bytes())
-            });
-            time_keys(&mut group, "gxhybrid-str", len, &keys, |key| {
-                gx.hash_one(key)
-            });
         }
         time_keys(&mut group, "parquet-bytes", len, &keys, |key| {
             parquet.hash_bytes(key.as_bytes())
@@ -202,16 +172,9 @@ fn contains(c: &mut Criterion) {
         time_keys(&mut group, "reference", len, &keys, |key| {
             reference.contains_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()))
         });
-        contains_variants(&mut group, "plain", Xxh3Plain::default(), len, &keys);
-        contains_variants(&mut group, "xxh3", Xxh3Hash::default(), len, &keys);
+        contains_variants(&mut group, "plain", Xxh3::default(), len, &keys);
         if let Ok(gx) = GxHash::new(0) {
             contains_variants(&mut group, "gxhash", gx, len, &keys);
-        }
-        if let Ok(gx) = GxPlain::new(0) {
-            contains_variants(&mut group, "gxplain", gx, len, &keys);
-        }
-        if let Ok(gx) = GxHybrid::new(0) {
-            contains_variants(&mut group, "gxhybrid", gx, len, &keys);
         }
         contains_variants(&mut group, "parquet", ParquetHash::default(), len, &keys);
         group.finish();
@@ -296,37 +259,20 @@ fn fastest_variants<E, T>(variants: &[Variant<'_, E, T>], keys: &[E]) -> Vec<f64
 /// of 3000 rounds each, printed as a Markdown table (ns per key and ratio to the reference).
 fn interleaved() {
     let gx = GxHash::new(0).ok();
-    let gx_plain = GxPlain::new(0).ok();
-    let gx_hybrid = GxHybrid::new(0).ok();
     let mut header = false;
     for len in LENGTHS {
         let keys = keys(len);
         let mut reference = Filter::with_num_blocks(1024).unwrap();
-        let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
-        let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
+        let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3::default()).unwrap();
         let mut gxf = gx.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
-        let mut gx_plain_filter =
-            gx_plain.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
-        let mut gx_hybrid_filter =
-            gx_hybrid.map(|gx| Filter::with_num_blocks_and_hasher(1024, gx).unwrap());
         for key in keys.iter().step_by(2) {
             reference.insert_hash(xxhash_rust::xxh3::xxh3_64(key.as_bytes()));
             plain.insert_bytes(key.as_bytes());
             plain.insert(key.as_str());
             plain.insert(key.as_bytes());
-            xxh3.insert_bytes(key.as_bytes());
-            xxh3.insert(key.as_str());
             if let Some(gxf) = gxf.as_mut() {
                 gxf.insert_bytes(key.as_bytes());
                 gxf.insert(key.as_str());
-            }
-            if let Some(filter) = gx_plain_filter.as_mut() {
-                filter.insert_bytes(key.as_bytes());
-                filter.insert(key.as_str());
-            }
-            if let Some(filter) = gx_hybrid_filter.as_mut() {
-                filter.insert_bytes(key.as_bytes());
-                filter.insert(key.as_str());
             }
         }
         let mut probes: Vec<Variant<'_, String, bool>> = vec![
@@ -342,12 +288,6 @@ fn interleaved() {
             variant!("default contains(&[u8])", String, |key| {
                 plain.contains(key.as_bytes())
             }),
-            variant!("xxh3 (id 2) contains_bytes", String, |key| {
-                xxh3.contains_bytes(key.as_bytes())
-            }),
-            variant!("xxh3 (id 2) contains(&str)", String, |key| {
-                xxh3.contains(key.as_str())
-            }),
         ];
         if let Some(gxf) = gxf.as_ref() {
             probes.push(variant!("gxhash contains_bytes", String, |key| {
@@ -356,30 +296,6 @@ fn interleaved() {
             probes.push(variant!("gxhash contains(&str)", String, |key| {
                 gxf.contains(key.as_str())
             }));
-        }
-        if let Some(filter) = gx_plain_filter.as_ref() {
-            probes.push(variant!(
-                "gxhash-plain (id 5) contains_bytes",
-                String,
-                |key| filter.contains_bytes(key.as_bytes()),
-            ));
-            probes.push(variant!(
-                "gxhash-plain (id 5) contains(&str)",
-                String,
-                |key| filter.contains(key.as_str()),
-            ));
-        }
-        if let Some(filter) = gx_hybrid_filter.as_ref() {
-            probes.push(variant!(
-                "gxhash-hybrid (id 6) contains_bytes",
-                String,
-                |key| filter.contains_bytes(key.as_bytes()),
-            ));
-            probes.push(variant!(
-                "gxhash-hybrid (id 6) contains(&str)",
-                String,
-                |key| filter.contains(key.as_str()),
-            ));
         }
         for probe in &probes {
             let found = keys
@@ -405,67 +321,8 @@ fn interleaved() {
     }
 }
 
-/// Where a short key's time goes in `GxHash` (hasher id 1), whose output cannot change: the
-/// hash alone (no filter) through each hasher, next to gxhash64 alone on a 16-byte key padded
-/// in advance (so without the padding, the length-dependent seed and the final fold). Printed
-/// after the `contains` table in the interleaved mode, where gxhash is available.
-#[cfg(all(
-    target_feature = "aes",
-    any(
-        all(target_arch = "x86_64", target_feature = "sse2"),
-        all(target_arch = "aarch64", target_feature = "neon")
-    )
-))]
-fn interleaved_gxhash_breakdown() {
-    use splitbloom::hash::{BytesHash, GxBytes};
-    let (Ok(gx), Ok(gx_plain)) = (GxHash::new(0), GxPlain::new(0)) else {
-        return;
-    };
-    let plain = Xxh3Plain::default();
-    let xxh3 = Xxh3Hash::default();
-    /// A key and the same key zero-padded to 16 bytes.
-    type Padded = (String, [u8; 16]);
-    let hashes: Vec<Variant<'_, Padded, u64>> = vec![
-        variant!("reference xxh3_64", Padded, |(key, _)| {
-            xxhash_rust::xxh3::xxh3_64(key.as_bytes())
-        }),
-        variant!("default hash_bytes", Padded, |(key, _)| {
-            plain.hash_bytes(key.as_bytes())
-        }),
-        variant!("xxh3 (id 2) hash_bytes", Padded, |(key, _)| {
-            xxh3.hash_bytes(key.as_bytes())
-        }),
-        variant!("gxhash hash_bytes", Padded, |(key, _)| {
-            gx.hash_bytes(key.as_bytes())
-        }),
-        variant!("gxhash-plain (id 5) hash_bytes", Padded, |(key, _)| {
-            gx_plain.hash_bytes(key.as_bytes())
-        }),
-        variant!("gxhash64 alone, pre-padded", Padded, |(_, padded)| {
-            GxBytes::hash_bytes(padded, 0)
-        }),
-    ];
-    println!();
-    let names = names(&hashes);
-    println!("| key bytes (hash only) | {} |", names.join(" | "));
-    println!("|---:|{}", "---:|".repeat(names.len()));
-    for len in [0, 1, 4, 8, 12, 15, 16] {
-        let keys: Vec<Padded> = keys(len)
-            .into_iter()
-            .map(|key| {
-                let mut padded = [0u8; 16];
-                padded[..len].copy_from_slice(key.as_bytes());
-                (key, padded)
-            })
-            .collect();
-        let best = fastest_variants(&hashes, &keys);
-        println!("| {len} | {} |", cells(&best));
-    }
-}
-
-/// `u64` keys through `contains(&key)`: the default (id 4, one folded multiply per key) and
-/// `Xxh3Hash` (id 2, two), next to `contains_hash` of the key itself (no hashing at all), in
-/// the interleaved mode's style.
+/// `u64` keys through `contains(&key)`: the default (id 4, one folded multiply per key), next
+/// to `contains_hash` of the key itself (no hashing at all), in the interleaved mode's style.
 fn interleaved_u64_keys() {
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let keys: Vec<u64> = (0..KEYS)
@@ -476,12 +333,10 @@ fn interleaved_u64_keys() {
             state
         })
         .collect();
-    let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3Plain::default()).unwrap();
-    let mut xxh3 = Filter::with_num_blocks_and_hasher(1024, Xxh3Hash::default()).unwrap();
+    let mut plain = Filter::with_num_blocks_and_hasher(1024, Xxh3::default()).unwrap();
     let mut unhashed = Filter::with_num_blocks(1024).unwrap();
     for key in keys.iter().step_by(2) {
         plain.insert(key);
-        xxh3.insert(key);
         unhashed.insert_hash(*key);
     }
     let probes: Vec<Variant<'_, u64, bool>> = vec![
@@ -489,7 +344,6 @@ fn interleaved_u64_keys() {
             unhashed.contains_hash(*key)
         }),
         variant!("default contains(&u64)", u64, |key| plain.contains(key)),
-        variant!("xxh3 (id 2) contains(&u64)", u64, |key| xxh3.contains(key)),
     ];
     for probe in &probes {
         assert!(
@@ -506,22 +360,11 @@ fn interleaved_u64_keys() {
     println!("| random | {} |", cells(&best));
 }
 
-/// Builds without gxhash have no breakdown to print.
-#[cfg(not(all(
-    target_feature = "aes",
-    any(
-        all(target_arch = "x86_64", target_feature = "sse2"),
-        all(target_arch = "aarch64", target_feature = "neon")
-    )
-)))]
-fn interleaved_gxhash_breakdown() {}
-
 criterion_group!(benches, hashing, contains);
 
 fn main() {
     if std::env::var("SPLITBLOOM_BENCH").as_deref() == Ok("interleaved") {
         interleaved();
-        interleaved_gxhash_breakdown();
         interleaved_u64_keys();
         return;
     }

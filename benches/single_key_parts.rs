@@ -49,7 +49,7 @@ mod env;
 
 use std::hash::BuildHasher;
 
-use splitbloom::{DefaultHasher, Filter};
+use splitbloom::{Filter, Xxh3};
 
 /// The multiplier of the one-multiply mixes (2^64 / golden ratio, Boost.Bloom's too).
 const GOLDEN: u64 = 0x9e37_79b9_7f4a_7c15;
@@ -86,7 +86,7 @@ mod parts {
     use std::hint::black_box;
     use std::time::Instant;
 
-    use splitbloom::{DefaultHasher, Filter, SALT, block_index};
+    use splitbloom::{Filter, SALT, Xxh3, block_index};
     use xxhash_rust::xxh3::xxh3_64;
 
     use super::{GOLDEN, boost_mix, one_multiply_mix};
@@ -158,7 +158,7 @@ mod parts {
             /// The CPU must have AVX2 and BMI2.
             #[target_feature(enable = "avx2,bmi2")]
             #[inline(never)]
-            unsafe fn $name(hasher: &DefaultHasher, blocks: &[[u32; 8]], queries: &[u64]) -> u64 {
+            unsafe fn $name(hasher: &Xxh3, blocks: &[[u32; 8]], queries: &[u64]) -> u64 {
                 let mix = $mix;
                 let mut hits = 0;
                 for &key in queries {
@@ -176,28 +176,28 @@ mod parts {
     probe_loop!(
         /// The crate's steps, written with intrinsics.
         default_parquet,
-        |hasher: &DefaultHasher, key: u64| hasher.hash_one(key),
+        |hasher: &Xxh3, key: u64| hasher.hash_one(key),
         block_index,
         parquet_mask
     );
     probe_loop!(
         /// A one-multiply mix in place of the default's.
         one_multiply_parquet,
-        |_: &DefaultHasher, key: u64| one_multiply_mix(key),
+        |_: &Xxh3, key: u64| one_multiply_mix(key),
         block_index,
         parquet_mask
     );
     probe_loop!(
         /// Boost.Bloom's kind of lane mask in place of Parquet's.
         default_shift,
-        |hasher: &DefaultHasher, key: u64| hasher.hash_one(key),
+        |hasher: &Xxh3, key: u64| hasher.hash_one(key),
         block_index,
         shift_mask
     );
     probe_loop!(
         /// Boost.Bloom's mix, block index and lane mask.
         boost_scheme,
-        |_: &DefaultHasher, key: u64| boost_mix(key),
+        |_: &Xxh3, key: u64| boost_mix(key),
         high_word_index,
         shift_mask
     );
@@ -354,7 +354,7 @@ type Shape = (&'static str, fn(u64) -> u64);
 fn false_positive_rates() {
     const KEYS: u64 = 1_000_000;
     const NEGATIVES: u64 = 10_000_000;
-    let hasher = DefaultHasher::default();
+    let hasher = Xxh3::default();
     let mixes: [(&str, &dyn Fn(u64) -> u64); 3] = [
         ("default mix (id 4)", &|key| hasher.hash_one(key)),
         ("one-multiply mix", &one_multiply_mix),

@@ -45,7 +45,7 @@ use std::hash::BuildHasher;
 use std::hint::black_box;
 use std::time::Instant;
 
-use splitbloom::{__kernel_testing as raw, DefaultHasher, Filter, Kernel};
+use splitbloom::{__kernel_testing as raw, Filter, Kernel, Xxh3};
 
 #[path = "support/env.rs"]
 mod env;
@@ -401,7 +401,7 @@ fn floor_loop(blocks: &[[u32; 8]], queries: &[u64], distance: usize) -> u64 {
 #[inline(never)]
 fn floor_loop_into<const L1: bool>(blocks: &[[u32; 8]], queries: &[u64], distance: usize) -> u64 {
     const RING: usize = 256;
-    let hasher = DefaultHasher::default();
+    let hasher = Xxh3::default();
     let num_blocks = blocks.len();
     let touch = |hash: u64| {
         u64::from(blocks[splitbloom::block_index(hash, num_blocks)][(hash & 7) as usize])

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use splitbloom::{DefaultHasher, Filter, FilterRef};
+use splitbloom::{Filter, FilterRef, Xxh3};
 
 /// Median and minimum of `runs` timings of `open`.
 fn time(runs: usize, mut open: impl FnMut() -> bool) -> (Duration, Duration) {
@@ -34,11 +34,10 @@ fn main() -> Result<(), splitbloom::Error> {
     println!("filter: {} bytes ({} MiB)", bytes.len(), bytes.len() >> 20);
 
     let (verified_median, verified_min) = time(15, || {
-        FilterRef::<DefaultHasher>::from_bytes(&bytes)
-            .is_ok_and(|view| view.contains_bytes(b"key-7"))
+        FilterRef::<Xxh3>::from_bytes(&bytes).is_ok_and(|view| view.contains_bytes(b"key-7"))
     });
     let (trusted_median, trusted_min) = time(15, || {
-        FilterRef::<DefaultHasher>::from_trusted_bytes(&bytes)
+        FilterRef::<Xxh3>::from_trusted_bytes(&bytes)
             .is_ok_and(|view| view.is_zero_copy() && view.contains_bytes(b"key-7"))
     });
     println!("from_bytes (verified):     median {verified_median:?}, min {verified_min:?}");

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{HasherKind, Kernel};
+use crate::kind::{HasherKind, Kernel};
 
 /// Everything that can go wrong when building or combining filters.
 ///
@@ -82,10 +82,12 @@ pub enum Error {
         /// The checksum of the bytes read.
         computed: u64,
     },
-    /// Serialized bytes name a hasher id this build does not know.
+    /// Serialized bytes name a hasher id that is not 3, 4 or 6: one of the reserved ids 1, 2 and
+    /// 5 ([`HasherKind::RESERVED_IDS`]), or one this build does not know.
     UnknownHasher(u8),
-    /// The filter's hashes need a hasher this build cannot compute (e.g. gxhash without AES):
-    /// answering with another hasher would give false negatives.
+    /// The filter's hashes need a hasher this build cannot compute (gxhash, in a build without
+    /// AES at compile time). The filter is fine: a build with AES reads it; answering with
+    /// another hasher would give false negatives.
     HasherUnavailable(HasherKind),
     /// The filter was built with another kind of hasher than the one asked for.
     HasherKindMismatch {
@@ -96,11 +98,22 @@ pub enum Error {
     },
     /// Bytes that should hold a Parquet `BloomFilterHeader` (Thrift compact protocol) do not.
     InvalidParquetHeader(&'static str),
-    /// A bitset size that Parquet readers reject: they need a power of two from 32 bytes to
-    /// 128 MiB.
+    /// A Parquet bloom filter this crate does not write: it writes bitsets whose size is a power
+    /// of two from 32 bytes to 128 MiB ([`parquet::MIN_BITSET_BYTES`](crate::parquet::MIN_BITSET_BYTES)
+    /// to [`parquet::MAX_BITSET_BYTES`](crate::parquet::MAX_BITSET_BYTES)), the sizes Parquet
+    /// writers choose.
     InvalidParquetSize {
         /// The size in bytes.
         bytes: u64,
+    },
+    /// A Parquet bloom filter bitset length that no Parquet filter can have: it must be a
+    /// positive multiple of 32 bytes (whole blocks), and at most `max` bytes where a bound
+    /// applies (a header's `numBytes` is an `i32`).
+    InvalidParquetBitsetLength {
+        /// The length in bytes.
+        bytes: u64,
+        /// The largest length accepted where one is (2,147,483,616 bytes for a header).
+        max: Option<u64>,
     },
     /// Parquet bloom filters hash with seed 0; this filter's hasher has another seed.
     ParquetSeed(u64),
@@ -165,11 +178,19 @@ impl fmt::Display for Error {
                 write!(f, "could not allocate {bytes} bytes for the filter")
             }
             Error::ShapeMismatch { left, right } => {
-                write!(f, "filters have different sizes ({left} vs {right} blocks)")
+                write!(
+                    f,
+                    "filters of {left} and {right} blocks cannot be combined: union and intersection need the same number of blocks"
+                )
             }
-            Error::HasherMismatch => f.write_str("filters use different hashers or seeds"),
+            Error::HasherMismatch => f.write_str(
+                "filters with different hashers or seeds cannot be combined: union and intersection need the same hasher and seed",
+            ),
             Error::KernelUnavailable(kernel) => {
-                write!(f, "the {kernel} kernel is not available on this CPU")
+                write!(
+                    f,
+                    "the {kernel} kernel cannot run here: this CPU or target lacks its instructions (Kernel::available() lists the kernels that can)"
+                )
             }
             Error::WrongMagic { expected, found } => {
                 let what = if *expected == *b"SBLS" {
@@ -189,7 +210,7 @@ impl fmt::Display for Error {
             ),
             Error::UnsupportedFlags(flags) => write!(
                 f,
-                "filter header flags {flags:#04x} are not known to this build; upgrade splitbloom"
+                "filter header flags {flags:#04x} are not known to this build, which reads only flags 0x00; a newer splitbloom may read them"
             ),
             Error::Truncated { needed, available } => write!(
                 f,
@@ -203,13 +224,18 @@ impl fmt::Display for Error {
                 f,
                 "serialized filter is corrupt: checksum {computed:#018x} does not match the stored {stored:#018x}"
             ),
+            Error::UnknownHasher(id) if HasherKind::RESERVED_IDS.contains(id) => write!(
+                f,
+                "serialized filter uses hasher id {id}, which is reserved: it named a hasher that was never released; this build reads hasher ids 3, 4 and 6"
+            ),
             Error::UnknownHasher(id) => write!(
                 f,
-                "serialized filter uses hasher id {id}, unknown to this build; upgrade splitbloom"
+                "serialized filter uses hasher id {id}, unknown to this build, which reads hasher ids 3, 4 and 6; a newer splitbloom may read it"
             ),
             Error::HasherUnavailable(kind) => write!(
                 f,
-                "the filter was built with the {kind:?} hasher, which this build cannot compute (gxhash needs a target with AES, e.g. RUSTFLAGS=\"-C target-feature=+aes\")"
+                "the filter is fine, but it was built with the {kind:?} hasher (hasher id {id}), which this build of splitbloom cannot compute: gxhash needs AES enabled at compile time; rebuild with RUSTFLAGS=\"-C target-feature=+aes\" (or -C target-cpu=native) on x86_64, or on aarch64 with the aes target feature",
+                id = kind.id()
             ),
             Error::HasherKindMismatch { expected, found } => write!(
                 f,
@@ -222,7 +248,18 @@ impl fmt::Display for Error {
             }
             Error::InvalidParquetSize { bytes } => write!(
                 f,
-                "a Parquet bloom filter bitset of {bytes} bytes is not a power of two from 32 bytes to 128 MiB, which Parquet readers require"
+                "a Parquet bloom filter of {bytes} bytes is not written: Parquet bitsets are written with a power-of-two size from 32 bytes to 128 MiB, the sizes Parquet writers choose; size the filter with parquet::Sizing"
+            ),
+            Error::InvalidParquetBitsetLength {
+                bytes,
+                max: Some(max),
+            } => write!(
+                f,
+                "a Parquet bloom filter bitset of {bytes} bytes is invalid: its length must be a positive multiple of 32 bytes (whole blocks) and at most {max} bytes"
+            ),
+            Error::InvalidParquetBitsetLength { bytes, max: None } => write!(
+                f,
+                "a Parquet bloom filter bitset of {bytes} bytes is invalid: its length must be a positive multiple of 32 bytes (whole blocks)"
             ),
             Error::ParquetSeed(seed) => write!(
                 f,

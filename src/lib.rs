@@ -40,12 +40,10 @@
 //!   against 21 ns one key at a time (`benches/results.md`); 13.7 against 29.3 ns on Zen 3 and
 //!   8.7 against 17.5 ns on an Intel Xeon (the README's "Per CPU" section).
 //! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
-//!   stable, documented output: [`Xxh3Plain`] (hasher id 4) on every target and under every
-//!   build flag, so every build writes and reads the same filter bytes. [`Xxh3Hash`] (id 2, the
-//!   previous default) reads older files; [`GxHybrid`] (id 6) is the opt-in gxhash where the
-//!   target has AES: XXH3 under 16 bytes, gxhash from 16 up, where gxhash is the faster
-//!   ([`GxPlain`], id 5, gxhash at every length, and [`GxHash`], id 1, read the files written
-//!   with them). Persisted string and byte
+//!   stable, documented output: [`Xxh3`] (hasher id 4) on every target and under every
+//!   build flag, so every build writes and reads the same filter bytes. [`GxHash`] (id 6) is
+//!   the opt-in gxhash where the target has AES: XXH3 under 16 bytes, gxhash from 16 up, where
+//!   gxhash is the faster. A string key hashes as its bytes with every hasher, so string and byte
 //!   keys go through the byte-key contract ([`Filter::insert_bytes`],
 //!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]): for the default, exactly
 //!   `XXH3_64_withSeed(key, seed)`, which any XXH3 implementation reproduces. An integer key
@@ -100,11 +98,11 @@
 //!
 //! `filter.insert(&key)` ([`Filter`], `src/filter/mod.rs`) goes through five rooms:
 //!
-//! 1. **Hasher** (`src/hash/`, one file per hasher, the shared `Hasher` framing in `mod.rs`):
-//!    the filter's `S: BuildHasher` turns the key into a 64-bit `h` ([`Xxh3Plain`] by default,
-//!    `xxh3.rs`; [`GxHybrid`], [`GxPlain`] and [`GxHash`], `gxhash.rs`; [`Xxh3Hash`], `xxh3.rs`;
-//!    [`ParquetHash`](parquet::ParquetHash), `parquet.rs`; XXH3's inputs over 240 bytes in
-//!    AVX2 or AVX-512 chosen at run time, `xxh3_long.rs`); [`FilterHasher::hash_bytes`] is the
+//! 1. **Hasher** (`src/hash/`, one file per hasher, the shared `Hasher` framing in `framing.rs`):
+//!    the filter's `S: BuildHasher` turns the key into a 64-bit `h` ([`Xxh3`] by default,
+//!    `xxh3.rs`; [`GxHash`], `gxhash.rs`; [`ParquetHash`](parquet::ParquetHash), `parquet.rs`;
+//!    XXH3's inputs over 240 bytes in AVX2 or AVX-512 chosen at run time,
+//!    `src/arch/xxh3_long.rs`); [`FilterHasher::hash_bytes`] is the
 //!    byte-key contract another program can reproduce.
 //! 2. **Block index** (`src/block.rs`): [`block_index`] picks block `((h >> 32) · z) >> 32`;
 //!    this file also holds the layout ([`SALT`], [`mask`], [`LANES`], [`BLOCK_BYTES`]), the
@@ -151,12 +149,11 @@
 //! else: the kernels (`src/arch/`), where each kernel is a token type that can only be
 //! constructed once its CPU feature has been detected, so holding one proves its
 //! `#[target_feature]` functions may be called; the block storage (`src/storage/`: the
-//! aligned, lazily zeroed allocation and its zero-copy atomic view); and XXH3's long-input
-//! loop in AVX2 and AVX-512 (`src/hash/xxh3_long.rs`), called right after detecting them, with
-//! xxhash-rust's own loop elsewhere. Besides those, `src/hash/mod.rs` implements castaway's
-//! `unsafe` marker trait `LifetimeFree` for three hashers (`Xxh3Plain`, `GxPlain`,
-//! `GxHybrid`), so that filters can recognise them at compile time; its one requirement, that
-//! the type has no lifetime parameters, holds for each. Inline assembly declares every register it
+//! aligned, lazily zeroed allocation and its zero-copy atomic view). `src/arch/` also holds
+//! XXH3's long-input loop in AVX2 and AVX-512 (`xxh3_long.rs`), called right after detecting
+//! them, with xxhash-rust's own loop elsewhere, and castaway's `unsafe` marker trait
+//! `LifetimeFree` for the three hashers (`type_cast.rs`), so that filters can recognise them at
+//! compile time; its one requirement, that the type has no lifetime parameters, holds for each. Inline assembly declares every register it
 //! changes, so callers compiled with AVX keep their vector registers
 //! (`tests/caller_registers.rs`).
 
@@ -178,7 +175,7 @@ mod error;
 mod filter;
 pub mod format;
 pub mod hash;
-mod kernel;
+mod kind;
 pub mod math;
 pub mod parquet;
 #[allow(
@@ -196,11 +193,8 @@ pub use error::Error;
 pub use filter::AtomicFilter;
 pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
 pub use format::FilterRef;
-pub use hash::{
-    DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash,
-    Xxh3Plain,
-};
-pub use kernel::{Kernel, UnknownKernel};
+pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
+pub use kind::{HasherKind, Kernel, UnknownKernel};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

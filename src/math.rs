@@ -220,7 +220,7 @@ impl CompensatedSum {
 ///
 /// ```
 /// use splitbloom::math::false_positive_rate;
-/// // The split-block rates of the README's sizing table.
+/// // Split-block rates at 8 and 16 bits per key.
 /// assert!((false_positive_rate(8.0) - 0.0332).abs() < 0.0005);
 /// assert!((false_positive_rate(16.0) - 0.00132).abs() < 0.00005);
 /// assert_eq!(false_positive_rate(1e-17), 1.0);
@@ -439,192 +439,17 @@ pub(crate) fn check_fpr(fpr: f64) -> Result<(), Error> {
     }
 }
 
-/// The sizing of [`ScalableFilter`](crate::ScalableFilter) stages, exactly as the first release
-/// of the format computed it, so that the reader accepts exactly the files that release wrote.
-///
-/// That release sized a stage with an older evaluation of the rate (the Poisson sum in log
-/// space over ±(12·√λ + 30) terms, [`scalable_v1::rate`]): a 200-step bisection for the bits
-/// per key (about 6 ms), then a walk one block at a time to the smallest count whose rate is at
-/// most the stage's target. Where that rate falls with the block count, the walk's answer is
-/// simply the smallest `b` with `rate(items / b) ≤ fpr`. It does fall, by far more than its
-/// rounding noise (about 1e-13 relative), for every target up to
-/// [`scalable_v1::DIRECT_MAX_FPR`]: the crossing load is then below 80 keys per block, where
-/// the rate grows at least like λ^1.7, so one block more changes it by more than 4e-10
-/// relative even at 2^32 blocks
-/// (`tests::stage_sizes_match_the_first_release` and the golden table in `scalable.rs` check
-/// it). So a stage is sized with the current rate's bisection plus two or three evaluations of
-/// the old rate, and a stored size is checked with two (the old rate on both sides of it);
-/// only larger targets take the old procedure itself, and at most the first stage of a filter
-/// can have one (the stages' targets add up to less than 1).
-pub(crate) mod scalable_v1 {
-    use super::{MAX_BLOCKS, check_fpr, num_blocks_for_fpr};
-    use crate::error::Error;
-
-    /// Stage targets above this take the old procedure (at most once per filter).
-    pub(crate) const DIRECT_MAX_FPR: f64 = 0.5;
-
-    /// Stage sizes this close to [`MAX_BLOCKS`] take the old procedure, whose estimate check
-    /// decides there.
-    const NEAR_MAX_BLOCKS: usize = MAX_BLOCKS - 1024;
-
-    /// At most this many one-block steps in the old procedure's walk: its estimate is within a
-    /// block or two of the answer unless a first stage's target is within about 1e-12 of 1,
-    /// where the old rate's rounding noise let it wander for thousands of steps (and the old
-    /// writer for as long). Such a stage is refused as too large after about 20 ms.
-    const MAX_WALK: usize = 256;
-
-    /// Above this load the old sum is within 1e-12 of 1 (and would take ~24·√λ terms): it is
-    /// taken as 1, which compares the same against every target at most 1 − 1e-12.
-    const MAX_SUMMED_LOAD: f64 = 4096.0;
-
-    #[cfg(test)]
-    std::thread_local! {
-        /// Evaluations of [`rate`] on this thread (tests count them).
-        pub(crate) static EVALUATIONS: core::cell::Cell<usize> = const { core::cell::Cell::new(0) };
+/// Whether `blocks` is the number of blocks [`num_blocks_for_fpr`] gives for `items` keys at
+/// `fpr`, from two evaluations of the rate rather than a search: the bisection ends on the one
+/// count whose rate meets the target while the count below it does not (or is 0), so that is
+/// exactly what is checked. A reader checks a stored stage size with this, so that hostile
+/// bytes with many stages cost two evaluations per stage.
+pub(crate) fn is_num_blocks_for_fpr(items: usize, fpr: f64, blocks: usize) -> bool {
+    if items == 0 || check_fpr(fpr).is_err() || check_num_blocks(blocks).is_err() {
+        return false;
     }
-
-    /// The rate as the first release evaluated it, term for term.
-    pub(crate) fn rate(lambda: f64) -> f64 {
-        #[cfg(test)]
-        EVALUATIONS.with(|count| count.set(count.get() + 1));
-        if lambda.is_nan() || lambda <= 0.0 {
-            return 0.0;
-        }
-        if lambda > MAX_SUMMED_LOAD {
-            return 1.0;
-        }
-        let spread = 12.0 * libm::sqrt(lambda) + 30.0;
-        let first = libm::floor((lambda - spread).max(0.0)) as u64;
-        let last = libm::ceil(lambda + spread) as u64;
-        let log_lambda = libm::log(lambda);
-        let log_lane_empty = libm::log(1.0 - 1.0 / 32.0);
-        let mut sum = 0.0;
-        for i in first..=last {
-            let i = i as f64;
-            let log_pmf = i * log_lambda - lambda - libm::lgamma(i + 1.0);
-            let lane_set = -libm::expm1(i * log_lane_empty);
-            sum += libm::exp(log_pmf) * libm::pow(lane_set, 8.0);
-        }
-        sum.clamp(0.0, 1.0)
-    }
-
-    /// The old procedure: bisection for the bits per key, estimate, walk. The bisection stops
-    /// once a step leaves its interval unchanged (every later step would repeat it).
-    pub(crate) fn old_procedure(items: u64, fpr: f64) -> Result<usize, Error> {
-        if items == 0 {
-            return Err(Error::ZeroItems);
-        }
-        check_fpr(fpr)?;
-        let (mut low, mut high) = (-700.0_f64, 10.0_f64);
-        for _ in 0..200 {
-            let mid = 0.5 * (low + high);
-            let (new_low, new_high) = if rate(libm::exp(mid)) <= fpr {
-                (mid, high)
-            } else {
-                (low, mid)
-            };
-            if new_low == low && new_high == high {
-                break;
-            }
-            (low, high) = (new_low, new_high);
-        }
-        let bits_per_key = 256.0 / libm::exp(low);
-        let estimate = libm::ceil(items as f64 * bits_per_key / 256.0).max(1.0);
-        if estimate > MAX_BLOCKS as f64 {
-            return Err(Error::TooLarge { blocks: estimate });
-        }
-        let mut blocks = estimate as usize;
-        let rate_at = |blocks: usize| rate(items as f64 / blocks as f64);
-        let mut steps = 0;
-        while blocks > 1 && rate_at(blocks - 1) <= fpr {
-            blocks -= 1;
-            steps += 1;
-            if steps > MAX_WALK {
-                return Err(Error::TooLarge { blocks: estimate });
-            }
-        }
-        while rate_at(blocks) > fpr {
-            if blocks >= MAX_BLOCKS || steps > MAX_WALK {
-                return Err(Error::TooLarge {
-                    blocks: blocks as f64 + 1.0,
-                });
-            }
-            blocks += 1;
-            steps += 1;
-        }
-        Ok(blocks)
-    }
-
-    /// The number of blocks of a stage sized for `items` keys at rate `fpr`, as the first
-    /// release computed it.
-    pub(crate) fn stage_blocks(items: u64, fpr: f64) -> Result<usize, Error> {
-        if items == 0 {
-            return Err(Error::ZeroItems);
-        }
-        check_fpr(fpr)?;
-        if fpr > DIRECT_MAX_FPR {
-            return old_procedure(items, fpr);
-        }
-        // The crossing of the current rate, then the crossing of the old one next to it.
-        let Some(mut blocks) = usize::try_from(items)
-            .ok()
-            .and_then(|items| num_blocks_for_fpr(items, fpr).ok())
-        else {
-            return old_procedure(items, fpr);
-        };
-        let rate_at = |blocks: usize| rate(items as f64 / blocks as f64);
-        for _ in 0..MAX_WALK {
-            if blocks > NEAR_MAX_BLOCKS {
-                return old_procedure(items, fpr);
-            }
-            if rate_at(blocks) > fpr {
-                blocks += 1;
-            } else if blocks > 1 && rate_at(blocks - 1) <= fpr {
-                blocks -= 1;
-            } else {
-                return Ok(blocks);
-            }
-        }
-        old_procedure(items, fpr)
-    }
-
-    /// Checks stored stage sizes against the parameters, remembering the last rates it
-    /// evaluated: stages of equal capacity and size (growth factor 1) cost one evaluation in all.
-    #[derive(Default)]
-    pub(crate) struct StageCheck {
-        /// (load bits, old rate) of the last two evaluations.
-        memo: [(u64, f64); 2],
-        next: usize,
-    }
-
-    impl StageCheck {
-        /// The old rate at `items / blocks` keys per block, from the memo when it is there.
-        fn rate_at(&mut self, items: u64, blocks: usize) -> f64 {
-            let load = items as f64 / blocks as f64;
-            // A load's bits are never 0 here (items, blocks ≥ 1), the memo's empty key.
-            if let Some(&(_, known)) = self.memo.iter().find(|(bits, _)| *bits == load.to_bits()) {
-                return known;
-            }
-            let value = rate(load);
-            self.memo[self.next] = (load.to_bits(), value);
-            self.next = 1 - self.next;
-            value
-        }
-
-        /// Whether `blocks` is the size the first release gives a stage of `items` keys at rate
-        /// `fpr`: the smallest count whose rate is at most `fpr` (two old-rate evaluations at
-        /// most), or for large targets the old procedure's answer.
-        pub(crate) fn matches(&mut self, items: u64, fpr: f64, blocks: usize) -> bool {
-            if items == 0 || check_fpr(fpr).is_err() || blocks == 0 {
-                return false;
-            }
-            if fpr > DIRECT_MAX_FPR || blocks > NEAR_MAX_BLOCKS {
-                return old_procedure(items, fpr) == Ok(blocks);
-            }
-            self.rate_at(items, blocks) <= fpr
-                && (blocks == 1 || self.rate_at(items, blocks - 1) > fpr)
-        }
-    }
+    let rate = |blocks: usize| fpr_for_keys_per_block(items as f64 / blocks as f64);
+    rate(blocks) <= fpr && (blocks == 1 || rate(blocks - 1) > fpr)
 }
 
 #[cfg(test)]
@@ -684,13 +509,30 @@ mod tests {
         ));
     }
 
-    /// The windowed sum agrees with the first release's full log-space sum wherever that one
-    /// is accurate (it is exact term for term, just slow for large loads).
+    /// The rate as a plain Poisson sum in log space over ±(12·√λ + 30) terms: exact term for
+    /// term, slow for large loads; the reference for the windowed sum.
+    fn reference_rate(lambda: f64) -> f64 {
+        let spread = 12.0 * libm::sqrt(lambda) + 30.0;
+        let first = libm::floor((lambda - spread).max(0.0)) as u64;
+        let last = libm::ceil(lambda + spread) as u64;
+        let log_lambda = libm::log(lambda);
+        let log_lane_empty = libm::log(1.0 - 1.0 / 32.0);
+        let mut sum = 0.0;
+        for i in first..=last {
+            let i = i as f64;
+            let log_pmf = i * log_lambda - lambda - libm::lgamma(i + 1.0);
+            let lane_set = -libm::expm1(i * log_lane_empty);
+            sum += libm::exp(log_pmf) * libm::pow(lane_set, 8.0);
+        }
+        sum.clamp(0.0, 1.0)
+    }
+
+    /// The windowed sum agrees with the full log-space sum wherever that one is accurate.
     #[test]
     fn windowed_sum_matches_the_full_sum() {
         let mut lambda = 1e-6;
         while lambda < SATURATED_KEYS_PER_BLOCK {
-            let (new, old) = (fpr_for_keys_per_block(lambda), scalable_v1::rate(lambda));
+            let (new, old) = (fpr_for_keys_per_block(lambda), reference_rate(lambda));
             assert!(
                 (new - old).abs() <= 1e-11 * old,
                 "λ = {lambda}: {new} vs {old}"
@@ -715,10 +557,9 @@ mod tests {
         }
     }
 
-    /// ScalableFilter stage sizes: the fast path gives exactly what the first release's
-    /// procedure gives, and the stored-size check accepts exactly that size.
+    /// The two-evaluation check of a stored stage size accepts exactly what the search gives.
     #[test]
-    fn stage_sizes_match_the_first_release() {
+    fn stage_size_check_accepts_exactly_the_search() {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = || {
             state ^= state << 13;
@@ -731,27 +572,15 @@ mod tests {
                 0 => 1 + next() % 64,
                 1 => 1 + next() % 100_000,
                 _ => 1 + next() % (1 << 36),
-            };
-            // Targets from 1e-12 to 0.9 (log-uniform), plus some just around 0.5.
-            let fpr = if case % 10 == 0 {
-                0.45 + 0.1 * (next() % 1000) as f64 / 1000.0
-            } else {
-                libm::pow(10.0, -12.0 + 11.95 * (next() % 1_000_000) as f64 / 1e6)
-            };
-            let old = scalable_v1::old_procedure(items, fpr);
-            assert_eq!(
-                scalable_v1::stage_blocks(items, fpr),
-                old,
-                "{items} keys at {fpr}"
-            );
-            if let Ok(blocks) = old {
-                let mut check = scalable_v1::StageCheck::default();
-                assert!(check.matches(items, fpr, blocks), "{items} {fpr} {blocks}");
+            } as usize;
+            let fpr = libm::pow(10.0, -12.0 + 11.95 * (next() % 1_000_000) as f64 / 1e6);
+            if let Ok(blocks) = num_blocks_for_fpr(items, fpr) {
                 assert!(
-                    !check.matches(items, fpr, blocks + 1),
+                    is_num_blocks_for_fpr(items, fpr, blocks),
                     "{items} {fpr} {blocks}"
                 );
-                assert!(blocks == 1 || !check.matches(items, fpr, blocks - 1));
+                assert!(!is_num_blocks_for_fpr(items, fpr, blocks + 1));
+                assert!(blocks == 1 || !is_num_blocks_for_fpr(items, fpr, blocks - 1));
             }
         }
     }

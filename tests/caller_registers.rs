@@ -309,7 +309,7 @@ fn filter_operations_keep_caller_vector_registers() {
             }
         });
         check(&format!("{kernel} FilterRef"), || {
-            let view = FilterRef::<splitbloom::DefaultHasher>::from_bytes(&bytes)
+            let view = FilterRef::<splitbloom::Xxh3>::from_bytes(&bytes)
                 .unwrap()
                 .with_kernel(kernel)
                 .unwrap();

@@ -4,20 +4,16 @@
 //! * Always: the filter built from the fixed keys equals the pinned fixture
 //!   `tests/fixtures/cross_build.sblm` (default hasher, id 4) byte for byte, and answers the
 //!   pinned known answers.
-//! * Always: the file the previous default (`Xxh3Hash`, hasher id 2) wrote from the same keys,
-//!   `tests/fixtures/cross_build_xxh3_id2.sblm`, pinned before the default changed, still opens
-//!   as `FilterRef<Xxh3Hash>` and answers exactly as it did, and this build still writes it
-//!   byte for byte: old files keep opening.
 //! * When `SPLITBLOOM_CROSS_DIR` is set (CI: scripts/cross-build-matrix.sh and the test scripts
 //!   set it for every configuration they build): writes the filter to
 //!   `$SPLITBLOOM_CROSS_DIR/$SPLITBLOOM_CROSS_CONFIG.sblm`, then opens every `.sblm` file
-//!   there (those of the configurations that ran before) with `FilterRef<DefaultHasher>` and
+//!   there (those of the configurations that ran before) with `FilterRef<Xxh3>` and
 //!   checks identical bytes and answers. Running every configuration twice therefore checks
 //!   every configuration against every other.
 
 use std::path::PathBuf;
 
-use splitbloom::{DefaultHasher, Error, Filter, FilterHasher, FilterRef, HasherKind, Xxh3Hash};
+use splitbloom::{Filter, FilterHasher, FilterRef, HasherKind, Xxh3};
 
 /// The fixed key set: strings of every length 0..=64 and a few long ones, as bytes, and u64s.
 fn string_keys() -> Vec<Vec<u8>> {
@@ -44,7 +40,7 @@ fn integer_keys() -> Vec<u64> {
 /// The filter every configuration builds: 16 blocks (about 5 bits per key, so strangers give
 /// false positives whose answers must agree too), default hasher, default seed.
 fn build() -> Filter {
-    build_with(DefaultHasher::default())
+    build_with(Xxh3::default())
 }
 
 /// The filter of [`build`] with another hasher.
@@ -59,7 +55,7 @@ fn build_with<S: FilterHasher>(hasher: S) -> Filter<S> {
 
 /// Answers for members and strangers, in a fixed order, through a `FilterRef` on `bytes`.
 fn answers(bytes: &[u8]) -> Vec<bool> {
-    answers_as::<DefaultHasher>(bytes)
+    answers_as::<Xxh3>(bytes)
 }
 
 /// [`answers`], reading `bytes` with hasher type `S`.
@@ -92,12 +88,6 @@ const FIXTURE: &[u8] = include_bytes!("fixtures/cross_build.sblm");
 /// How many strangers the fixture reports present (false positives), pinned with it.
 const FIXTURE_FALSE_POSITIVES: usize = 124;
 
-/// The fixture as the previous default hasher (`Xxh3Hash`, id 2) wrote it, pinned before the
-/// default became `Xxh3Plain` (it is the former `cross_build.sblm`, unchanged).
-const LEGACY_XXH3_FIXTURE: &[u8] = include_bytes!("fixtures/cross_build_xxh3_id2.sblm");
-/// How many strangers the id-2 fixture reports present, pinned with it.
-const LEGACY_XXH3_FALSE_POSITIVES: usize = 109;
-
 /// The number of strangers (odd positions of [`answers`]) reported present.
 fn false_positives(answers: &[bool]) -> usize {
     answers
@@ -106,34 +96,6 @@ fn false_positives(answers: &[bool]) -> usize {
         .step_by(2)
         .filter(|&&found| found)
         .count()
-}
-
-#[test]
-fn the_id_2_fixture_keeps_opening_and_answering() {
-    let got = answers_as::<Xxh3Hash>(LEGACY_XXH3_FIXTURE);
-    check_members(&got);
-    assert_eq!(false_positives(&got), LEGACY_XXH3_FALSE_POSITIVES);
-    // The id-2 hasher is unchanged: this build writes the same bytes from the same keys.
-    assert!(
-        build_with(Xxh3Hash::default()).to_bytes() == LEGACY_XXH3_FIXTURE,
-        "Xxh3Hash (id 2) writes other bytes than it did"
-    );
-    assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(LEGACY_XXH3_FIXTURE)
-            .unwrap()
-            .to_bytes(),
-        LEGACY_XXH3_FIXTURE
-    );
-    // Read as the default type, it is a clear error naming the type to use.
-    let error = FilterRef::<DefaultHasher>::from_bytes(LEGACY_XXH3_FIXTURE).unwrap_err();
-    assert_eq!(
-        error,
-        Error::HasherKindMismatch {
-            expected: DefaultHasher::KIND,
-            found: HasherKind::Xxh3
-        }
-    );
-    assert!(error.to_string().contains("Xxh3Hash"), "{error}");
 }
 
 #[test]
@@ -147,7 +109,7 @@ fn the_fixture_is_rebuilt_byte_for_byte() {
     let false_positives = false_positives(&got);
     assert_eq!(
         splitbloom::format::Header::parse(&bytes).unwrap().hasher,
-        HasherKind::Xxh3Plain
+        HasherKind::Xxh3
     );
     println!(
         "fixture: {} bytes, {false_positives} false positives",

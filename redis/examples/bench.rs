@@ -19,7 +19,7 @@ mod common;
 use std::time::Instant;
 
 use common::{Conn, Reply, Server};
-use splitbloom::{FilterHasher, Xxh3Hash};
+use splitbloom::{FilterHasher, Xxh3};
 
 /// Commands in flight before reading their replies.
 const DEPTH: usize = 64;
@@ -192,7 +192,7 @@ fn main() {
 
     // The classic SETBIT/GETBIT Bloom filter: m bits for 1% with the optimal k (7).
     let m = (-(n as f64) * FPR.ln() / std::f64::consts::LN_2.powi(2)).ceil() as u64;
-    let hasher = Xxh3Hash::default();
+    let hasher = Xxh3::default();
     let positions = |item: &[u8]| {
         let hash = hasher.hash_bytes(item);
         let (h1, h2) = (hash & 0xffff_ffff, hash >> 32);

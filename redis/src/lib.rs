@@ -23,17 +23,12 @@ use redis_module::native_types::RedisType;
 use redis_module::{
     Context, RedisError, RedisResult, RedisString, RedisValue, Status, raw, redis_module,
 };
-use splitbloom::{Filter, FilterHasher, Xxh3Hash};
+use splitbloom::{Filter, FilterHasher, Xxh3};
 
-/// The filter type every key holds: XXH3 with hasher id 2 (`Xxh3Hash`), any seed (the default
-/// seed unless `SBF.LOAD` brought another one).
-///
-/// Not the crate's default (`Xxh3Plain`, id 4), on purpose: RDB files, `DUMP` payloads,
-/// replicas and `SBF.SCANDUMP` chunks already hold id-2 filters, and a key's type cannot say
-/// which hasher its bytes use, so the module stays on the one hasher it has always written.
-/// Keys reach the module as bytes and are hashed once per command, where the hasher's extra
-/// multiply (about a nanosecond) is invisible next to the command's round trip.
-type Bloom = Filter<Xxh3Hash>;
+/// The filter type every key holds: the crate's default hasher, XXH3 (hasher id 4, `Xxh3`), any
+/// seed (the default seed unless `SBF.LOAD` brought another one). One hasher for every key,
+/// because a key's type cannot say which hasher its bytes use.
+type Bloom = Filter<Xxh3>;
 
 /// RedisBloom's defaults when `ADD`/`MADD`/`INSERT` create a filter.
 const DEFAULT_ERROR_RATE: f64 = 0.01;
@@ -78,7 +73,7 @@ impl Sbf {
         let items = usize::try_from(capacity).unwrap_or(usize::MAX);
         check_size(splitbloom::math::num_blocks_for_fpr(items, error_rate).map_err(cannot)?)?;
         let filter =
-            Bloom::with_fpr_and_hasher(items, error_rate, Xxh3Hash::default()).map_err(cannot)?;
+            Bloom::with_fpr_and_hasher(items, error_rate, Xxh3::default()).map_err(cannot)?;
         Ok(Sbf {
             filter,
             capacity,
@@ -515,7 +510,7 @@ fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         field("Fill ratio"),
         RedisValue::BulkString(format!("{:.6}", sbf.filter.fill_ratio())),
         field("Hasher"),
-        RedisValue::BulkString(format!("{:?}", Xxh3Hash::KIND)),
+        RedisValue::BulkString(format!("{:?}", Xxh3::KIND)),
         field("Seed"),
         RedisValue::Integer(hasher.seed() as i64),
         field("Kernel"),
@@ -659,7 +654,7 @@ fn load(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         // The crate's message tells a Rust caller which type to name; a Redis user needs to
         // know which hasher the module takes (see `Bloom`).
         splitbloom::Error::HasherKindMismatch { found, .. } => err(&format!(
-            "bad filter bytes: the filter uses hasher id {} ({found:?}), and this module stores Xxh3Hash (hasher id 2) filters: build it with splitbloom::Xxh3Hash or `splitbloom build --hasher xxh3`",
+            "bad filter bytes: the filter uses hasher id {} ({found:?}), and this module stores Xxh3 (hasher id 4) filters: build it with splitbloom::Xxh3 or `splitbloom build --hasher xxh3`",
             found.id()
         )),
         error => err(&format!("bad filter bytes: {error}")),

@@ -5,7 +5,7 @@
 mod common;
 
 use common::{Conn, Reply, Server};
-use splitbloom::{FilterRef, Xxh3Hash};
+use splitbloom::{FilterRef, Xxh3};
 
 fn ok(reply: Reply) {
     assert_eq!(reply, Reply::Status("OK".into()));
@@ -123,7 +123,7 @@ fn dump_bytes_are_the_crates_format_and_load_round_trips() {
 
     let bytes = c.cmd(&["SBF.DUMP", "f"]).bytes();
     // A service falls back to a local view of the same bytes: same answers, no server.
-    let local = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap();
+    let local = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
     for key in &keys {
         assert!(local.contains_bytes(key.as_bytes()));
     }
@@ -194,7 +194,7 @@ fn bad_input_gets_an_error_and_changes_nothing() {
     ok(c.cmd(&["SET", "str", "v"]));
     c.cmd(&["SADD", "set", "m"]);
     // Same size as f, other seed: the crate's bytes of a filter hashed with seed 7.
-    let seeded = splitbloom::Filter::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(7))
+    let seeded = splitbloom::Filter::with_fpr_and_hasher(1000, 0.01, Xxh3::with_seed(7))
         .unwrap()
         .to_bytes();
     ok(c.cmd(&[b"SBF.LOAD".as_slice(), b"seeded", &seeded]));
@@ -219,7 +219,12 @@ fn bad_input_gets_an_error_and_changes_nothing() {
     let mut bad_header = good.clone();
     bad_header[0] ^= 0xff;
     let truncated = good[..good.len() - 5].to_vec();
-    let crate_default = splitbloom::Filter::with_num_blocks(4).unwrap().to_bytes();
+    let parquet = splitbloom::Filter::with_num_blocks_and_hasher(
+        4,
+        splitbloom::parquet::ParquetHash::default(),
+    )
+    .unwrap()
+    .to_bytes();
     let gxhash = splitbloom::GxHash::new(0)
         .and_then(|hasher| splitbloom::Filter::with_num_blocks_and_hasher(4, hasher))
         .map(|filter| filter.to_bytes());
@@ -361,11 +366,8 @@ fn bad_input_gets_an_error_and_changes_nothing() {
             // Another hasher's bytes (GxHash): valid for the crate, not for this module.
             cases.push((load("n", gxhash), "bad filter bytes"));
         }
-        // The crate's default (Xxh3Plain, id 4): refused with the hasher the module takes.
-        cases.push((
-            load("n", &crate_default),
-            "this module stores Xxh3Hash (hasher id 2)",
-        ));
+        // Parquet's hasher: valid for the crate, refused with the hasher the module takes.
+        cases.push((load("n", &parquet), "this module stores Xxh3 (hasher id 4)"));
         cases
     };
 

@@ -29,7 +29,7 @@ fn populate(c: &mut Conn) {
         "b",
     ]);
     let seeded =
-        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, splitbloom::Xxh3Hash::with_seed(99))
+        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, splitbloom::Xxh3::with_seed(99))
             .unwrap();
     let mut seeded = seeded;
     seeded.insert_bytes(b"seeded-key");

@@ -11,7 +11,7 @@ use super::{BlockKernel, EntryPoints, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use crate::block::LANES;
-use crate::kernel::Kernel;
+use crate::kind::Kernel;
 
 /// Whether a kernel can run here, and which one filters use.
 impl Kernel {

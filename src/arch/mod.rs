@@ -58,8 +58,8 @@
 //!    Any `asm!` must declare every register it changes, `vzeroupper`'s included.
 //!
 //! The block storage these kernels work on (aligned, huge pages, lazily zeroed, and its atomic
-//! view) is in `src/storage/`. `unsafe` code lives only here, there, and in XXH3's SIMD
-//! long-input loop (`src/hash/xxh3_long.rs`); the crate denies `unsafe_code` elsewhere.
+//! view) is in `src/storage/`. `unsafe` code lives only here and there (XXH3's SIMD long-input
+//! loop too: `xxh3_long.rs`); the crate denies `unsafe_code` elsewhere.
 
 use core::hash::{BuildHasher, Hash};
 
@@ -78,6 +78,8 @@ mod portable;
 mod prefetch;
 mod scalar;
 pub mod testing;
+mod type_cast;
+pub(crate) mod xxh3_long;
 
 pub(crate) use dispatch::Dispatch;
 pub(crate) use generic::{

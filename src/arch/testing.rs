@@ -4,7 +4,7 @@
 
 use super::{BlockKernel, Dispatch, EntryPoints, PreHashed};
 use crate::block::LANES;
-use crate::kernel::Kernel;
+use crate::kind::Kernel;
 
 /// The mask of `x` computed by `kernel`, or `None` when it cannot run here.
 pub fn mask(kernel: Kernel, x: u32) -> Option<[u32; LANES]> {

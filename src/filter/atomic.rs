@@ -15,7 +15,7 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, block_index};
 use crate::error::Error;
 use crate::filter::{Filter, view};
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 
@@ -82,7 +82,7 @@ use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks}
 /// write fewer words, and threads reading a shared cache line do not bounce it.
 ///
 /// [`snapshot`]: AtomicFilter::snapshot
-pub struct AtomicFilter<S = DefaultHasher> {
+pub struct AtomicFilter<S = Xxh3> {
     blocks: Blocks<AtomicBlock>,
     kernel: Dispatch,
     hasher: S,
@@ -118,9 +118,9 @@ impl<S> AtomicFilter<S> {
     /// the allocation fails.
     ///
     /// ```
-    /// use splitbloom::{AtomicFilter, FilterHasher, Xxh3Plain};
+    /// use splitbloom::{AtomicFilter, FilterHasher, Xxh3};
     /// // The default hasher with a seed of one's own.
-    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3Plain::with_seed(7))?;
+    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3::with_seed(7))?;
     /// assert_eq!((filter.num_blocks(), filter.hasher().seed()), (8, 7));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```

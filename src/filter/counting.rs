@@ -23,7 +23,7 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 use crate::math;
 use crate::storage::Blocks;
 
@@ -68,7 +68,7 @@ const _: () = assert!(size_of::<CounterBlock>() == 128);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct CountingFilter<S = DefaultHasher> {
+pub struct CountingFilter<S = Xxh3> {
     blocks: Vec<CounterBlock>,
     kernel: Dispatch,
     hasher: S,
@@ -105,7 +105,7 @@ impl<S> CountingFilter<S> {
     /// for _ in 0..100 {
     ///     filter.insert("hot");
     /// }
-    /// assert_eq!(filter.count_estimate("hot"), CountingFilter::<splitbloom::DefaultHasher>::COUNTER_MAX);
+    /// assert_eq!(filter.count_estimate("hot"), CountingFilter::<splitbloom::Xxh3>::COUNTER_MAX);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub const COUNTER_MAX: u8 = 15;
@@ -115,9 +115,9 @@ impl<S> CountingFilter<S> {
     /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`], or the allocation fails.
     ///
     /// ```
-    /// use splitbloom::{CountingFilter, FilterHasher, Xxh3Plain};
+    /// use splitbloom::{CountingFilter, FilterHasher, Xxh3};
     /// // The default hasher with a seed of one's own.
-    /// let filter = CountingFilter::with_num_blocks_and_hasher(8, Xxh3Plain::with_seed(7))?;
+    /// let filter = CountingFilter::with_num_blocks_and_hasher(8, Xxh3::with_seed(7))?;
     /// assert_eq!((filter.num_blocks(), filter.hasher().seed()), (8, 7));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```

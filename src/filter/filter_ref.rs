@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::filter::Filter;
 use crate::filter::view::View;
 use crate::format::{Header, checked_length, validate, view_payload};
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 
 /// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
 /// entry) without copying them.
@@ -32,7 +32,7 @@ use crate::hash::{DefaultHasher, FilterHasher};
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct FilterRef<'a, S = DefaultHasher> {
+pub struct FilterRef<'a, S = Xxh3> {
     blocks: Cow<'a, [[u32; LANES]]>,
     kernel: Dispatch,
     hasher: S,
@@ -160,11 +160,11 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
     /// let view: FilterRef = FilterRef::from_trusted_bytes(&bytes)?;
     /// assert!(view.contains_bytes(b"key"));
     /// // The header and length are still checked; the bitset is not.
-    /// assert!(matches!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&bytes[..40]), Err(Error::Truncated { .. })));
+    /// assert!(matches!(FilterRef::<splitbloom::Xxh3>::from_trusted_bytes(&bytes[..40]), Err(Error::Truncated { .. })));
     /// let mut corrupt = bytes.clone();
     /// corrupt[40] ^= 1;
-    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&corrupt).is_ok());
-    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_bytes(&corrupt).is_err());
+    /// assert!(FilterRef::<splitbloom::Xxh3>::from_trusted_bytes(&corrupt).is_ok());
+    /// assert!(FilterRef::<splitbloom::Xxh3>::from_bytes(&corrupt).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_trusted_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {

@@ -19,7 +19,7 @@ use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::format::{HEADER_BYTES, decode_into, validate};
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3};
 use crate::storage::Blocks;
 use crate::{Kernel, arch, math};
 use view::View;
@@ -74,7 +74,7 @@ macro_rules! shared_methods {
             ///
             /// ```
             #[doc = $make]
-            /// assert_eq!(*filter.hasher(), splitbloom::DefaultHasher::default());
+            /// assert_eq!(*filter.hasher(), splitbloom::Xxh3::default());
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             pub fn hasher(&self) -> &S {
@@ -124,7 +124,7 @@ macro_rules! shared_methods {
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             pub fn with_fpr(items: usize, fpr: f64) -> Result<Self, $crate::Error> {
-                Self::with_fpr_and_hasher(items, fpr, $crate::DefaultHasher::default())
+                Self::with_fpr_and_hasher(items, fpr, $crate::Xxh3::default())
             }
 
             /// An empty filter for `items` keys with `bits_per_key` bits each (rounded up to
@@ -140,7 +140,7 @@ macro_rules! shared_methods {
                 Self::with_bits_per_key_and_hasher(
                     items,
                     bits_per_key,
-                    $crate::DefaultHasher::default(),
+                    $crate::Xxh3::default(),
                 )
             }
 
@@ -153,7 +153,7 @@ macro_rules! shared_methods {
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             pub fn with_num_blocks(num_blocks: usize) -> Result<Self, $crate::Error> {
-                Self::with_num_blocks_and_hasher(num_blocks, $crate::DefaultHasher::default())
+                Self::with_num_blocks_and_hasher(num_blocks, $crate::Xxh3::default())
             }
         }
 
@@ -161,8 +161,8 @@ macro_rules! shared_methods {
             #[doc = concat!("[`", stringify!($Type), "::with_fpr`] with a given hasher.")]
             ///
             /// ```
-            /// use splitbloom::{FilterHasher, Xxh3Hash};
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(9))?;")]
+            /// use splitbloom::{FilterHasher, Xxh3};
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr_and_hasher(1000, 0.01, Xxh3::with_seed(9))?;")]
             /// assert_eq!(filter.hasher().seed(), 9);
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
@@ -180,8 +180,8 @@ macro_rules! shared_methods {
             #[doc = concat!("[`", stringify!($Type), "::with_bits_per_key`] with a given hasher.")]
             ///
             /// ```
-            /// use splitbloom::Xxh3Hash;
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key_and_hasher(1000, 16.0, Xxh3Hash::default())?;")]
+            /// use splitbloom::Xxh3;
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key_and_hasher(1000, 16.0, Xxh3::default())?;")]
             /// assert_eq!(filter.num_blocks(), 63);
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
@@ -220,7 +220,7 @@ pub use scalable::{ScalableFilter, ScalableParameters};
 
 /// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
 ///
-/// Keys are hashed with `S` (by default [`DefaultHasher`]); pre-hashed 64-bit values go through
+/// Keys are hashed with `S` (by default [`Xxh3`]); pre-hashed 64-bit values go through
 /// [`insert_hash`](Filter::insert_hash) and [`contains_hash`](Filter::contains_hash). The kernel
 /// is chosen once, when the filter is built ([`Kernel::best`]), and never changes the results.
 ///
@@ -234,7 +234,7 @@ pub use scalable::{ScalableFilter, ScalableParameters};
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Filter<S = DefaultHasher> {
+pub struct Filter<S = Xxh3> {
     blocks: Blocks,
     kernel: Dispatch,
     hasher: S,
@@ -266,9 +266,9 @@ impl<S> Filter<S> {
     /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`], or the allocation fails.
     ///
     /// ```
-    /// use splitbloom::{Filter, FilterHasher, Xxh3Plain};
+    /// use splitbloom::{Filter, FilterHasher, Xxh3};
     /// // The default hasher with a seed of one's own.
-    /// let filter = Filter::with_num_blocks_and_hasher(8, Xxh3Plain::with_seed(7))?;
+    /// let filter = Filter::with_num_blocks_and_hasher(8, Xxh3::with_seed(7))?;
     /// assert_eq!((filter.num_blocks(), filter.hasher().seed()), (8, 7));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
@@ -575,14 +575,14 @@ impl<S: FilterHasher> Filter<S> {
     /// input has been validated.
     ///
     /// ```
-    /// use splitbloom::{Error, Filter, Xxh3Hash};
-    /// let bytes = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?.to_bytes();
-    /// let filter = Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes)?;
+    /// use splitbloom::{Error, Filter, Xxh3};
+    /// let bytes = Filter::with_num_blocks_and_hasher(8, Xxh3::default())?.to_bytes();
+    /// let filter = Filter::<Xxh3>::from_bytes_with_hasher(&bytes)?;
     /// assert_eq!(filter.num_blocks(), 8);
     /// let mut corrupt = bytes.clone();
     /// corrupt[40] ^= 1;
     /// assert!(matches!(
-    ///     Filter::<Xxh3Hash>::from_bytes_with_hasher(&corrupt),
+    ///     Filter::<Xxh3>::from_bytes_with_hasher(&corrupt),
     ///     Err(Error::ChecksumMismatch { .. })
     /// ));
     /// # Ok::<(), splitbloom::Error>(())
@@ -634,7 +634,7 @@ impl<K: Hash> FromIterator<K> for Filter {
         let num_blocks =
             math::num_blocks_for_fpr(keys.len().max(1), 0.01).unwrap_or(math::MAX_BLOCKS);
         let blocks = Blocks::zeroed_or_abort(num_blocks);
-        let mut filter = Filter::from_parts(blocks, Dispatch::best(), DefaultHasher::default());
+        let mut filter = Filter::from_parts(blocks, Dispatch::best(), Xxh3::default());
         filter.insert_batch(&keys);
         filter
     }

@@ -10,7 +10,7 @@
 //! |---:|---:|---|---|
 //! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
 //! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
-//! | 6 | 1 | hasher id | [`HasherKind::id`]: 1 = gxhash, 2 = XXH3 (folded), 3 = Parquet XXH64, 4 = XXH3 (plain), 5 = gxhash (plain), 6 = XXH3 / gxhash by length |
+//! | 6 | 1 | hasher id | [`HasherKind::id`]: 3 = Parquet XXH64, 4 = XXH3 (the default), 6 = XXH3 / gxhash by length; 1, 2 and 5 are reserved |
 //! | 7 | 1 | flags | `0`; readers refuse unknown flags |
 //! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
 //! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]) |
@@ -28,11 +28,8 @@
 //!
 //! | id | hasher | `h` of key bytes `k` |
 //! |---:|---|---|
-//! | 1 | gxhash (legacy; new gxhash filters use id 6) | `fold(gxhash64(pad16(k), s'), 0xd6e8feb86659fd93)`; see [`GxBytes`](crate::hash) |
-//! | 2 | XXH3, folded (the default before id 4) | `fold(XXH3_64_withSeed(k, seed ^ 0x243f6a8885a308d3), 0xd6e8feb86659fd93)` |
 //! | 3 | Parquet XXH64 | `XXH64(k, seed)` |
-//! | 4 | XXH3, plain (the default) | `XXH3_64_withSeed(k, seed)` |
-//! | 5 | gxhash, plain (opt-in, AES builds) | `gxhash64(k zero-padded to 16 bytes if shorter, seed ^ len(k))` |
+//! | 4 | XXH3 (the default) | `XXH3_64_withSeed(k, seed)` |
 //! | 6 | XXH3 under 16 bytes, gxhash from 16 (opt-in, AES builds) | `XXH3_64_withSeed(k, seed)` if `len(k) < 16`, else `gxhash64(k, seed ^ len(k))` |
 //!
 //! The [`hash`](crate::hash) module gives the details (and what `insert(&key)` hashes for other
@@ -128,10 +125,10 @@ const CHECKED_HEADER_BYTES: usize = 24;
 /// length of a filter stored inside a larger buffer, or which hasher type to read it with.
 ///
 /// ```
-/// use splitbloom::{FilterHasher, Xxh3Plain, format::Header};
-/// let filter = splitbloom::Filter::with_num_blocks_and_hasher(4, Xxh3Plain::with_seed(7))?;
+/// use splitbloom::{FilterHasher, Xxh3, format::Header};
+/// let filter = splitbloom::Filter::with_num_blocks_and_hasher(4, Xxh3::with_seed(7))?;
 /// let header = Header::parse(&filter.to_bytes())?;
-/// assert_eq!((header.hasher, header.seed, header.num_blocks), (Xxh3Plain::KIND, 7, 4));
+/// assert_eq!((header.hasher, header.seed, header.num_blocks), (Xxh3::KIND, 7, 4));
 /// assert_eq!(header.serialized_len(), 32 + 4 * 32);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```

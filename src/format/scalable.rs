@@ -165,9 +165,9 @@ impl<S: FilterHasher> ScalableFilter<S> {
     /// ```
     /// use splitbloom::{Error, ScalableFilter};
     /// let bytes = ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
-    /// assert!(ScalableFilter::<splitbloom::DefaultHasher>::from_bytes_with_hasher(&bytes).is_ok());
+    /// assert!(ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes).is_ok());
     /// assert!(matches!(
-    ///     ScalableFilter::<splitbloom::DefaultHasher>::from_bytes_with_hasher(&bytes[..70]),
+    ///     ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes[..70]),
     ///     Err(Error::Truncated { .. })
     /// ));
     /// # Ok::<(), splitbloom::Error>(())

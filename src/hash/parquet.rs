@@ -18,17 +18,19 @@ pub const SEED: u64 = 0;
 
 /// The hasher of Parquet bloom filters: XXH64 over the bytes written to it.
 ///
-/// Its [`Hasher`] feeds integers to XXH64 as little-endian bytes, so
-/// `filter.insert(&42i64)` hashes like Parquet's `INT64` (and `i32` like `INT32`). Rust's
-/// [`Hash`](core::hash::Hash) for strings and slices adds a terminator or a length, which
-/// Parquet does not: use [`Filter::insert_value`](crate::Filter::insert_value) and [`Filter::contains_value`](crate::Filter::contains_value) (or
-/// [`hash`](crate::parquet::hash)) for strings, byte arrays and floats.
+/// Its [`Hasher`] feeds integers to XXH64 as little-endian bytes, so `filter.insert(&42i64)`
+/// hashes like Parquet's `INT64` (and `i32` like `INT32`), and, as for every hasher of this
+/// crate, a string or byte-string key hashes as its bytes alone (std's length prefix and `str`
+/// terminator dropped), so `filter.insert("text")` hashes like Parquet's `BYTE_ARRAY` "text".
+/// Floats, and values whose Parquet type is not their Rust type, go through
+/// [`Filter::insert_value`](crate::Filter::insert_value) and
+/// [`Filter::contains_value`](crate::Filter::contains_value) (or [`hash`](crate::parquet::hash)).
 ///
 /// ```
 /// use splitbloom::parquet::{self, ParquetHash};
 /// use core::hash::BuildHasher;
 /// assert_eq!(ParquetHash::default().hash_one(42i64), parquet::hash(&42i64));
-/// assert_ne!(ParquetHash::default().hash_one("text"), parquet::hash("text")); // see above
+/// assert_eq!(ParquetHash::default().hash_one("text"), parquet::hash("text"));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ParquetHash {
@@ -55,7 +57,7 @@ impl ParquetHash {
 }
 
 impl FilterHasher for ParquetHash {
-    const KIND: HasherKind = HasherKind::ParquetXxh64;
+    const KIND: HasherKind = HasherKind::Parquet;
 
     fn try_with_seed(seed: u64) -> Result<Self, Error> {
         Ok(ParquetHash { seed })
@@ -76,11 +78,21 @@ impl BuildHasher for ParquetHash {
     type Hasher = ParquetHasher;
 
     fn build_hasher(&self) -> ParquetHasher {
-        ParquetHasher(Xxh64::new(self.seed))
+        ParquetHasher {
+            state: Xxh64::new(self.seed),
+            length: None,
+            after_bytes: false,
+        }
     }
 }
 
-/// The [`Hasher`] of [`ParquetHash`]: streaming XXH64, integers as little-endian bytes.
+/// The [`Hasher`] of [`ParquetHash`]: streaming XXH64, integers as little-endian bytes, std's
+/// framing words around a byte write dropped.
+///
+/// Framed as the other hashers are (see the [module docs](crate::hash)): a `write_usize` is
+/// held back until the next call, and dropped if that call writes exactly that many bytes
+/// (std's `[u8]` length prefix); a `write_u8(0xff)` directly after a byte write is dropped
+/// (std's `str` terminator). Every other integer is fed as its little-endian bytes.
 ///
 /// ```
 /// use core::hash::{BuildHasher, Hasher};
@@ -89,38 +101,78 @@ impl BuildHasher for ParquetHash {
 /// assert_eq!(hasher.finish(), splitbloom::parquet::hash(b"abc"));
 /// ```
 #[derive(Clone)]
-pub struct ParquetHasher(Xxh64);
+pub struct ParquetHasher {
+    state: Xxh64,
+    /// A `write_usize` not yet fed, which the next byte write may show to be a length prefix.
+    length: Option<u64>,
+    /// Whether the last call was a byte write.
+    after_bytes: bool,
+}
+
+impl ParquetHasher {
+    /// Feeds a held-back `write_usize`, if any, as its eight little-endian bytes.
+    fn flush(&mut self) {
+        if let Some(value) = self.length.take() {
+            self.state.update(&value.to_le_bytes());
+        }
+    }
+
+    /// Feeds an integer's little-endian bytes, after any held-back one.
+    fn integer(&mut self, bytes: &[u8]) {
+        self.flush();
+        self.state.update(bytes);
+        self.after_bytes = false;
+    }
+}
 
 impl Hasher for ParquetHasher {
     fn write(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
+        if self.length != Some(bytes.len() as u64) {
+            self.flush();
+        }
+        self.length = None;
+        self.state.update(bytes);
+        self.after_bytes = true;
     }
 
     fn write_u8(&mut self, value: u8) {
-        self.0.update(&[value]);
+        if self.after_bytes && u64::from(value) == super::framing::STR_TERMINATOR {
+            self.after_bytes = false;
+            return;
+        }
+        self.integer(&[value]);
     }
 
     fn write_u16(&mut self, value: u16) {
-        self.0.update(&value.to_le_bytes());
+        self.integer(&value.to_le_bytes());
     }
 
     fn write_u32(&mut self, value: u32) {
-        self.0.update(&value.to_le_bytes());
+        self.integer(&value.to_le_bytes());
     }
 
     fn write_u64(&mut self, value: u64) {
-        self.0.update(&value.to_le_bytes());
+        self.integer(&value.to_le_bytes());
     }
 
     fn write_u128(&mut self, value: u128) {
-        self.0.update(&value.to_le_bytes());
+        self.integer(&value.to_le_bytes());
     }
 
     fn write_usize(&mut self, value: usize) {
-        self.write_u64(value as u64);
+        self.flush();
+        self.length = Some(value as u64);
+        self.after_bytes = false;
     }
 
     fn finish(&self) -> u64 {
-        self.0.digest()
+        match self.length {
+            Some(value) => {
+                let mut state = self.state.clone();
+                state.update(&value.to_le_bytes());
+                state.digest()
+            }
+            None => self.state.digest(),
+        }
     }
 }

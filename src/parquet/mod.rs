@@ -159,8 +159,9 @@ fn check_bitset_len(bitset: &[u8]) -> Result<usize, Error> {
         return Err(Error::ZeroBlocks);
     }
     if !bitset.len().is_multiple_of(BLOCK_BYTES) {
-        return Err(Error::InvalidParquetSize {
+        return Err(Error::InvalidParquetBitsetLength {
             bytes: bitset.len() as u64,
+            max: None,
         });
     }
     Ok(bitset.len() / BLOCK_BYTES)

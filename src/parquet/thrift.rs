@@ -22,6 +22,10 @@ mod compact {
     pub const STRUCT: u8 = 12;
 }
 
+/// The largest bitset length a header can announce: the largest multiple of 32 that is an
+/// `i32`, Thrift's type of `numBytes`.
+const MAX_HEADER_BYTES: u64 = (i32::MAX as u64) / BLOCK_BYTES as u64 * BLOCK_BYTES as u64;
+
 /// The Parquet `BloomFilterHeader` for a bitset of `num_bytes` bytes: numBytes, BLOCK, XXHASH,
 /// UNCOMPRESSED, in the Thrift compact protocol (15 to 19 bytes for Parquet-valid sizes).
 ///
@@ -40,8 +44,9 @@ pub fn header_bytes(num_bytes: u32) -> Result<Vec<u8>, Error> {
     let value = i32::try_from(num_bytes)
         .ok()
         .filter(|&value| value > 0 && value % BLOCK_BYTES as i32 == 0)
-        .ok_or(Error::InvalidParquetSize {
+        .ok_or(Error::InvalidParquetBitsetLength {
             bytes: u64::from(num_bytes),
+            max: Some(MAX_HEADER_BYTES),
         })?;
     let mut header = Vec::with_capacity(19);
     // Field 1 (delta 1), i32: numBytes as a zigzag varint.
@@ -258,11 +263,12 @@ pub fn read_header(bytes: &[u8]) -> Result<(usize, usize), Error> {
     }
     if num_bytes <= 0 || num_bytes > i64::from(i32::MAX) || num_bytes % BLOCK_BYTES as i64 != 0 {
         return Err(Error::InvalidParquetHeader(
-            "numBytes is not a positive multiple of 32",
+            "numBytes is not a positive multiple of 32 of at most 2147483616 (the largest such i32)",
         ));
     }
-    let num_bytes = usize::try_from(num_bytes).map_err(|_| Error::InvalidParquetSize {
+    let num_bytes = usize::try_from(num_bytes).map_err(|_| Error::InvalidParquetBitsetLength {
         bytes: num_bytes.unsigned_abs(),
+        max: Some(usize::MAX as u64),
     })?;
     Ok((num_bytes, reader.position))
 }

@@ -38,9 +38,7 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
 
 /// The CLI's three hashers, named in this one place: `--hasher xxh3` (id 4, the default),
 /// `--hasher gxhash` (id 6) and `--hasher parquet` (id 3).
-pub type Xxh3 = splitbloom::Xxh3Plain;
-/// The opt-in gxhash hasher (see [`Xxh3`]).
-pub type GxHash = splitbloom::GxHybrid;
+pub use splitbloom::{GxHash, Xxh3};
 pub use splitbloom::parquet::ParquetHash;
 
 /// The bytes of filter file `bytes` with hasher id `id` (header byte 6) and the checksum that

@@ -1,6 +1,6 @@
 //! Bad parameters give a clear error, never a panic, a hang or a runaway allocation.
 
-use splitbloom::{Error, Filter, Xxh3Hash, math};
+use splitbloom::{Error, Filter, Xxh3, math};
 
 #[test]
 fn constructor_parameters_are_validated() {
@@ -76,8 +76,8 @@ fn combining_incompatible_filters_is_an_error() {
         a.intersect(&b).unwrap_err(),
         Error::ShapeMismatch { left: 8, right: 9 }
     );
-    let mut seeded = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::with_seed(1)).unwrap();
-    let other_seed = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::with_seed(2)).unwrap();
+    let mut seeded = Filter::with_num_blocks_and_hasher(8, Xxh3::with_seed(1)).unwrap();
+    let other_seed = Filter::with_num_blocks_and_hasher(8, Xxh3::with_seed(2)).unwrap();
     assert_eq!(
         seeded.union(&other_seed).unwrap_err(),
         Error::HasherMismatch
@@ -109,4 +109,51 @@ fn errors_display_actionable_messages() {
         .to_string()
         .contains("5.000e9")
     );
+}
+
+/// Each message states the rule the code applies, so a user can see what to change: the
+/// accepted range, multiple or set, and the way out.
+#[test]
+fn errors_state_the_rule_that_was_applied() {
+    use splitbloom::HasherKind;
+    use splitbloom::parquet::{ParquetHash, header_bytes};
+    // A header's numBytes: any positive multiple of 32 that is an i32, not only powers of two.
+    assert!(header_bytes(96).is_ok(), "96 bytes is a multiple of 32");
+    let error = header_bytes(33).unwrap_err();
+    let message = error.to_string();
+    assert!(message.contains("multiple of 32"), "{message}");
+    assert!(message.contains("2147483616"), "{message}");
+    assert!(!message.contains("power of two"), "{message}");
+    // Writing a Parquet filter: the power-of-two rule, and what to do.
+    let filter = Filter::with_num_blocks_and_hasher(3, ParquetHash::default()).unwrap();
+    let message = filter.to_parquet_bytes().unwrap_err().to_string();
+    assert!(
+        message.contains("power-of-two") && message.contains("128 MiB"),
+        "{message}"
+    );
+    assert!(message.contains("Sizing"), "{message}");
+    // A bare bitset: whole blocks, no upper bound of its own.
+    let message = splitbloom::FilterRef::<ParquetHash>::from_parquet_bitset(&[0u8; 33])
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("multiple of 32"), "{message}");
+    // gxhash unavailable: the file is fine, the build lacks AES, and how to get it.
+    let message = Error::HasherUnavailable(HasherKind::GxHash).to_string();
+    assert!(message.contains("the filter is fine"), "{message}");
+    assert!(
+        message.contains("RUSTFLAGS=\"-C target-feature=+aes\""),
+        "{message}"
+    );
+    // Hasher ids: reserved ones say so; unknown ones list what this build reads.
+    assert!(Error::UnknownHasher(2).to_string().contains("reserved"));
+    assert!(Error::UnknownHasher(9).to_string().contains("3, 4 and 6"));
+    // Combining: the rule is the same size and the same hasher and seed.
+    let shape = Error::ShapeMismatch { left: 8, right: 9 }.to_string();
+    assert!(shape.contains("same number of blocks"), "{shape}");
+    assert!(
+        Error::HasherMismatch
+            .to_string()
+            .contains("same hasher and seed")
+    );
+    assert!(Error::UnsupportedFlags(4).to_string().contains("0x00"));
 }

@@ -5,9 +5,7 @@ use crate::common;
 use rand::{RngExt, SeedableRng};
 use splitbloom::format::{HEADER_BYTES, Header, MAGIC, VERSION};
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{
-    DefaultHasher, Error, Filter, FilterHasher, FilterRef, HasherKind, Kernel, Xxh3Hash, math,
-};
+use splitbloom::{Error, Filter, FilterHasher, FilterRef, HasherKind, Kernel, Xxh3, math};
 
 /// XXH3-64 of `bytes[..24]` followed by `bytes[32..]`, computed in one shot over a
 /// concatenated copy: independent of the streaming code the crate uses.
@@ -24,10 +22,9 @@ fn reseal(bytes: &mut [u8]) {
     bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
 }
 
-fn filter_with_keys(num_keys: u64, seed: u64) -> Filter<Xxh3Hash> {
+fn filter_with_keys(num_keys: u64, seed: u64) -> Filter<Xxh3> {
     let mut filter =
-        Filter::with_fpr_and_hasher(num_keys.max(1) as usize, 0.01, Xxh3Hash::with_seed(seed))
-            .unwrap();
+        Filter::with_fpr_and_hasher(num_keys.max(1) as usize, 0.01, Xxh3::with_seed(seed)).unwrap();
     for key in 0..num_keys {
         filter.insert(&key);
     }
@@ -38,13 +35,13 @@ fn filter_with_keys(num_keys: u64, seed: u64) -> Filter<Xxh3Hash> {
 /// has hash 0 (bit 0 of every lane, per the SBBF definition).
 #[test]
 fn layout_matches_the_documentation() {
-    let mut filter = Filter::with_num_blocks_and_hasher(1, Xxh3Hash::with_seed(0x0102)).unwrap();
+    let mut filter = Filter::with_num_blocks_and_hasher(1, Xxh3::with_seed(0x0102)).unwrap();
     filter.insert_hash(0);
     let bytes = filter.to_bytes();
     let mut expected = Vec::new();
     expected.extend_from_slice(b"SBLM");
     expected.extend_from_slice(&[1, 0]); // version 1
-    expected.push(2); // hasher id: XXH3
+    expected.push(4); // hasher id: XXH3
     expected.push(0); // flags
     expected.extend_from_slice(&[0x02, 0x01, 0, 0, 0, 0, 0, 0]); // seed 0x0102
     expected.extend_from_slice(&[1, 0, 0, 0, 0, 0, 0, 0]); // one block
@@ -69,10 +66,10 @@ fn write_read_write_is_byte_identical() {
         filter.write_to(&mut streamed).unwrap();
         assert_eq!(streamed, bytes);
 
-        let read = Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap();
+        let read = Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
         assert_eq!(read, filter);
         assert_eq!(read.to_bytes(), bytes);
-        let view = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap();
+        let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
         assert_eq!(view.to_bytes(), bytes);
         let mut streamed = Vec::new();
         view.write_to(&mut streamed).unwrap();
@@ -130,8 +127,7 @@ fn misaligned_bytes_are_copied_not_misread() {
     for offset in [0usize, 1, 2, 3, 4] {
         raw[offset..offset + bytes.len()].copy_from_slice(&bytes);
         let view =
-            FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&raw[offset..offset + bytes.len()])
-                .unwrap();
+            FilterRef::<Xxh3>::from_bytes_with_hasher(&raw[offset..offset + bytes.len()]).unwrap();
         let aligned = offset % 4 == 0;
         assert_eq!(
             view.is_zero_copy(),
@@ -175,8 +171,7 @@ fn merging_serialized_partials_equals_building_once() {
 /// header says where each one ends, and each is viewed in place.
 #[test]
 fn filters_inside_a_larger_buffer() {
-    let filters: Vec<Filter<Xxh3Hash>> =
-        (0..3).map(|i| filter_with_keys(100 * (i + 1), i)).collect();
+    let filters: Vec<Filter<Xxh3>> = (0..3).map(|i| filter_with_keys(100 * (i + 1), i)).collect();
     let mut file = Vec::new();
     for filter in &filters {
         filter.write_to(&mut file).unwrap();
@@ -184,7 +179,7 @@ fn filters_inside_a_larger_buffer() {
     let mut rest = &file[..];
     for filter in &filters {
         let len = Header::parse(rest).unwrap().serialized_len() as usize;
-        let view = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&rest[..len]).unwrap();
+        let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&rest[..len]).unwrap();
         assert_eq!(view.to_filter().unwrap(), *filter);
         rest = &rest[len..];
     }
@@ -201,14 +196,14 @@ fn wrong_magic() {
     let mut bytes = valid_bytes();
     bytes[0] = b'X';
     assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
         Error::WrongMagic {
             expected: *b"SBLM",
             found: *b"XBLM"
         }
     );
     assert!(matches!(
-        FilterRef::<Xxh3Hash>::from_bytes_with_hasher(b"PAR1 and more bytes than a header needs")
+        FilterRef::<Xxh3>::from_bytes_with_hasher(b"PAR1 and more bytes than a header needs")
             .unwrap_err(),
         Error::WrongMagic { .. }
     ));
@@ -221,7 +216,7 @@ fn unknown_version_and_flags() {
         bytes[4..6].copy_from_slice(&version.to_le_bytes());
         reseal(&mut bytes);
         assert_eq!(
-            Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
             Error::UnsupportedVersion {
                 found: version,
                 supported: 1
@@ -232,7 +227,7 @@ fn unknown_version_and_flags() {
     bytes[7] = 0x80;
     reseal(&mut bytes);
     assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
         Error::UnsupportedFlags(0x80)
     );
 }
@@ -243,7 +238,7 @@ fn truncated_and_overlong_inputs() {
     for len in [0, 3, 4, 20, 31] {
         assert!(
             matches!(
-                Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes[..len]).unwrap_err(),
+                Filter::<Xxh3>::from_bytes_with_hasher(&bytes[..len]).unwrap_err(),
                 Error::Truncated { needed: 32, .. }
             ),
             "{len}"
@@ -251,7 +246,7 @@ fn truncated_and_overlong_inputs() {
     }
     for len in [32, 33, bytes.len() - 1] {
         assert_eq!(
-            FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&bytes[..len]).unwrap_err(),
+            FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes[..len]).unwrap_err(),
             Error::Truncated {
                 needed: bytes.len() as u64,
                 available: len
@@ -261,7 +256,7 @@ fn truncated_and_overlong_inputs() {
     let mut longer = bytes.clone();
     longer.push(0);
     assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&longer).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher(&longer).unwrap_err(),
         Error::LengthMismatch {
             expected: bytes.len() as u64,
             found: bytes.len() + 1
@@ -276,13 +271,13 @@ fn zero_and_absurd_block_counts_fail_fast_without_allocating() {
     bytes[16..24].copy_from_slice(&0u64.to_le_bytes());
     reseal(&mut bytes);
     assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
         Error::ZeroBlocks
     );
     for blocks in [math::MAX_BLOCKS as u64 + 1, u64::MAX, 1 << 62] {
         bytes[16..24].copy_from_slice(&blocks.to_le_bytes());
         assert!(matches!(
-            Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
             Error::TooLarge { .. }
         ));
     }
@@ -290,7 +285,7 @@ fn zero_and_absurd_block_counts_fail_fast_without_allocating() {
     // 128 GiB.
     bytes[16..24].copy_from_slice(&(math::MAX_BLOCKS as u64).to_le_bytes());
     assert!(matches!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
         Error::Truncated { .. }
     ));
     assert!(start.elapsed().as_secs() < 2, "{:?}", start.elapsed());
@@ -306,7 +301,7 @@ fn corruption_is_caught_by_the_checksum() {
         let at = rng.random_range(HEADER_BYTES..bytes.len());
         corrupt[at] ^= 1 << rng.random_range(0..8);
         assert!(matches!(
-            Filter::<Xxh3Hash>::from_bytes_with_hasher(&corrupt).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher(&corrupt).unwrap_err(),
             Error::ChecksumMismatch { .. }
         ));
     }
@@ -315,7 +310,7 @@ fn corruption_is_caught_by_the_checksum() {
         corrupt[at] ^= 0x10;
         assert!(
             matches!(
-                FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&corrupt).unwrap_err(),
+                FilterRef::<Xxh3>::from_bytes_with_hasher(&corrupt).unwrap_err(),
                 Error::ChecksumMismatch { .. }
             ),
             "byte {at}"
@@ -326,11 +321,11 @@ fn corruption_is_caught_by_the_checksum() {
 #[test]
 fn hasher_ids_are_checked() {
     let mut bytes = valid_bytes();
-    for id in [0u8, 7, 255] {
+    for id in [0u8, 1, 2, 5, 7, 255] {
         bytes[6] = id;
         reseal(&mut bytes);
         assert_eq!(
-            Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
             Error::UnknownHasher(id)
         );
     }
@@ -339,7 +334,7 @@ fn hasher_ids_are_checked() {
     assert_eq!(
         Filter::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
         Error::HasherKindMismatch {
-            expected: HasherKind::ParquetXxh64,
+            expected: HasherKind::Parquet,
             found: HasherKind::Xxh3
         }
     );
@@ -348,7 +343,7 @@ fn hasher_ids_are_checked() {
     let mut gx = valid_bytes();
     gx[6] = HasherKind::GxHash.id();
     reseal(&mut gx);
-    let error = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&gx).unwrap_err();
+    let error = FilterRef::<Xxh3>::from_bytes_with_hasher(&gx).unwrap_err();
     if HasherKind::GxHash.is_available() {
         assert_eq!(
             error,
@@ -363,8 +358,8 @@ fn hasher_ids_are_checked() {
     }
     // The default hasher of this build always reads its own filters.
     let own = Filter::with_num_blocks(4).unwrap().to_bytes();
-    assert!(FilterRef::<DefaultHasher>::from_bytes(&own).is_ok());
-    assert_eq!(Header::parse(&own).unwrap().hasher, DefaultHasher::KIND);
+    assert!(FilterRef::<Xxh3>::from_bytes(&own).is_ok());
+    assert_eq!(Header::parse(&own).unwrap().hasher, Xxh3::KIND);
 }
 
 #[test]
@@ -414,7 +409,7 @@ fn random_and_mutated_inputs_never_panic() {
     let valid = [
         filter_with_keys(10, 1).to_bytes(),
         filter_with_keys(1000, 2).to_bytes(),
-        Filter::with_num_blocks_and_hasher(1, Xxh3Hash::default())
+        Filter::with_num_blocks_and_hasher(1, Xxh3::default())
             .unwrap()
             .to_bytes(),
     ];
@@ -452,8 +447,8 @@ fn random_and_mutated_inputs_never_panic() {
         if round % 2 == 1 && bytes.len() >= 32 {
             reseal(&mut bytes);
         }
-        let owned = Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes);
-        let view = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&bytes);
+        let owned = Filter::<Xxh3>::from_bytes_with_hasher(&bytes);
+        let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes);
         let _ = Header::parse(&bytes);
         let _ = Filter::<ParquetHash>::from_bytes_with_hasher(&bytes);
         match (owned, view) {

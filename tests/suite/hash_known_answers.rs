@@ -1,21 +1,26 @@
-//! Every hasher's output, pinned: filters already written (hasher ids 1 to 6) must keep
-//! answering exactly as they did, so no hash of any key may ever change.
+//! Every hasher's output, pinned: from 0.1.0 on no hash of any key may ever change, since
+//! filters written with a hasher id must keep answering.
 //!
-//! The values of ids 1 to 3 were computed on main at af4e2b5 (before the hashing contract
-//! changed), in an x86_64 `+aes` build, so that gxhash was available. Those of id 4 were computed
-//! outside this crate, from the definition in `splitbloom::hash`, with Python's `xxhash` package
-//! (see [`XXH3_PLAIN`]). Those of id 5 for lengths 0..=40 were computed from its definition with
-//! the `gxhash` crate alone (see [`GX_PLAIN_BYTES`]); its digest table (all lengths, integers,
-//! every entry point) was then pinned from this crate, when id 5 was added. Id 6's byte contract
-//! is checked against xxhash-rust under 16 bytes and id 5's literals from 16 to 40, and its
-//! digest table pinned from this crate when it was added. Each table hashes keys of every length
-//! 0..=300 (plus integers) through each way a key reaches a hasher, and pins an XXH3-64 digest of
-//! all outputs, plus a few single values so a mismatch is easy to read.
+//! Three kinds of table:
+//! * known answers `(input, seed, hash)` of the byte contract and of integer keys, for
+//!   [`Xxh3`] (id 4), [`ParquetHash`] (id 3) and [`GxHash`] (id 6), at lengths 0..300 (XXH3's
+//!   paths up to 16, 128 and 240 bytes, and the long-input loop above 240): the values
+//!   `docs/FORMAT.md` quotes;
+//! * a digest of every way a key reaches each hasher (`outputs`: bytes of every length 0..=300
+//!   through one write, `[u8]`, `str`, `String`, `Vec<u8>`, and integers of every width), with
+//!   a few single values so a mismatch is easy to read.
+//!
+//! Xxh3's and ParquetHash's values, and GxHash's under 16 bytes, were computed independently of
+//! this crate, from the definitions in `splitbloom::hash`, with the reference xxHash C library
+//! by `tests/fixtures/golden/known_answers.py`. GxHash's from 16 bytes up ([`GXHASH_LONG_BYTES`])
+//! were computed with the `gxhash` crate's `gxhash64` (3.5) alone, from the definition
+//! `gxhash64(bytes, seed ^ len)`, in an x86_64 `+aes` build; its digest table was pinned from
+//! this crate.
 
 use core::hash::{BuildHasher, Hasher};
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Error, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash, Xxh3Plain};
+use splitbloom::{Error, FilterHasher, GxHash, HasherKind, Xxh3};
 
 /// Key `len` of the byte tables: deterministic, varied bytes.
 fn key(len: usize) -> Vec<u8> {
@@ -99,8 +104,8 @@ fn samples<S: BuildHasher>(hasher: &S) -> [u64; 6] {
     ]
 }
 
-/// Prints the tables for `hasher` (run with `--nocapture` to regenerate after a reviewed
-/// change, which must never happen for an existing hasher id).
+/// Checks `hasher`'s digest and samples against `expected`, printing them (run with
+/// `--nocapture` to read them).
 fn check<S: BuildHasher>(name: &str, hashers: &[S], expected: &[(u64, [u64; 6])]) {
     let all: Vec<(u64, [u64; 6])> = hashers
         .iter()
@@ -124,26 +129,66 @@ fn check<S: BuildHasher>(name: &str, hashers: &[S], expected: &[(u64, [u64; 6])]
     }
 }
 
-#[test]
-fn xxh3_outputs_never_change() {
-    let hashers = SEEDS.map(Xxh3Hash::with_seed);
-    check("xxh3", &hashers, &XXH3);
+/// `hasher`'s byte contract for `key(len)` through every entry point of a byte-string key.
+fn byte_contract<S: FilterHasher>(hasher: &S, len: usize) -> u64 {
+    let bytes = key(len);
+    let hash = hasher.hash_bytes(&bytes);
+    assert_eq!(one_write(hasher, &bytes), hash, "one write, length {len}");
+    assert_eq!(hasher.hash_one(&bytes[..]), hash, "[u8], length {len}");
+    assert_eq!(hasher.hash_one(&bytes), hash, "Vec<u8>, length {len}");
+    hash
 }
 
 #[test]
-fn xxh3_plain_outputs_never_change() {
-    let hashers = SEEDS.map(Xxh3Plain::with_seed);
-    check("xxh3-plain", &hashers, &XXH3_PLAIN);
+fn xxh3_known_answers() {
+    for (len, seed, expected) in XXH3_BYTES {
+        assert_eq!(
+            byte_contract(&Xxh3::with_seed(seed), len),
+            expected,
+            "length {len}, seed {seed:#x}"
+        );
+    }
+    for (key, seed, expected) in XXH3_INTEGERS {
+        assert_eq!(
+            Xxh3::with_seed(seed).hash_one(key),
+            expected,
+            "{key:#x}, seed {seed:#x}"
+        );
+    }
 }
 
 #[test]
-fn parquet_outputs_never_change() {
-    let hashers = SEEDS.map(ParquetHash::with_seed);
-    check("parquet", &hashers, &PARQUET);
+fn parquet_known_answers() {
+    for (len, seed, expected) in XXH64_BYTES {
+        assert_eq!(
+            byte_contract(&ParquetHash::with_seed(seed), len),
+            expected,
+            "length {len}, seed {seed:#x}"
+        );
+    }
+    for (key, seed, int64, int32) in XXH64_INTEGERS {
+        let hasher = ParquetHash::with_seed(seed);
+        assert_eq!(hasher.hash_one(key), int64, "INT64 {key}, seed {seed:#x}");
+        assert_eq!(
+            hasher.hash_one(key as i32),
+            int32,
+            "INT32 {key}, seed {seed:#x}"
+        );
+        if seed == 0 {
+            assert_eq!(splitbloom::parquet::hash(&key), int64, "INT64 {key}");
+            assert_eq!(
+                splitbloom::parquet::hash(&(key as i32)),
+                int32,
+                "INT32 {key}"
+            );
+        }
+    }
 }
 
+/// Under 16 bytes GxHash is XXH3 (the independent values of [`XXH3_BYTES`]); from 16 to 40
+/// bytes, [`GXHASH_LONG_BYTES`]; integers are framed as Xxh3's.
 #[test]
-fn gxhash_outputs_never_change() {
+fn gxhash_known_answers() {
     if !HasherKind::GxHash.is_available() {
         assert_eq!(
             GxHash::new(0).unwrap_err(),
@@ -152,15 +197,111 @@ fn gxhash_outputs_never_change() {
         println!("gxhash is not available in this build: nothing to check");
         return;
     }
-    let hashers = SEEDS.map(|seed| GxHash::new(seed).unwrap());
-    check("gxhash", &hashers, &GXHASH);
+    for (len, seed, expected) in XXH3_BYTES {
+        if len < 16 {
+            assert_eq!(
+                byte_contract(&GxHash::new(seed).unwrap(), len),
+                expected,
+                "{len}"
+            );
+        }
+    }
+    for (index, seed) in SEEDS.into_iter().enumerate() {
+        let hasher = GxHash::new(seed).unwrap();
+        for (len, &expected) in GXHASH_LONG_BYTES[index].iter().enumerate().skip(16) {
+            assert_eq!(
+                byte_contract(&hasher, len),
+                expected,
+                "length {len}, seed {seed:#x}"
+            );
+        }
+    }
+    for (key, seed, expected) in XXH3_INTEGERS {
+        assert_eq!(
+            GxHash::new(seed).unwrap().hash_one(key),
+            expected,
+            "{key:#x}"
+        );
+    }
 }
 
-/// Id 5's byte contract for key `key(len)`, lengths 0..=40, at each seed of [`SEEDS`]: computed
-/// from the definition (`gxhash64(b, seed ^ len)`, `b` the key zero-padded to 16 bytes when
-/// shorter) with the `gxhash` crate's `gxhash64` (3.5) on an explicitly padded copy, in an
-/// x86_64 `+aes` build, independently of this crate's hashing code, and pasted here.
-const GX_PLAIN_BYTES: [[u64; 41]; 2] = [
+#[test]
+fn xxh3_outputs_never_change() {
+    check("xxh3", &SEEDS.map(Xxh3::with_seed), &XXH3_DIGESTS);
+}
+
+#[test]
+fn parquet_outputs_never_change() {
+    check("parquet", &SEEDS.map(ParquetHash::with_seed), &PARQUET);
+}
+
+#[test]
+fn gxhash_outputs_never_change() {
+    let Ok(first) = GxHash::new(SEEDS[0]) else {
+        println!("gxhash is not available in this build: nothing to check");
+        return;
+    };
+    let hashers = [first, GxHash::new(SEEDS[1]).unwrap()];
+    check("gxhash", &hashers, &GXHASH_DIGESTS);
+}
+
+/// Xxh3's digests, computed outside this crate from the definitions in `splitbloom::hash` (XXH3
+/// for bytes, the folded word per integer) with Python's `xxhash` 4.1.0.
+const XXH3_DIGESTS: [(u64, [u64; 6]); 2] = [
+    (
+        0x42a8092a97f5a677,
+        [
+            0x2d06800538d394c2,
+            0xb3ea5d30bbfac6aa,
+            0x7e484c18d74895d0,
+            0xb3ea5d30bbfac6aa,
+            0xb3ea5d30bbfac6aa,
+            0xbb79f4c683579eea,
+        ],
+    ),
+    (
+        0xf7f31008ce09753f,
+        [
+            0xcc1ca35a1b089c5c,
+            0x3066b48b06aaa2a2,
+            0xf6ca25f941ddb47c,
+            0x3066b48b06aaa2a2,
+            0x3066b48b06aaa2a2,
+            0x298c023eb69b2d31,
+        ],
+    ),
+];
+
+/// GxHash's digests, pinned from this crate.
+const GXHASH_DIGESTS: [(u64, [u64; 6]); 2] = [
+    (
+        0x2520664843a46c80,
+        [
+            0x2d06800538d394c2,
+            0xb3ea5d30bbfac6aa,
+            0xc5e6439ae5a324cc,
+            0xb3ea5d30bbfac6aa,
+            0xb3ea5d30bbfac6aa,
+            0xbb79f4c683579eea,
+        ],
+    ),
+    (
+        0x1985ab1a7c75fddc,
+        [
+            0xcc1ca35a1b089c5c,
+            0x3066b48b06aaa2a2,
+            0xe02661037eb121c4,
+            0x3066b48b06aaa2a2,
+            0x3066b48b06aaa2a2,
+            0x298c023eb69b2d31,
+        ],
+    ),
+];
+
+/// GxHash's byte contract for `key(len)` at each seed of [`SEEDS`], `gxhash64(key, seed ^ len)`
+/// computed with the `gxhash` crate alone: entries 16..=40 are GxHash's (below 16 it is XXH3;
+/// those entries, a zero-padded gxhash, are unused).
+const GXHASH_LONG_BYTES: [[u64; 41]; 2] = [
     [
         0xad8f372ca53d9274,
         0xd5efa794a7b01a55,
@@ -249,304 +390,150 @@ const GX_PLAIN_BYTES: [[u64; 41]; 2] = [
     ],
 ];
 
-/// Gxhash hasher `S` (id 5 or 6) against `expected(seed index, length, key)` at every length
-/// 0..=40 (the padding boundary and both sides of it), through `hash_bytes`, one write, and the
-/// `[u8]` and `Vec<u8>` keys of std's `Hash`; where gxhash cannot run, unavailable with the
-/// error naming it.
-fn gx_byte_contract_holds<S: FilterHasher + core::fmt::Debug>(
-    expected: impl Fn(usize, usize, &[u8]) -> u64,
-) {
-    if !S::KIND.is_available() {
-        assert_eq!(
-            S::try_with_seed(0).unwrap_err(),
-            Error::HasherUnavailable(S::KIND)
-        );
-        println!("gxhash is not available in this build: nothing to check");
-        return;
-    }
-    for (index, seed) in SEEDS.into_iter().enumerate() {
-        let hasher = S::try_with_seed(seed).unwrap();
-        for len in 0..=40 {
-            let bytes = key(len);
-            let expected = expected(index, len, &bytes);
-            assert_eq!(
-                hasher.hash_bytes(&bytes),
-                expected,
-                "{:?}, seed {seed:#x}, length {len}",
-                S::KIND
-            );
-            assert_eq!(one_write(&hasher, &bytes), expected);
-            assert_eq!(hasher.hash_one(&bytes[..]), expected);
-            assert_eq!(hasher.hash_one(&bytes), expected);
-        }
-    }
-}
-
-/// Gxhash hasher `S` through every entry point against its table `expected`, pinned when it
-/// was added; nothing to check where gxhash cannot run.
-fn gx_outputs_never_change<S: FilterHasher>(name: &str, expected: &[(u64, [u64; 6])]) {
-    let Ok(first) = S::try_with_seed(SEEDS[0]) else {
-        println!("gxhash is not available in this build: nothing to check");
-        return;
-    };
-    let hashers = [first, S::try_with_seed(SEEDS[1]).unwrap()];
-    check(name, &hashers, expected);
-}
-
-/// Id 5 (`GxPlain`): its byte contract equals the literals above.
-#[test]
-fn gx_plain_known_answers() {
-    gx_byte_contract_holds::<GxPlain>(|seed, len, _| GX_PLAIN_BYTES[seed][len]);
-}
-
-/// Id 5 through every entry point (its byte contract is checked against independent literals
-/// in [`gx_plain_known_answers`]).
-#[test]
-fn gx_plain_outputs_never_change() {
-    gx_outputs_never_change::<GxPlain>("gxhash-plain", &GX_PLAIN);
-}
-
-/// Id 6 (`GxHybrid`): under 16 bytes its byte contract is xxhash-rust's XXH3 of the key, and
-/// from 16 to 40 bytes it equals id 5's independent literals above (the two agree there by
-/// definition).
-#[test]
-fn gx_hybrid_known_answers() {
-    gx_byte_contract_holds::<GxHybrid>(|seed, len, bytes| {
-        if len < 16 {
-            xxhash_rust::xxh3::xxh3_64_with_seed(bytes, SEEDS[seed])
-        } else {
-            GX_PLAIN_BYTES[seed][len]
-        }
-    });
-}
-
-/// Id 6 through every entry point (its byte contract is checked against independent values
-/// in [`gx_hybrid_known_answers`]).
-#[test]
-fn gx_hybrid_outputs_never_change() {
-    gx_outputs_never_change::<GxHybrid>("gxhash-hybrid", &GX_HYBRID);
-}
-
-/// The byte contract is one `write` then `finish`, for every hasher: what the CLI always
-/// computed, so filters it built answer through `contains_bytes`.
-#[test]
-fn hash_bytes_is_one_write_then_finish() {
-    fn same<S: FilterHasher>(hasher: S) {
-        for len in LENGTHS {
-            let bytes = key(len);
-            assert_eq!(
-                hasher.hash_bytes(&bytes),
-                one_write(&hasher, &bytes),
-                "length {len}"
-            );
-        }
-    }
-    for seed in SEEDS {
-        same(Xxh3Hash::with_seed(seed));
-        same(Xxh3Plain::with_seed(seed));
-        same(ParquetHash::with_seed(seed));
-        if let Ok(hasher) = GxHash::new(seed) {
-            same(hasher);
-        }
-        if let Ok(hasher) = GxPlain::new(seed) {
-            same(hasher);
-        }
-        if let Ok(hasher) = GxHybrid::new(seed) {
-            same(hasher);
-        }
-    }
-}
-
-/// Pinned on main at af4e2b5 (see the module docs).
-const XXH3: [(u64, [u64; 6]); 2] = [
+// Computed by tests/fixtures/golden/known_answers.py:
+const XXH3_BYTES: [(usize, u64, u64); 34] = [
+    (0, 0x0, 0x2d06800538d394c2),
+    (1, 0x0, 0x4c5cca45d0f4811f),
+    (3, 0x0, 0x15f7093b173d005c),
+    (4, 0x0, 0xdca012f95811b6b9),
+    (8, 0x0, 0xdec6a9a43575982e),
+    (9, 0x0, 0xcbe393399f17ffbd),
+    (15, 0x0, 0x545e19990471dc37),
+    (16, 0x0, 0x7e484c18d74895d0),
+    (17, 0x0, 0x208bde5ee2bed407),
+    (32, 0x0, 0x03df0ac5255d1446),
+    (64, 0x0, 0xdd30702ab46b3745),
+    (128, 0x0, 0xf92b70eaa21a6288),
+    (129, 0x0, 0xf8f76713f2bb60fa),
+    (240, 0x0, 0xccc7375172c41f03),
+    (241, 0x0, 0x0b3b630948ce4a00),
+    (256, 0x0, 0xec85b75bafe6ca74),
+    (300, 0x0, 0xbaad8e6a5f186ce6),
+    (0, 0x123456789abcdef, 0xcc1ca35a1b089c5c),
+    (1, 0x123456789abcdef, 0x6dcb95d31de5966b),
+    (3, 0x123456789abcdef, 0x2c39b392abaacc0e),
+    (4, 0x123456789abcdef, 0x56ff8d61faf8f3c1),
+    (8, 0x123456789abcdef, 0x32f1df0fb4c56018),
+    (9, 0x123456789abcdef, 0xd2c1a17aaa3efb26),
+    (15, 0x123456789abcdef, 0x3aa1a0dee222e1ca),
+    (16, 0x123456789abcdef, 0xf6ca25f941ddb47c),
+    (17, 0x123456789abcdef, 0xab17ffdb7d9eead9),
+    (32, 0x123456789abcdef, 0x9dc60494f6ac170d),
+    (64, 0x123456789abcdef, 0x3b2bc8def1bef79d),
+    (128, 0x123456789abcdef, 0x6652fc6e0bbab624),
+    (129, 0x123456789abcdef, 0x82a748d81e908533),
+    (240, 0x123456789abcdef, 0x3d7f78749e396490),
+    (241, 0x123456789abcdef, 0x8a0d480f36059169),
+    (256, 0x123456789abcdef, 0x35f2752cdea7b80d),
+    (300, 0x123456789abcdef, 0xc659f0475f70d1ca),
+];
+const XXH3_INTEGERS: [(u64, u64, u64); 12] = [
+    (0x0, 0x0, 0x8eb357cf0b6d79a6),
+    (0x1, 0x0, 0xf484ce548b382983),
+    (0x2a, 0x0, 0xbb79f4c683579eea),
+    (0xff, 0x0, 0x0206f2c7772c1d62),
+    (0x12345678, 0x0, 0xd310394ea248bc70),
+    (0xffffffffffffffff, 0x0, 0x093b662ecb6d7997),
+    (0x0, 0x123456789abcdef, 0xedf7a857da0ac7b2),
+    (0x1, 0x123456789abcdef, 0x6bc8a08c4e84c3ae),
+    (0x2a, 0x123456789abcdef, 0x298c023eb69b2d31),
+    (0xff, 0x123456789abcdef, 0x8133b327065a915c),
+    (0x12345678, 0x123456789abcdef, 0x32e3ae9a97962fc7),
+    (0xffffffffffffffff, 0x123456789abcdef, 0xedf781679b48943c),
+];
+const XXH64_BYTES: [(usize, u64, u64); 34] = [
+    (0, 0x0, 0xef46db3751d8e999),
+    (1, 0x0, 0xa96c7f0ce858bbb7),
+    (3, 0x0, 0x56e6957632a487f9),
+    (4, 0x0, 0xc60d15b1e3ff8f04),
+    (8, 0x0, 0x3da5c7aa269683e0),
+    (9, 0x0, 0x4b17a9ba9e215c09),
+    (15, 0x0, 0xae2a37eb9357caa7),
+    (16, 0x0, 0xa19ad429b02bc413),
+    (17, 0x0, 0xfe9f0feb7eeedc09),
+    (32, 0x0, 0x8d57d6a4671cc43d),
+    (64, 0x0, 0x7bbabbc45729d17e),
+    (128, 0x0, 0x725a5b9b3bedfe94),
+    (129, 0x0, 0x28fc8362643627d7),
+    (240, 0x0, 0xd430520ae3ed2fc6),
+    (241, 0x0, 0xd3f50496d5bf27e0),
+    (256, 0x0, 0x7c1ff7b1d57c10d5),
+    (300, 0x0, 0x8d2ba0cd7fece76c),
+    (0, 0x123456789abcdef, 0x51e24c0e9077a48c),
+    (1, 0x123456789abcdef, 0x63f3595cc59f5425),
+    (3, 0x123456789abcdef, 0x2dd3de03d79b780f),
+    (4, 0x123456789abcdef, 0x881a72a2895ded30),
+    (8, 0x123456789abcdef, 0x1727919cb64b240f),
+    (9, 0x123456789abcdef, 0x06420ed585121c0e),
+    (15, 0x123456789abcdef, 0x141c34b367416e1f),
+    (16, 0x123456789abcdef, 0x2c6db85a21a7021b),
+    (17, 0x123456789abcdef, 0x0ad12dede1a3ca78),
+    (32, 0x123456789abcdef, 0x815b5d25513b13b8),
+    (64, 0x123456789abcdef, 0xd5e6b36d0a907eff),
+    (128, 0x123456789abcdef, 0x029e60720f65cb77),
+    (129, 0x123456789abcdef, 0x16281b124e811af7),
+    (240, 0x123456789abcdef, 0xb4d3e5109a9168ec),
+    (241, 0x123456789abcdef, 0x738b78e68a285b05),
+    (256, 0x123456789abcdef, 0xaa1d578900580dc9),
+    (300, 0x123456789abcdef, 0xfe4b355f782b35f9),
+];
+const XXH64_INTEGERS: [(i64, u64, u64, u64); 12] = [
+    (0, 0x0, 0x34c96acdcadb1bbb, 0x3aefa6fd5cf2deb4),
+    (1, 0x0, 0x9f29cb17a2a49995, 0xf42f94001fcb5351),
+    (42, 0x0, 0xb556806fb6d14353, 0xd756d7b62fc50bf1),
+    (255, 0x0, 0x2aa06adfe623603f, 0xf401539a5103face),
+    (305419896, 0x0, 0x93cbb55a31ede30e, 0xeb518304fec02e06),
+    (-1, 0x0, 0x85d136adb773c6c9, 0x7f78e4bda3addf93),
+    (0, 0x123456789abcdef, 0x172396560884a180, 0x448af41a3561e207),
+    (1, 0x123456789abcdef, 0xdcb45853ca92f3c4, 0x81a71cf626c14c8e),
     (
-        0x238fa3dffd10e027,
-        [
-            0xb31134492bad73f3,
-            0x3af87803e830ea1d,
-            0x916b59b95e28676d,
-            0xe861aa85131407a7,
-            0x5e0203077091629a,
-            0x7e0e7cf410ae4fe3,
-        ],
+        42,
+        0x123456789abcdef,
+        0xbefa9791dc48308d,
+        0x32be1d15908233b9,
     ),
     (
-        0xc4b8d816e2d7b0aa,
-        [
-            0x19c81887357f3f6b,
-            0x0c1e2da9243851d5,
-            0xcc6ea25ea0eef293,
-            0xbec64e955637ef43,
-            0x3ba7b0e7346e51d5,
-            0x6e2c37e8e4fa20e6,
-        ],
+        255,
+        0x123456789abcdef,
+        0x0a3884f046f11612,
+        0x728207e3ab38d4ec,
+    ),
+    (
+        305419896,
+        0x123456789abcdef,
+        0xa88a2439fcf85836,
+        0x2be4f5d5eb808b90,
+    ),
+    (
+        -1,
+        0x123456789abcdef,
+        0x51054d53d0a84c09,
+        0x87f7a35bbfe32bfc,
     ),
 ];
-
-/// Hasher id 4, computed independently of this crate, from the definition in
-/// `splitbloom::hash` (XXH3_64_withSeed for bytes, `fold(a, rotl(a, 32) ^ 0x9e3779b97f4a7c15)`
-/// with `a = state ^ w ^ 0x243f6a8885a308d3` per integer word), by this script, run with Python's `xxhash` 4.1.0
-/// (libxxhash 0.8.4) as `python3 -m venv v && v/bin/pip install xxhash && v/bin/python id4.py`:
-///
-/// ```text
-/// import struct, xxhash
-/// M = (1 << 64) - 1
-/// K, MIX = 0x243F6A8885A308D3, 0x9E3779B97F4A7C15
-/// def fold(a, b):
-///     p = a * b
-///     return (p & M) ^ (p >> 64)
-/// def fw(state, word):
-///     a = state ^ word ^ K
-///     return fold(a, ((a << 32) | (a >> 32)) & M ^ MIX)
-/// def xxh3(data, seed):
-///     return xxhash.xxh3_64_intdigest(data, seed=seed)
-/// def key(n):
-///     return bytes(((i % 256) * 31 + 7) % 256 for i in range(n))
-/// def text(n):
-///     return bytes(ord('a') + i % 26 for i in range(n))
-/// def outputs(seed):
-///     out = []
-///     for n in range(301):
-///         b, t = key(n), text(n)
-///         out += [xxh3(b, seed), xxh3(b, seed), xxh3(t, seed), xxh3(t, seed), xxh3(b, seed)]
-///     for v in [0, 1, 2, 0xFF, 0x12345678, M, 0x8000000000000000]:
-///         out += [fw(seed, v), fw(seed, v & 0xFF), fw(seed, v & 0xFFFF), fw(seed, v & 0xFFFFFFFF),
-///                 fw(seed, v), fw(seed, v), fw(fw(seed, 7), v), fw(fw(seed, v), v & 0xFFFFFFFF)]
-///     out += [fw(seed, 1), fw(seed, ord('x'))]
-///     return out
-/// for seed in [0, 0x0123456789ABCDEF]:
-///     digest = xxh3(b"".join(struct.pack("<Q", v) for v in outputs(seed)), 0)
-///     samples = [xxh3(b"", seed), xxh3(b"splitbloom", seed), xxh3(key(16), seed),
-///                xxh3(b"splitbloom", seed), xxh3(b"splitbloom", seed), fw(seed, 42)]
-///     print(f"({digest:#018x}, [{', '.join(f'{s:#018x}' for s in samples)}]),")
-/// ```
-const XXH3_PLAIN: [(u64, [u64; 6]); 2] = [
-    (
-        0x42a8092a97f5a677,
-        [
-            0x2d06800538d394c2,
-            0xb3ea5d30bbfac6aa,
-            0x7e484c18d74895d0,
-            0xb3ea5d30bbfac6aa,
-            0xb3ea5d30bbfac6aa,
-            0xbb79f4c683579eea,
-        ],
-    ),
-    (
-        0xf7f31008ce09753f,
-        [
-            0xcc1ca35a1b089c5c,
-            0x3066b48b06aaa2a2,
-            0xf6ca25f941ddb47c,
-            0x3066b48b06aaa2a2,
-            0x3066b48b06aaa2a2,
-            0x298c023eb69b2d31,
-        ],
-    ),
-];
-
-/// Pinned on main at af4e2b5 (see the module docs).
+// (digests only) [0xb8dbf1237f9fe318, 0xb92097973bf1c6da];
+// one write of "splitbloom": 0x40e1863d539a3949, 0xf8b4e571fc11738d
 const PARQUET: [(u64, [u64; 6]); 2] = [
     (
-        0xdcbb3f4a72d78f8d,
+        0xb8dbf1237f9fe318,
         [
             0xef46db3751d8e999,
             0x40e1863d539a3949,
             0xa19ad429b02bc413,
-            0x6d592efcac09b960,
-            0x194718de747a6164,
+            0x40e1863d539a3949,
+            0x40e1863d539a3949,
             0xb556806fb6d14353,
         ],
     ),
     (
-        0xb92670168392f76b,
+        0xb92097973bf1c6da,
         [
             0x51e24c0e9077a48c,
             0xf8b4e571fc11738d,
             0x2c6db85a21a7021b,
-            0xd1191952558b18b1,
-            0x3611f887d74674da,
+            0xf8b4e571fc11738d,
+            0xf8b4e571fc11738d,
             0xbefa9791dc48308d,
-        ],
-    ),
-];
-
-/// Pinned on main at af4e2b5 in an x86_64 `+aes` build (see the module docs).
-const GXHASH: [(u64, [u64; 6]); 2] = [
-    (
-        0x765fb0578fa06979,
-        [
-            0xbf14da07cab8bbb2,
-            0xa0b67119c25f674c,
-            0x9ee73b0db4ce0d3d,
-            0x6ff5c5845d52f20b,
-            0x0b4baf5ece4c6f96,
-            0x7e0e7cf410ae4fe3,
-        ],
-    ),
-    (
-        0x3dfd1a9b2847fea3,
-        [
-            0x6ff3fabc09f018f9,
-            0xc8d3b387fe4a4ec0,
-            0x9358977740d904d8,
-            0x79e3ace0a239733d,
-            0x69766ca4680e24ed,
-            0x6e2c37e8e4fa20e6,
-        ],
-    ),
-];
-
-/// Pinned from this crate when id 5 was added (see the module docs).
-const GX_PLAIN: [(u64, [u64; 6]); 2] = [
-    (
-        0x24a9792e5fa7d97b,
-        [
-            0xad8f372ca53d9274,
-            0x2e2669935d51a5aa,
-            0xc5e6439ae5a324cc,
-            0x2e2669935d51a5aa,
-            0x2e2669935d51a5aa,
-            0xbb79f4c683579eea,
-        ],
-    ),
-    (
-        0x442c0ed39d9dfe87,
-        [
-            0xde2f019fb761d786,
-            0xea926db7fa378423,
-            0xe02661037eb121c4,
-            0xea926db7fa378423,
-            0xea926db7fa378423,
-            0x298c023eb69b2d31,
-        ],
-    ),
-];
-
-/// Pinned from this crate when id 6 was added (see the module docs).
-/// Its samples, by definition: the empty key, "splitbloom" and the integer as id 4, the 16-byte
-/// key as id 5.
-const GX_HYBRID: [(u64, [u64; 6]); 2] = [
-    (
-        0x2520664843a46c80,
-        [
-            0x2d06800538d394c2,
-            0xb3ea5d30bbfac6aa,
-            0xc5e6439ae5a324cc,
-            0xb3ea5d30bbfac6aa,
-            0xb3ea5d30bbfac6aa,
-            0xbb79f4c683579eea,
-        ],
-    ),
-    (
-        0x1985ab1a7c75fddc,
-        [
-            0xcc1ca35a1b089c5c,
-            0x3066b48b06aaa2a2,
-            0xe02661037eb121c4,
-            0x3066b48b06aaa2a2,
-            0x3066b48b06aaa2a2,
-            0x298c023eb69b2d31,
         ],
     ),
 ];

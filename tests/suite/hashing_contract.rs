@@ -1,20 +1,15 @@
-//! The byte-key contract and the one default hasher, through every filter type.
+//! The byte contract and the one rule for strings, through every filter type.
 //!
 //! `hash_bytes` must be exactly the framing documented in `splitbloom::hash` (checked here from
-//! the definition, with `xxhash-rust` directly), and every `*_bytes` entry point of every filter
-//! type must agree with it, single and batched.
+//! the definition, with `xxhash-rust` directly), every `*_bytes` entry point of every filter
+//! type must agree with it, single and batched, and a string or byte-string key of any type
+//! must hash as its bytes, with every hasher.
 
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
-    AtomicFilter, CountingFilter, DefaultHasher, Error, Filter, FilterHasher, FilterRef, GxHash,
-    GxHybrid, GxPlain, HasherKind, ScalableFilter, Xxh3Hash, Xxh3Plain,
+    AtomicFilter, CountingFilter, Error, Filter, FilterHasher, FilterRef, GxHash, HasherKind,
+    ScalableFilter, Xxh3,
 };
-
-/// XOR of the halves of the 128-bit product, as the hash module documents.
-fn fold(a: u64, b: u64) -> u64 {
-    let product = u128::from(a) * u128::from(b);
-    (product as u64) ^ ((product >> 64) as u64)
-}
 
 /// Keys of many lengths, including empty and long ones.
 fn keys() -> Vec<Vec<u8>> {
@@ -26,8 +21,7 @@ fn keys() -> Vec<Vec<u8>> {
 #[test]
 fn hash_bytes_follows_the_documented_framing() {
     for seed in [0, 1, 0xdead_beef_0bad_cafe] {
-        let xxh3 = Xxh3Hash::with_seed(seed);
-        let plain = Xxh3Plain::with_seed(seed);
+        let plain = Xxh3::with_seed(seed);
         let parquet = ParquetHash::with_seed(seed);
         for key in keys() {
             // Id 4 (the default): XXH3 itself, nothing added; with seed 0, plain `xxh3_64`.
@@ -43,14 +37,12 @@ fn hash_bytes_follows_the_documented_framing() {
                 xxh3_of_key
             );
             assert_eq!(core::hash::BuildHasher::hash_one(hasher, &key), xxh3_of_key);
-            let expected = fold(
-                xxhash_rust::xxh3::xxh3_64_with_seed(&key, seed ^ 0x243f_6a88_85a3_08d3),
-                0xd6e8_feb8_6659_fd93,
-            );
-            assert_eq!(xxh3.hash_bytes(&key), expected);
+            // Id 3: XXH64, and std's framing adds nothing either.
+            let xxh64_of_key = xxhash_rust::xxh64::xxh64(&key, seed);
+            assert_eq!(parquet.hash_bytes(&key), xxh64_of_key);
             assert_eq!(
-                parquet.hash_bytes(&key),
-                xxhash_rust::xxh64::xxh64(&key, seed)
+                core::hash::BuildHasher::hash_one(&parquet, &key[..]),
+                xxh64_of_key
             );
         }
     }
@@ -124,16 +116,9 @@ fn entry_points_agree<S: FilterHasher + core::fmt::Debug>(hasher: S) {
 
 #[test]
 fn byte_entry_points_agree_for_every_hasher() {
-    entry_points_agree(Xxh3Plain::with_seed(3));
-    entry_points_agree(Xxh3Hash::with_seed(3));
+    entry_points_agree(Xxh3::with_seed(3));
     entry_points_agree(ParquetHash::default());
     if let Ok(hasher) = GxHash::new(3) {
-        entry_points_agree(hasher);
-    }
-    if let Ok(hasher) = GxPlain::new(3) {
-        entry_points_agree(hasher);
-    }
-    if let Ok(hasher) = GxHybrid::new(3) {
         entry_points_agree(hasher);
     }
 }
@@ -210,67 +195,121 @@ fn keys_hash_as_hash_one<S: core::hash::BuildHasher + Clone>(hasher: S) {
 
 #[test]
 fn keys_hash_as_hash_one_for_every_hasher() {
-    keys_hash_as_hash_one(Xxh3Plain::with_seed(3));
-    keys_hash_as_hash_one(Xxh3Hash::with_seed(3));
+    keys_hash_as_hash_one(Xxh3::with_seed(3));
     keys_hash_as_hash_one(ParquetHash::default());
     keys_hash_as_hash_one(std::hash::RandomState::new());
     if let Ok(hasher) = GxHash::new(3) {
         keys_hash_as_hash_one(hasher);
     }
-    if let Ok(hasher) = GxPlain::new(3) {
-        keys_hash_as_hash_one(hasher);
-    }
-    if let Ok(hasher) = GxHybrid::new(3) {
-        keys_hash_as_hash_one(hasher);
-    }
 }
 
-/// Strings: `insert_bytes(s.as_bytes())` is the stable form. With the default hasher (id 4),
-/// `insert(s)` gives the same hash under std's framing today; with id 2 it is a different
-/// (in-process) hash.
-#[test]
-fn str_keys_use_the_byte_contract_explicitly() {
-    let mut filter = Filter::with_num_blocks(64).unwrap();
-    filter.insert_bytes("apple".as_bytes());
-    assert!(filter.contains_bytes(b"apple"));
-    assert!(filter.contains("apple"));
-    assert!(filter.contains(&b"apple"[..]));
-    assert_eq!(
-        filter.hash_bytes(b"apple"),
-        core::hash::BuildHasher::hash_one(filter.hasher(), "apple")
-    );
-    let legacy = Filter::with_num_blocks_and_hasher(64, Xxh3Hash::default()).unwrap();
-    assert_ne!(
-        legacy.hash_bytes(b"apple"),
-        core::hash::BuildHasher::hash_one(legacy.hasher(), "apple")
-    );
-}
-
-/// Files written with id 2 (the default of earlier versions) open by naming `Xxh3Hash`, and
-/// reading them as the default type is an error that names the type to use.
-#[test]
-fn xxh3_id_2_files_open_by_naming_their_type() {
-    let mut old = Filter::with_num_blocks_and_hasher(16, Xxh3Hash::default()).unwrap();
-    old.insert_bytes(b"kept");
-    old.insert(&7u64);
-    let bytes = old.to_bytes();
-    let view = FilterRef::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap();
-    assert!(view.contains_bytes(b"kept") && view.contains(&7u64));
-    assert_eq!(
-        Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes).unwrap(),
-        old
-    );
-    let error = FilterRef::<DefaultHasher>::from_bytes(&bytes).unwrap_err();
-    assert_eq!(
-        error,
-        Error::HasherKindMismatch {
-            expected: HasherKind::Xxh3Plain,
-            found: HasherKind::Xxh3
+/// The one rule for strings: with every hasher, `insert(&key)` of a string or byte-string key of
+/// any type sets exactly the bits `insert_bytes` of its bytes sets, in every filter type, and
+/// `contains` of every such type finds a key inserted through the byte contract.
+fn strings_hash_as_their_bytes<S: FilterHasher + core::fmt::Debug>(hasher: S) {
+    use std::borrow::Cow;
+    use std::rc::Rc;
+    for len in [0usize, 1, 3, 4, 15, 16, 17, 100, 241, 300] {
+        let text: String = (0..len)
+            .map(|i| char::from(b'a' + ((i * 7 + len) % 26) as u8))
+            .collect();
+        let bytes = text.as_bytes();
+        let new = || Filter::with_num_blocks_and_hasher(256, hasher.clone()).unwrap();
+        let mut expected = new();
+        expected.insert_bytes(bytes);
+        let by_key = |insert: &dyn Fn(&mut Filter<S>) -> bool| {
+            let mut filter = new();
+            insert(&mut filter);
+            filter
+        };
+        let cases: [(&str, Filter<S>); 12] = [
+            ("str", by_key(&|f| f.insert(text.as_str()))),
+            ("&str", by_key(&|f| f.insert(&text.as_str()))),
+            ("&&str", by_key(&|f| f.insert(&&text.as_str()))),
+            ("String", by_key(&|f| f.insert(&text))),
+            ("&String", by_key(&|f| f.insert(&&text))),
+            ("[u8]", by_key(&|f| f.insert(bytes))),
+            ("&[u8]", by_key(&|f| f.insert(&bytes))),
+            ("Vec<u8>", by_key(&|f| f.insert(&bytes.to_vec()))),
+            (
+                "Box<str>",
+                by_key(&|f| f.insert(&Box::<str>::from(text.as_str()))),
+            ),
+            (
+                "Cow<str>",
+                by_key(&|f| f.insert(&Cow::Borrowed(text.as_str()))),
+            ),
+            (
+                "Rc<str>",
+                by_key(&|f| f.insert(&Rc::<str>::from(text.as_str()))),
+            ),
+            (
+                "Box<[u8]>",
+                by_key(&|f| f.insert(&Box::<[u8]>::from(bytes))),
+            ),
+        ];
+        for (name, filter) in &cases {
+            assert!(
+                filter.as_words() == expected.as_words(),
+                "{:?}: insert(&{name}) of {len} bytes is not insert_bytes",
+                S::KIND
+            );
         }
-    );
-    let message = error.to_string();
-    assert!(message.contains("splitbloom::Xxh3Hash"), "{message}");
-    assert!(message.contains("id 2"), "{message}");
+        // A byte array hashes as its bytes too.
+        let fixed: [u8; 4] = core::array::from_fn(|i| bytes.get(i).copied().unwrap_or(b'x'));
+        let mut fixed_expected = new();
+        fixed_expected.insert_bytes(&fixed);
+        let array = by_key(&|f| f.insert(&fixed));
+        assert!(array.as_words() == fixed_expected.as_words(), "[u8; 4]");
+        // Every filter type, and lookups of every form.
+        let atomic = AtomicFilter::from(new());
+        atomic.insert(&text.as_str());
+        assert!(atomic.contains_bytes(bytes), "{:?} AtomicFilter", S::KIND);
+        let mut counting = CountingFilter::with_num_blocks_and_hasher(256, hasher.clone()).unwrap();
+        counting.insert(&text);
+        assert!(
+            counting.contains_bytes(bytes),
+            "{:?} CountingFilter",
+            S::KIND
+        );
+        let mut scalable = ScalableFilter::with_parameters(
+            splitbloom::ScalableParameters::new(100, 0.01),
+            hasher.clone(),
+        )
+        .unwrap();
+        scalable.insert(&text.as_str()).unwrap();
+        assert!(
+            scalable.contains_bytes(bytes),
+            "{:?} ScalableFilter",
+            S::KIND
+        );
+        assert!(expected.contains(text.as_str()) && expected.contains(&text.as_str()));
+        assert!(expected.contains(&text) && expected.contains(bytes));
+        let mut found = [false; 2];
+        expected.contains_batch(&[text.as_str(), text.as_str()], &mut found);
+        assert_eq!(found, [true, true]);
+        let mut batched = new();
+        batched.insert_batch(&[text.as_str()]);
+        assert!(
+            batched.as_words() == expected.as_words(),
+            "insert_batch(&[&str])"
+        );
+        assert_eq!(
+            core::hash::BuildHasher::hash_one(&hasher, text.as_str()),
+            hasher.hash_bytes(bytes)
+        );
+    }
+}
+
+#[test]
+fn strings_hash_as_their_bytes_for_every_hasher() {
+    strings_hash_as_their_bytes(Xxh3::default());
+    strings_hash_as_their_bytes(Xxh3::with_seed(5));
+    strings_hash_as_their_bytes(ParquetHash::default());
+    match GxHash::new(5) {
+        Ok(hasher) => strings_hash_as_their_bytes(hasher),
+        Err(error) => assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash)),
+    }
 }
 
 /// `bytes` (a serialized filter) with hasher id `id` in its header and the checksum re-sealed.
@@ -284,7 +323,7 @@ fn with_hasher_id(mut bytes: Vec<u8>, id: u8) -> Vec<u8> {
     bytes
 }
 
-/// A filter of gxhash hasher `S` (id 5 or 6) records its id, opens as `FilterRef<S>` and
+/// A filter of gxhash hasher `S` records its id, opens as `FilterRef<S>` and
 /// `Filter<S>` with the same answers, and is a mismatch naming `S` for any other type; where
 /// gxhash cannot run, a file of its id is `HasherUnavailable`.
 fn gx_filters_round_trip_where_gxhash_runs<S: FilterHasher + core::fmt::Debug>() {
@@ -322,52 +361,59 @@ fn gx_filters_round_trip_where_gxhash_runs<S: FilterHasher + core::fmt::Debug>()
     }
     assert!(keys[..150].iter().all(|key| view.contains_bytes(key)));
     assert!(view.contains(&7u64) && view.contains("text") && view.contains_bytes(b"text"));
-    let error = FilterRef::<DefaultHasher>::from_bytes(&bytes).unwrap_err();
+    let error = FilterRef::<Xxh3>::from_bytes(&bytes).unwrap_err();
     assert_eq!(
         error,
         Error::HasherKindMismatch {
-            expected: HasherKind::Xxh3Plain,
+            expected: HasherKind::Xxh3,
             found: kind
         }
     );
     assert!(error.to_string().contains(kind.type_name()), "{error}");
     assert!(matches!(
-        FilterRef::<GxHash>::from_bytes_with_hasher(&bytes),
+        FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes),
         Err(Error::HasherKindMismatch { .. })
     ));
 }
 
 #[test]
-fn gx_plain_filters_round_trip_where_gxhash_runs() {
-    assert_eq!(HasherKind::GxPlain.id(), 5);
-    gx_filters_round_trip_where_gxhash_runs::<GxPlain>();
+fn gxhash_filters_round_trip_where_gxhash_runs() {
+    assert_eq!(HasherKind::GxHash.id(), 6);
+    assert_eq!(HasherKind::GxHash.type_name(), "splitbloom::GxHash");
+    gx_filters_round_trip_where_gxhash_runs::<GxHash>();
 }
 
+/// The reserved ids 1, 2 and 5 name no hasher: reading a filter with one is an error that says
+/// the id is reserved and which ids this build reads, whichever type it is read as.
 #[test]
-fn gx_hybrid_filters_round_trip_where_gxhash_runs() {
-    assert_eq!(HasherKind::GxHybrid.id(), 6);
-    assert_eq!(HasherKind::GxHybrid.type_name(), "splitbloom::GxHybrid");
-    gx_filters_round_trip_where_gxhash_runs::<GxHybrid>();
-    // Ids 5 and 6 are different contracts: neither opens as the other.
-    if let (Ok(hybrid), Ok(_)) = (GxHybrid::new(0), GxPlain::new(0)) {
-        let bytes = Filter::with_num_blocks_and_hasher(4, hybrid)
-            .unwrap()
-            .to_bytes();
+fn reserved_hasher_ids_are_refused() {
+    for id in HasherKind::RESERVED_IDS {
+        assert_eq!(HasherKind::from_id(id), None);
+        let bytes = with_hasher_id(Filter::with_num_blocks(4).unwrap().to_bytes(), id);
+        let error = FilterRef::<Xxh3>::from_bytes(&bytes).unwrap_err();
+        assert_eq!(error, Error::UnknownHasher(id));
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("hasher id {id}")) && message.contains("reserved"),
+            "{message}"
+        );
+        assert!(message.contains("3, 4 and 6"), "{message}");
         assert_eq!(
-            FilterRef::<GxPlain>::from_bytes_with_hasher(&bytes).unwrap_err(),
-            Error::HasherKindMismatch {
-                expected: HasherKind::GxPlain,
-                found: HasherKind::GxHybrid
-            }
+            FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Error::UnknownHasher(id)
+        );
+        assert_eq!(
+            Filter::<GxHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Error::UnknownHasher(id)
         );
     }
 }
 
-/// The default hasher is XXH3 in every build, and a gxhash filter (written by earlier `+aes`
-/// builds) opens as `FilterRef<GxHash>` exactly where gxhash can run.
+/// The default hasher is XXH3 in every build, and a gxhash filter opens as `FilterRef<GxHash>`
+/// exactly where gxhash can run.
 #[test]
 fn gxhash_filters_open_where_gxhash_runs() {
-    assert_eq!(DefaultHasher::KIND, HasherKind::Xxh3Plain);
+    assert_eq!(Xxh3::KIND, HasherKind::Xxh3);
     let mut bytes = Filter::with_num_blocks(4).unwrap().to_bytes();
     bytes[6] = HasherKind::GxHash.id();
     // Re-seal the checksum over the changed header.
@@ -392,100 +438,19 @@ fn gxhash_filters_open_where_gxhash_runs() {
     }
 }
 
-/// The README's known-answer table (key bytes → hash → block index in a 1024-block filter →
-/// lane mask), for every hasher id with seed 0, pinned here; `the_readme_known_answers_hold`
-/// parses the README's table and checks it against these rows, so the README cannot drift. The
-/// id-4 rows were also computed outside this crate, with Python's `xxhash` 4.1.0
-/// (`xxhash.xxh3_64_intdigest(key)`, block `((h >> 32) * 1024) >> 32`, lane `i` bit
-/// `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`), giving the same values. The id-5 hashes
-/// were computed with the `gxhash` crate's `gxhash64` on explicitly padded keys (as for
-/// `GX_PLAIN_BYTES` in `tests/suite/hash_known_answers.rs`), and their blocks and masks with the same
-/// Python formulas. Id 6 has no rows of its own here: by its definition its rows are the id-4
-/// rows for the keys under 16 bytes and the id-5 row for the 16-byte key.
+/// The known-answer table of the documentation (key bytes → hash → block index in a 1024-block
+/// filter → lane mask), for every hasher id with seed 0, pinned here;
+/// `the_documented_known_answers_hold` parses the tables of the README and `docs/FORMAT.md` and
+/// checks them against these rows, so the documentation cannot drift. The id-3 and id-4 rows
+/// were also computed outside this crate (XXH64 and XXH3 of the reference C library, block
+/// `((h >> 32) * 1024) >> 32`, lane `i` bit `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`),
+/// giving the same values. The id-6 hash of the 16-byte key was computed with the `gxhash`
+/// crate's `gxhash64(key, 0 ^ 16)` alone; by its definition its rows for the shorter keys are
+/// the id-4 rows.
 /// One row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type KnownAnswer = (u8, &'static [u8], u64, usize, [u32; 8]);
 
 const KNOWN_ANSWERS: &[KnownAnswer] = &[
-    (
-        1,
-        b"",
-        0xbf14da07cab8bbb2,
-        764,
-        [
-            0x20000000, 0x00001000, 0x08000000, 0x00000001, 0x00040000, 0x00000001, 0x00010000,
-            0x00000800,
-        ],
-    ),
-    (
-        1,
-        b"a",
-        0x201f69059473e2dd,
-        128,
-        [
-            0x00010000, 0x00004000, 0x00001000, 0x00000020, 0x80000000, 0x02000000, 0x20000000,
-            0x00000100,
-        ],
-    ),
-    (
-        1,
-        b"splitbloom",
-        0xa0b67119c25f674c,
-        642,
-        [
-            0x80000000, 0x10000000, 0x00004000, 0x00000002, 0x01000000, 0x00000010, 0x00400000,
-            0x00000080,
-        ],
-    ),
-    (
-        1,
-        b"0123456789abcdef",
-        0xc7b16962eeacde9f,
-        798,
-        [
-            0x08000000, 0x00800000, 0x00004000, 0x00000010, 0x01000000, 0x00000001, 0x01000000,
-            0x00000800,
-        ],
-    ),
-    (
-        2,
-        b"",
-        0xb31134492bad73f3,
-        716,
-        [
-            0x00200000, 0x08000000, 0x00000010, 0x00020000, 0x00000100, 0x00001000, 0x00400000,
-            0x00000040,
-        ],
-    ),
-    (
-        2,
-        b"a",
-        0x017a4944ceeda011,
-        5,
-        [
-            0x00040000, 0x00080000, 0x00200000, 0x00000040, 0x00000008, 0x00020000, 0x00000040,
-            0x00080000,
-        ],
-    ),
-    (
-        2,
-        b"splitbloom",
-        0x3af87803e830ea1d,
-        235,
-        [
-            0x00200000, 0x00000001, 0x20000000, 0x00800000, 0x00004000, 0x00000010, 0x00400000,
-            0x00200000,
-        ],
-    ),
-    (
-        2,
-        b"0123456789abcdef",
-        0xa2f38de416ce6d00,
-        651,
-        [
-            0x01000000, 0x00000200, 0x20000000, 0x00000020, 0x00100000, 0x00010000, 0x00008000,
-            0x00000400,
-        ],
-    ),
     (
         3,
         b"",
@@ -567,37 +532,7 @@ const KNOWN_ANSWERS: &[KnownAnswer] = &[
         ],
     ),
     (
-        5,
-        b"",
-        0xad8f372ca53d9274,
-        694,
-        [
-            0x00000100, 0x00000200, 0x00040000, 0x00000002, 0x00000004, 0x00020000, 0x00000010,
-            0x10000000,
-        ],
-    ),
-    (
-        5,
-        b"a",
-        0xb8736b23efabe378,
-        737,
-        [
-            0x20000000, 0x00008000, 0x00000004, 0x00001000, 0x00008000, 0x01000000, 0x00004000,
-            0x00080000,
-        ],
-    ),
-    (
-        5,
-        b"splitbloom",
-        0x2e2669935d51a5aa,
-        184,
-        [
-            0x04000000, 0x00000200, 0x40000000, 0x80000000, 0x02000000, 0x00000080, 0x00000020,
-            0x00000100,
-        ],
-    ),
-    (
-        5,
+        6,
         b"0123456789abcdef",
         0x5dd6458b89683784,
         375,
@@ -611,12 +546,10 @@ const KNOWN_ANSWERS: &[KnownAnswer] = &[
 /// The keys of the known-answer table.
 const KNOWN_KEYS: [&[u8]; 4] = [b"", b"a", b"splitbloom", b"0123456789abcdef"];
 
-/// The pinned row that `(id, key)` must equal: its own, or for id 6 id 4's under 16 bytes and
-/// id 5's at 16.
+/// The pinned row that `(id, key)` must equal: its own, or for id 6 id 4's under 16 bytes.
 fn pinned_row(id: u8, key: &[u8]) -> Option<&'static KnownAnswer> {
     let pinned_id = match id {
         6 if key.len() < 16 => 4,
-        6 => 5,
         id => id,
     };
     KNOWN_ANSWERS
@@ -624,14 +557,19 @@ fn pinned_row(id: u8, key: &[u8]) -> Option<&'static KnownAnswer> {
         .find(|row| row.0 == pinned_id && row.1 == key)
 }
 
-/// One row of the README's table: hasher id, key bytes, 64-bit hash, block index, lane mask.
+/// One documented row: hasher id, key bytes, 64-bit hash, block index, lane mask.
 type ReadmeRow = (u8, Vec<u8>, u64, usize, [u32; 8]);
 
-/// The README's known-answer table, parsed: `| id | key | `h` | block | `lane mask` |` rows.
-fn readme_known_answers() -> Vec<ReadmeRow> {
-    let readme = include_str!("../../README.md");
+/// The known-answer rows of the README and of `docs/FORMAT.md` (where it exists), parsed:
+/// `| id | key | `h` | block | `lane mask` |` rows.
+fn documented_known_answers() -> Vec<ReadmeRow> {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut text = String::new();
+    for file in ["README.md", "docs/FORMAT.md"] {
+        text += &std::fs::read_to_string(format!("{root}/{file}")).unwrap_or_default();
+    }
     let mut rows = Vec::new();
-    for line in readme.lines() {
+    for line in text.lines() {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
         let [id, key, hash, block, mask] = cells[..] else {
             continue;
@@ -662,7 +600,7 @@ fn readme_known_answers() -> Vec<ReadmeRow> {
 }
 
 #[test]
-fn the_readme_known_answers_hold() {
+fn the_documented_known_answers_hold() {
     let mut rows = Vec::new();
     let mut add = |id: u8, hash: &dyn Fn(&[u8]) -> u64| {
         for key in KNOWN_KEYS {
@@ -676,16 +614,9 @@ fn the_readme_known_answers_hold() {
             ));
         }
     };
-    if let Ok(gx) = GxHash::new(0) {
-        add(1, &|key| gx.hash_bytes(key));
-    }
-    add(2, &|key| Xxh3Hash::default().hash_bytes(key));
     add(3, &|key| ParquetHash::default().hash_bytes(key));
-    add(4, &|key| Xxh3Plain::default().hash_bytes(key));
-    if let Ok(gx) = GxPlain::new(0) {
-        add(5, &|key| gx.hash_bytes(key));
-    }
-    if let Ok(gx) = GxHybrid::new(0) {
+    add(4, &|key| Xxh3::default().hash_bytes(key));
+    if let Ok(gx) = GxHash::new(0) {
         add(6, &|key| gx.hash_bytes(key));
     }
     for (id, key, h, block, mask) in &rows {
@@ -705,32 +636,28 @@ fn the_readme_known_answers_hold() {
         );
     }
     let expected_rows = if HasherKind::GxHash.is_available() {
-        24
-    } else {
         12
+    } else {
+        8
     };
     assert_eq!(rows.len(), expected_rows);
-    // The README's table is exactly the pinned rows, ids 1 to 6, whichever this build computes.
-    let readme = readme_known_answers();
-    assert_eq!(
-        readme.len(),
-        6 * KNOWN_KEYS.len(),
-        "the README's known-answer rows"
-    );
-    for (id, key, hash, block, mask) in &readme {
+    // Every documented row is a pinned row of ids 3, 4 and 6, and every pinned row is
+    // documented; no reserved id has rows.
+    let documented = documented_known_answers();
+    for (id, key, hash, block, mask) in &documented {
         let pinned = pinned_row(*id, key);
         assert_eq!(
             pinned.map(|row| (row.2, row.3, row.4)),
             Some((*hash, *block, *mask)),
-            "README row for id {id}, key {:?}",
+            "documented row for id {id}, key {:?}",
             String::from_utf8_lossy(key)
         );
     }
-    for id in 1..=6 {
+    for id in [3, 4, 6] {
         for key in KNOWN_KEYS {
             assert!(
-                readme.iter().any(|row| row.0 == id && row.1 == key),
-                "the README has no row for id {id}, key {:?}",
+                documented.iter().any(|row| row.0 == id && row.1 == key),
+                "the documentation has no known-answer row for id {id}, key {:?}",
                 String::from_utf8_lossy(key)
             );
         }

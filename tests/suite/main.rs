@@ -33,6 +33,7 @@ mod errors;
 mod fold;
 mod format;
 mod fpr;
+mod golden;
 mod hash_known_answers;
 mod hashing_contract;
 mod kernels;

@@ -1,7 +1,7 @@
-//! `splitbloom::math` over its whole domain: the extremes of issue 12 (wrong answers and calls
-//! that ran for more than 20 s), special values, and monotonicity and range over hundreds of
-//! orders of magnitude. Speed is measured in release builds, not here; these tests only finish
-//! because every call is now bounded.
+//! `splitbloom::math` over its whole domain: the extremes (rates and sizes where a naive
+//! evaluation gives wrong answers or runs for seconds), special values, and monotonicity and
+//! range over hundreds of orders of magnitude. Speed is measured in release builds, not here;
+//! these tests finish only because every call is bounded.
 
 use splitbloom::Error;
 use splitbloom::math::{

@@ -5,14 +5,12 @@
 //! `RUSTFLAGS` override that does not reach the build, would still pass every other test, so
 //! the scripts say what they expect through `SPLITBLOOM_EXPECT_KERNEL` (a kernel name) and
 //! `SPLITBLOOM_EXPECT_GXHASH` (`available` or `unavailable`: whether the build has AES, so
-//! that the opt-in `GxPlain` and `GxHybrid` and the legacy `GxHash` can run), and these tests fail when it differs. The default hasher
-//! is XXH3 (hasher id 4, `Xxh3Plain`) in every build, which is checked unconditionally
-//! (`SPLITBLOOM_EXPECT_HASHER`, if set, must therefore say `xxh3-plain`). Without the variables
+//! that the opt-in `GxHash` can run), and these tests fail when it differs. The default hasher
+//! is XXH3 (hasher id 4, `Xxh3`) in every build, which is checked unconditionally
+//! (`SPLITBLOOM_EXPECT_HASHER`, if set, must therefore say `xxh3`). Without the variables
 //! (a plain `cargo test`) they only print what was chosen.
 
-use splitbloom::{
-    DefaultHasher, Error, Filter, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Kernel,
-};
+use splitbloom::{Error, Filter, FilterHasher, GxHash, HasherKind, Kernel, Xxh3};
 
 /// The value of environment variable `name`, if set.
 fn expected(name: &str) -> Option<String> {
@@ -38,12 +36,12 @@ fn the_expected_kernel_is_chosen() {
 
 #[test]
 fn the_default_hasher_is_xxh3_in_every_build() {
-    let chosen = DefaultHasher::KIND;
+    let chosen = Xxh3::KIND;
     println!("default hasher: {chosen:?}");
-    assert_eq!(chosen, HasherKind::Xxh3Plain);
+    assert_eq!(chosen, HasherKind::Xxh3);
     if let Some(name) = expected("SPLITBLOOM_EXPECT_HASHER") {
         assert_eq!(
-            name, "xxh3-plain",
+            name, "xxh3",
             "SPLITBLOOM_EXPECT_HASHER: the default is XXH3 everywhere"
         );
     }
@@ -66,24 +64,6 @@ fn gxhash_is_available_exactly_where_expected() {
         Err(error) => {
             assert!(!available);
             assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash));
-        }
-    }
-    // Id 5 runs exactly where id 1 does, and reports itself where it cannot.
-    assert_eq!(HasherKind::GxPlain.is_available(), available);
-    match GxPlain::new(0) {
-        Ok(_) => assert!(available),
-        Err(error) => {
-            assert!(!available);
-            assert_eq!(error, Error::HasherUnavailable(HasherKind::GxPlain));
-        }
-    }
-    // So does id 6.
-    assert_eq!(HasherKind::GxHybrid.is_available(), available);
-    match GxHybrid::new(0) {
-        Ok(_) => assert!(available),
-        Err(error) => {
-            assert!(!available);
-            assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHybrid));
         }
     }
     if let Some(name) = expected("SPLITBLOOM_EXPECT_GXHASH") {

@@ -130,7 +130,7 @@ fn stages_follow_the_parameters() {
     parameters.growth_factor = 4.0;
     parameters.tightening_ratio = 0.5;
     let mut filter =
-        ScalableFilter::with_parameters(parameters, splitbloom::DefaultHasher::default()).unwrap();
+        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default()).unwrap();
     for key in 0..30_000u64 {
         filter.insert(&key).unwrap();
     }
@@ -167,8 +167,7 @@ fn reassembles_from_its_stages() {
     assert_eq!(copy.stages(), filter.stages());
 
     assert_eq!(
-        ScalableFilter::<splitbloom::DefaultHasher>::from_stages(parameters, Vec::new(), 0)
-            .unwrap_err(),
+        ScalableFilter::<splitbloom::Xxh3>::from_stages(parameters, Vec::new(), 0).unwrap_err(),
         Error::NoStages
     );
     let mut shuffled = stages.clone();
@@ -193,8 +192,7 @@ fn bad_parameters_are_errors() {
     let with = |change: fn(&mut ScalableParameters)| {
         let mut parameters = base;
         change(&mut parameters);
-        ScalableFilter::with_parameters(parameters, splitbloom::DefaultHasher::default())
-            .unwrap_err()
+        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default()).unwrap_err()
     };
     assert_eq!(with(|p| p.initial_capacity = 0), Error::ZeroItems);
     assert!(matches!(with(|p| p.fpr = 1.0), Error::InvalidFpr(_)));
@@ -223,7 +221,7 @@ fn bad_parameters_are_errors() {
     parameters.initial_capacity = 1;
     parameters.growth_factor = 1e12; // stage 1 would need more than MAX_BLOCKS
     let mut filter =
-        ScalableFilter::with_parameters(parameters, splitbloom::DefaultHasher::default()).unwrap();
+        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default()).unwrap();
     let mut result = Ok(false);
     for key in 0..100u64 {
         result = filter.insert(&key);

@@ -3,11 +3,11 @@
 //! and on bytes that `from_bytes` accepts it gives exactly the same view.
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{DefaultHasher, FilterHasher, FilterRef, GxHash};
+use splitbloom::{FilterHasher, FilterRef, GxHash, Xxh3};
 
 /// Runs the check with every hasher type.
 pub fn trusted_bytes(data: &[u8]) {
-    check::<DefaultHasher>(data);
+    check::<Xxh3>(data);
     check::<ParquetHash>(data);
     check::<GxHash>(data);
 }

@@ -4,7 +4,7 @@
 
 use splitbloom_fuzz_checks as trusted_checks;
 
-use splitbloom::{DefaultHasher, Error, Filter, FilterRef};
+use splitbloom::{Error, Filter, FilterRef, Xxh3};
 
 /// A small valid filter with some keys.
 fn valid() -> Vec<u8> {
@@ -16,8 +16,7 @@ fn valid() -> Vec<u8> {
 #[test]
 fn valid_filters_open_the_same_both_ways() {
     trusted_checks::trusted_bytes(&valid());
-    let view =
-        FilterRef::<DefaultHasher>::from_trusted_bytes(&valid()[..]).map(|view| view.to_bytes());
+    let view = FilterRef::<Xxh3>::from_trusted_bytes(&valid()[..]).map(|view| view.to_bytes());
     assert_eq!(view.unwrap(), valid());
 }
 
@@ -64,15 +63,15 @@ fn random_bytes_are_safe() {
 fn only_the_checksum_is_skipped() {
     let mut corrupt = valid();
     corrupt[40] ^= 1;
-    assert!(FilterRef::<DefaultHasher>::from_trusted_bytes(&corrupt).is_ok());
+    assert!(FilterRef::<Xxh3>::from_trusted_bytes(&corrupt).is_ok());
     assert!(matches!(
-        FilterRef::<DefaultHasher>::from_bytes(&corrupt),
+        FilterRef::<Xxh3>::from_bytes(&corrupt),
         Err(Error::ChecksumMismatch { .. })
     ));
     let mut wrong_blocks = valid();
     wrong_blocks[16] = 4;
     assert!(matches!(
-        FilterRef::<DefaultHasher>::from_trusted_bytes(&wrong_blocks),
+        FilterRef::<Xxh3>::from_trusted_bytes(&wrong_blocks),
         Err(Error::Truncated { .. })
     ));
 }

@@ -12,9 +12,7 @@ use crate::out::{approx_number, short_number};
 
 /// The CLI's three hashers, named in this one place: every `--hasher` value and every hasher id
 /// the CLI reads maps to one of these types.
-pub type Xxh3 = splitbloom::Xxh3Plain;
-/// The opt-in gxhash hasher (see [`Xxh3`]).
-pub type GxHash = splitbloom::GxHybrid;
+pub use splitbloom::{GxHash, Xxh3};
 /// Parquet's XXH64 (see [`Xxh3`]).
 pub type Parquet = ParquetHash;
 

@@ -2,13 +2,14 @@
 //! chosen at run time.
 //!
 //! xxhash-rust picks its accumulate loop with `cfg(target_feature)` when it is compiled: SSE2
-//! in a default x86_64 build, AVX2 or AVX-512 only under `-C target-cpu=native` or the like.
-//! So a dependent crate built with default flags hashed a 256-byte key at 0.7x the speed of a
-//! native build (AMD Zen 5, README "Hashing"), and a 4 KiB one at 0.43x. This module computes
-//! the same function, the long-input hash of the XXH3 specification (xxHash's
-//! `doc/xxhash_spec.md`, "XXH3 algorithm description", "Long inputs"), with AVX-512F or AVX2
-//! once they are detected; where neither is, [`hash_long`] returns `None` and the callers keep
-//! xxhash-rust's own loop.
+//! in a default x86_64 build, AVX2 or AVX-512 only under `-C target-cpu=native` or the like, so
+//! a dependent crate built with default flags would hash long keys at SSE2 speed on a CPU with
+//! wider vectors (`BENCHMARKS.md`, "Hashing"). This module computes the same function, the
+//! long-input hash of the XXH3 specification (xxHash's `doc/xxhash_spec.md`, "XXH3 algorithm
+//! description", "Long inputs"), with AVX-512F or AVX2 once they are detected; where neither
+//! is, [`hash_long`] returns `None` and the callers keep xxhash-rust's own loop. It lives in
+//! `arch` because it is `unsafe` code behind run-time CPU detection, like the kernels; the
+//! hashers in `crate::hash` call only the safe [`hash_long`].
 //!
 //! The algorithm, for an input of `len > 240` bytes and a 192-byte secret: eight 64-bit
 //! accumulators start at [`INITIAL_ACCUMULATORS`]. The input is read in 64-byte stripes, 16

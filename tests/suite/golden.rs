@@ -1,0 +1,178 @@
+//! Golden files: the on-disk formats and the hashers, pinned from 0.1.0.
+//!
+//! Each file under `tests/fixtures/golden/` is rebuilt here from fixed keys and compared byte
+//! for byte, so any change to a format (header, checksum, block layout, scalable container,
+//! Parquet header) or to a hasher fails; each is then read back and must find every key. Where
+//! this build cannot compute gxhash, its file must be refused as `HasherUnavailable`, never read
+//! with another hasher.
+//!
+//! Regenerate (only for a reviewed format change, which 0.1.0's files forbid) with
+//! `SPLITBLOOM_WRITE_GOLDEN=1 cargo test --test suite golden::` in a build with AES.
+
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{
+    Error, Filter, FilterHasher, FilterRef, GxHash, HasherKind, ScalableFilter, ScalableParameters,
+    Xxh3,
+};
+
+/// The string keys of every golden file: lengths 0 to 300, so every XXH3 and gxhash path runs.
+fn string_keys() -> Vec<Vec<u8>> {
+    (0..=300usize)
+        .step_by(7)
+        .chain([15, 16, 17, 240, 241])
+        .map(|len| {
+            (0..len)
+                .map(|i| b'a' + ((i * 5 + len) % 26) as u8)
+                .collect()
+        })
+        .collect()
+}
+
+/// The integer keys of every golden file.
+fn integer_keys() -> Vec<u64> {
+    (0..100u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect()
+}
+
+/// The path of golden file `name`.
+fn path(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/golden")
+        .join(name)
+}
+
+/// Compares `bytes` with golden file `name` (writing it first under `SPLITBLOOM_WRITE_GOLDEN`).
+fn compare(name: &str, bytes: &[u8]) -> Vec<u8> {
+    if std::env::var_os("SPLITBLOOM_WRITE_GOLDEN").is_some() {
+        std::fs::write(path(name), bytes).unwrap();
+    }
+    let golden = std::fs::read(path(name)).unwrap();
+    assert!(
+        golden == bytes,
+        "{name}: this build writes other bytes than the golden file ({} against {} bytes)",
+        bytes.len(),
+        golden.len()
+    );
+    golden
+}
+
+/// A filter of 32 blocks with hasher `hasher`, holding the fixed keys (strings through
+/// `insert_bytes` and `insert(&str)`, which hash alike, integers through `insert(&u64)`).
+fn build<S: FilterHasher>(hasher: S) -> Filter<S> {
+    let mut filter = Filter::with_num_blocks_and_hasher(32, hasher).unwrap();
+    for (index, key) in string_keys().iter().enumerate() {
+        if index % 2 == 0 {
+            filter.insert_bytes(key);
+        } else {
+            filter.insert(core::str::from_utf8(key).unwrap());
+        }
+    }
+    for key in integer_keys() {
+        filter.insert(&key);
+    }
+    filter
+}
+
+/// Every fixed key is in `view`.
+fn assert_all_found<S: FilterHasher>(view: &FilterRef<'_, S>) {
+    for key in string_keys() {
+        assert!(view.contains_bytes(&key), "{:?} {key:?}", S::KIND);
+        assert!(view.contains(core::str::from_utf8(&key).unwrap()));
+    }
+    for key in integer_keys() {
+        assert!(view.contains(&key), "{:?} {key}", S::KIND);
+    }
+}
+
+#[test]
+fn xxh3_golden_file() {
+    let golden = compare("xxh3.sblm", &build(Xxh3::default()).to_bytes());
+    assert_eq!(golden[6], HasherKind::Xxh3.id());
+    assert_all_found(&FilterRef::<Xxh3>::from_bytes(&golden).unwrap());
+}
+
+#[test]
+fn parquet_hasher_golden_file() {
+    let golden = compare("parquet.sblm", &build(ParquetHash::default()).to_bytes());
+    assert_eq!(golden[6], HasherKind::Parquet.id());
+    assert_all_found(&FilterRef::<ParquetHash>::from_bytes_with_hasher(&golden).unwrap());
+}
+
+#[test]
+fn gxhash_golden_file() {
+    match GxHash::new(0) {
+        Ok(hasher) => {
+            let golden = compare("gxhash.sblm", &build(hasher).to_bytes());
+            assert_eq!(golden[6], HasherKind::GxHash.id());
+            assert_all_found(&FilterRef::<GxHash>::from_bytes_with_hasher(&golden).unwrap());
+        }
+        Err(error) => {
+            let golden = std::fs::read(path("gxhash.sblm")).unwrap();
+            assert_eq!(golden[6], HasherKind::GxHash.id());
+            assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash));
+            assert_eq!(
+                FilterRef::<GxHash>::from_bytes_with_hasher(&golden).unwrap_err(),
+                Error::HasherUnavailable(HasherKind::GxHash)
+            );
+        }
+    }
+}
+
+/// The smallest file: one block, the key `splitbloom` (the hex dump `docs/FORMAT.md` explains).
+#[test]
+fn tiny_golden_file() {
+    let mut filter = Filter::with_num_blocks(1).unwrap();
+    filter.insert_bytes(b"splitbloom");
+    let golden = compare("tiny.sblm", &filter.to_bytes());
+    assert_eq!(golden.len(), 64);
+    assert!(
+        FilterRef::<Xxh3>::from_bytes(&golden)
+            .unwrap()
+            .contains("splitbloom")
+    );
+}
+
+#[test]
+fn scalable_golden_file() {
+    let mut parameters = ScalableParameters::new(20, 0.01);
+    parameters.growth_factor = 2.0;
+    parameters.tightening_ratio = 0.8;
+    let mut filter = ScalableFilter::with_parameters(parameters, Xxh3::default()).unwrap();
+    for key in string_keys() {
+        filter.insert_bytes(&key).unwrap();
+    }
+    for key in integer_keys() {
+        filter.insert(&key).unwrap();
+    }
+    assert!(filter.stages().len() >= 3, "several stages are pinned");
+    let golden = compare("scalable.sbls", &filter.to_bytes());
+    let read = ScalableFilter::<Xxh3>::from_bytes(&golden).unwrap();
+    assert_eq!(read.stages().len(), filter.stages().len());
+    assert!(string_keys().iter().all(|key| read.contains_bytes(key)));
+    assert!(integer_keys().iter().all(|key| read.contains(key)));
+}
+
+/// A Parquet bloom filter (Thrift header and bitset) as Parquet writers store it, and the same
+/// bitset read back both ways.
+#[test]
+fn parquet_bitset_golden_file() {
+    let sizing = splitbloom::parquet::Sizing::for_items(200, 0.01).unwrap();
+    let mut filter = sizing.filter().unwrap();
+    for key in string_keys() {
+        filter.insert_value(key.as_slice());
+    }
+    for key in integer_keys() {
+        filter.insert_value(&(key as i64));
+    }
+    let golden = compare("parquet.bloom", &filter.to_parquet_bytes().unwrap());
+    let (read, consumed) = Filter::<ParquetHash>::from_parquet_bytes(&golden).unwrap();
+    assert_eq!(consumed, golden.len());
+    let (view, _) = FilterRef::<ParquetHash>::from_parquet_bytes(&golden).unwrap();
+    for key in string_keys() {
+        assert!(read.contains_value(key.as_slice()) && view.contains_value(key.as_slice()));
+    }
+    for key in integer_keys() {
+        assert!(read.contains_value(&(key as i64)) && view.contains_value(&(key as i64)));
+    }
+}
