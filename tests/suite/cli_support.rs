@@ -36,10 +36,10 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     output
 }
 
+pub use splitbloom::parquet::ParquetHash;
 /// The CLI's three hashers, named in this one place: `--hasher xxh3` (id 4, the default),
 /// `--hasher gxhash` (id 6) and `--hasher parquet` (id 3).
 pub use splitbloom::{GxHash, Xxh3};
-pub use splitbloom::parquet::ParquetHash;
 
 /// The bytes of filter file `bytes` with hasher id `id` (header byte 6) and the checksum that
 /// makes them valid again: a file of any hasher id, whether or not this build can hash with it.

@@ -440,7 +440,7 @@ fn gxhash_filters_open_where_gxhash_runs() {
 
 /// The known-answer table of the documentation (key bytes → hash → block index in a 1024-block
 /// filter → lane mask), for every hasher id with seed 0, pinned here;
-/// `the_documented_known_answers_hold` parses the tables of the README and `docs/FORMAT.md` and
+/// `the_documented_known_answers_hold` parses the table of `docs/FORMAT.md` and
 /// checks them against these rows, so the documentation cannot drift. The id-3 and id-4 rows
 /// were also computed outside this crate (XXH64 and XXH3 of the reference C library, block
 /// `((h >> 32) * 1024) >> 32`, lane `i` bit `((h & 0xffffffff) * SALT[i] & 0xffffffff) >> 27`),
@@ -557,25 +557,74 @@ fn pinned_row(id: u8, key: &[u8]) -> Option<&'static KnownAnswer> {
         .find(|row| row.0 == pinned_id && row.1 == key)
 }
 
-/// One documented row: hasher id, key bytes, 64-bit hash, block index, lane mask.
-type ReadmeRow = (u8, Vec<u8>, u64, usize, [u32; 8]);
+/// One documented row: hasher id, seed, key, 64-bit hash, block index, lane mask.
+type DocumentedRow = (u8, u64, DocumentedKey, u64, usize, [u32; 8]);
 
-/// The known-answer rows of the README and of `docs/FORMAT.md` (where it exists), parsed:
-/// `| id | key | `h` | block | `lane mask` |` rows.
-fn documented_known_answers() -> Vec<ReadmeRow> {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let mut text = String::new();
-    for file in ["README.md", "docs/FORMAT.md"] {
-        text += &std::fs::read_to_string(format!("{root}/{file}")).unwrap_or_default();
+/// A key as a documented row names it.
+#[derive(Clone, Debug, PartialEq)]
+enum DocumentedKey {
+    /// A byte-string key (or a Parquet value given by its plain encoding), hashed as its bytes.
+    Bytes(Vec<u8>),
+    /// A `u64` key, hashed through the filter's `Hash` path.
+    U64(u64),
+    /// The `(u64, u64)` key `(1, 2)`.
+    Pair(u64, u64),
+}
+
+/// The 300-byte key of the documentation's long-input row: byte `i` is `i mod 251`.
+fn long_key() -> Vec<u8> {
+    (0..300u32).map(|i| (i % 251) as u8).collect()
+}
+
+/// The key a documented key cell names: `(empty)`; `` `text` `` with an optional ` (length)`;
+/// the long key's description; `` `42u64` ``; `` `(1u64, 2u64)` ``; or a Parquet value with its
+/// plain encoding in parentheses (`` `42i32` (INT32: `2a 00 00 00`) ``, `` `"alice"`
+/// (BYTE_ARRAY) ``).
+fn documented_key(cell: &str) -> Option<DocumentedKey> {
+    if cell == "(empty)" {
+        return Some(DocumentedKey::Bytes(Vec::new()));
     }
+    if cell.starts_with("bytes `i % 251` for i in 0..300") {
+        return Some(DocumentedKey::Bytes(long_key()));
+    }
+    let rest = cell.strip_prefix('`')?;
+    let text = &rest[..rest.find('`')?];
+    let note = rest[text.len() + 1..].trim();
+    if let Some(encoding) = note
+        .strip_prefix('(')
+        .and_then(|note| note.split_once(": `"))
+        .map(|(_, bytes)| bytes.trim_end_matches("`)"))
+    {
+        let bytes = encoding
+            .split(' ')
+            .map(|byte| u8::from_str_radix(byte, 16).ok());
+        return bytes.collect::<Option<Vec<u8>>>().map(DocumentedKey::Bytes);
+    }
+    if text == "(1u64, 2u64)" {
+        return Some(DocumentedKey::Pair(1, 2));
+    }
+    if let Some(number) = text.strip_suffix("u64") {
+        return number.parse().ok().map(DocumentedKey::U64);
+    }
+    let text = text.trim_matches('"');
+    Some(DocumentedKey::Bytes(text.as_bytes().to_vec()))
+}
+
+/// The known-answer rows of `docs/FORMAT.md`, parsed:
+/// `| id | seed | key | `h` | block (z = 1024) | `lane mask` |` rows.
+fn documented_known_answers() -> Vec<DocumentedRow> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{path}: {error}"));
     let mut rows = Vec::new();
     for line in text.lines() {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
-        let [id, key, hash, block, mask] = cells[..] else {
+        let [id, seed, key, hash, block, mask] = cells[..] else {
             continue;
         };
-        let (Ok(id), Some(hash), Ok(block)) = (
+        let (Ok(id), Ok(seed), Some(key), Some(hash), Ok(block)) = (
             id.parse::<u8>(),
+            seed.parse::<u64>(),
+            documented_key(key),
             hash.strip_prefix('`')
                 .and_then(|hash| hash.strip_suffix('`')),
             block.parse::<usize>(),
@@ -585,18 +634,35 @@ fn documented_known_answers() -> Vec<ReadmeRow> {
         let Ok(hash) = u64::from_str_radix(hash, 16) else {
             continue;
         };
-        let key = match key {
-            "(empty)" => Vec::new(),
-            key => key.trim_matches('`').as_bytes().to_vec(),
-        };
         let lanes: Vec<u32> = mask
             .trim_matches('`')
             .split(' ')
             .map(|lane| u32::from_str_radix(lane, 16).unwrap())
             .collect();
-        rows.push((id, key, hash, block, lanes.try_into().unwrap()));
+        rows.push((id, seed, key, hash, block, lanes.try_into().unwrap()));
     }
     rows
+}
+
+/// The hash of `key` under `hasher`.
+fn documented_hash_with<S: FilterHasher>(hasher: &S, key: &DocumentedKey) -> u64 {
+    match key {
+        DocumentedKey::Bytes(bytes) => hasher.hash_bytes(bytes),
+        DocumentedKey::U64(number) => hasher.hash_one(number),
+        DocumentedKey::Pair(first, second) => hasher.hash_one((first, second)),
+    }
+}
+
+/// The hash hasher id `id` with `seed` gives `key`, where this build can compute it.
+fn documented_hash(id: u8, seed: u64, key: &DocumentedKey) -> Option<u64> {
+    match id {
+        3 => Some(documented_hash_with(&ParquetHash::with_seed(seed), key)),
+        4 => Some(documented_hash_with(&Xxh3::with_seed(seed), key)),
+        6 => GxHash::new(seed)
+            .ok()
+            .map(|gx| documented_hash_with(&gx, key)),
+        _ => panic!("the documentation has known answers for hasher id {id}"),
+    }
 }
 
 #[test]
@@ -641,23 +707,48 @@ fn the_documented_known_answers_hold() {
         8
     };
     assert_eq!(rows.len(), expected_rows);
-    // Every documented row is a pinned row of ids 3, 4 and 6, and every pinned row is
-    // documented; no reserved id has rows.
+    // Every documented row is what the hasher computes (where this build has it), the
+    // documented rows of the pinned keys are the pinned rows, and every pinned row is documented.
     let documented = documented_known_answers();
-    for (id, key, hash, block, mask) in &documented {
-        let pinned = pinned_row(*id, key);
+    // 42 byte-key rows (7 keys, 2 seeds, 3 ids), 10 integer rows and 4 Parquet values.
+    assert!(documented.len() >= 56, "only {} rows parsed", documented.len());
+    for (id, seed, key, hash, block, mask) in &documented {
+        let shown = format!("{key:?}");
+        if let Some(computed) = documented_hash(*id, *seed, key) {
+            assert_eq!(
+                *hash, computed,
+                "documented hash for id {id}, seed {seed}, key {shown:?}"
+            );
+        }
         assert_eq!(
-            pinned.map(|row| (row.2, row.3, row.4)),
-            Some((*hash, *block, *mask)),
-            "documented row for id {id}, key {:?}",
-            String::from_utf8_lossy(key)
+            *block,
+            splitbloom::block_index(*hash, 1024),
+            "block, id {id}, key {shown:?}"
         );
+        assert_eq!(
+            *mask,
+            splitbloom::mask(*hash as u32),
+            "mask, id {id}, key {shown:?}"
+        );
+        let pinned_key = KNOWN_KEYS
+            .into_iter()
+            .find(|known| *key == DocumentedKey::Bytes(known.to_vec()));
+        if let (0, Some(known)) = (*seed, pinned_key) {
+            let pinned = pinned_row(*id, known).map(|row| (row.2, row.3, row.4));
+            assert_eq!(
+                pinned,
+                Some((*hash, *block, *mask)),
+                "id {id}, key {shown:?}"
+            );
+        }
     }
     for id in [3, 4, 6] {
         for key in KNOWN_KEYS {
             assert!(
-                documented.iter().any(|row| row.0 == id && row.1 == key),
-                "the documentation has no known-answer row for id {id}, key {:?}",
+                documented.iter().any(|row| row.0 == id
+                    && row.1 == 0
+                    && row.2 == DocumentedKey::Bytes(key.to_vec())),
+                "docs/FORMAT.md has no known-answer row for id {id}, seed 0, key {:?}",
                 String::from_utf8_lossy(key)
             );
         }
