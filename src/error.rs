@@ -131,6 +131,15 @@ pub enum Error {
         /// The stage's capacity.
         capacity: usize,
     },
+    /// Reading or writing a filter's bytes failed; converted from [`std::io::Error`] (kind and
+    /// message, so that `Error` stays `Clone` and `PartialEq`), so `?` works on `write_to`.
+    #[cfg(feature = "std")]
+    Io {
+        /// The kind of the I/O error.
+        kind: std::io::ErrorKind,
+        /// Its message.
+        message: alloc::string::String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -254,6 +263,8 @@ impl fmt::Display for Error {
                 f,
                 "the newest stage cannot hold {items} items: its capacity is {capacity}"
             ),
+            #[cfg(feature = "std")]
+            Error::Io { message, .. } => write!(f, "I/O error: {message}"),
         }
     }
 }

@@ -194,8 +194,8 @@ pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
-pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
-pub use format::FilterRef;
+pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter};
+pub use format::ScalableParameters;
 pub use hash::{
     DEFAULT_SEED, DefaultHasher, FilterHasher, GxHash, GxHybrid, GxPlain, HasherKind, Xxh3Hash,
     Xxh3Plain,

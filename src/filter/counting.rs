@@ -16,6 +16,7 @@
 //! cache", 2000: with 4-bit counters overflow is rare).
 
 use alloc::vec::Vec;
+use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
@@ -23,7 +24,8 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::filter::write::{self, Insert};
+use crate::hash::{FilterHasher, Xxh3Plain};
 use crate::math;
 use crate::storage::Blocks;
 
@@ -68,33 +70,13 @@ const _: () = assert!(size_of::<CounterBlock>() == 128);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct CountingFilter<S = DefaultHasher> {
+pub struct CountingFilter<S = Xxh3Plain> {
     blocks: Vec<CounterBlock>,
     kernel: Dispatch,
     hasher: S,
 }
 
-shared_methods! {
-    type: CountingFilter,
-    make: "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;",
-    block_bytes: 128,
-    constructors: yes,
-}
-
-read_methods! {
-    type: CountingFilter,
-    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-for key in [\"apple\", \"pear\"] {
-    filter.insert(key);
-    filter.insert_bytes(key.as_bytes());
-}",
-    note: "A key may be present when all eight of its counters are non-zero: the answers of \
-           [`to_filter`](CountingFilter::to_filter)'s plain filter.",
-    probe: |filter, hash| {
-        filter.count_estimate_hash(hash) > 0
-    },
-    bytes: yes,
-}
+shared_methods!(@constructors CountingFilter);
 
 impl<S> CountingFilter<S> {
     /// The largest value of a counter; a counter that reaches it stays there.
@@ -105,7 +87,7 @@ impl<S> CountingFilter<S> {
     /// for _ in 0..100 {
     ///     filter.insert("hot");
     /// }
-    /// assert_eq!(filter.count_estimate("hot"), CountingFilter::<splitbloom::DefaultHasher>::COUNTER_MAX);
+    /// assert_eq!(filter.count_estimate("hot"), CountingFilter::<splitbloom::Xxh3Plain>::COUNTER_MAX);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub const COUNTER_MAX: u8 = 15;
@@ -165,14 +147,8 @@ impl<S> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let (index, shifts) = self.locate(hash);
-        let mut was_zero = false;
-        for (lane, shift) in self.blocks[index].0.iter_mut().zip(shifts) {
-            let count = (*lane >> shift) & 0xF;
-            was_zero |= count == 0;
-            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
-        }
-        !was_zero
+        let Ok(present) = self.insert_one(hash);
+        present
     }
 
     /// Removes one occurrence of a pre-hashed key: decrements its eight counters, except those
@@ -220,9 +196,7 @@ impl<S> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        for &hash in hashes {
-            self.insert_hash(hash);
-        }
+        let Ok(()) = self.insert_all(hashes);
     }
 
     /// Removes one occurrence of every hash of `hashes` (see
@@ -330,7 +304,8 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
+        let Ok(present) = write::insert(self, key);
+        present
     }
 
     /// Removes one occurrence of `key`; only remove keys you inserted (see
@@ -372,9 +347,7 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
-        for key in keys {
-            self.insert(key);
-        }
+        let Ok(()) = write::insert_batch(self, keys);
     }
 
     /// Removes one occurrence of every key of `keys`: the result of
@@ -409,8 +382,8 @@ impl<S: FilterHasher> CountingFilter<S> {
     /// ```
     #[inline]
     pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let hash = self.hash_bytes(key);
-        self.insert_hash(hash)
+        let Ok(present) = write::insert_bytes(self, key);
+        present
     }
 
     /// Removes the key made of exactly `key`'s bytes (see
@@ -453,11 +426,26 @@ impl<S: FilterHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
-        for key in keys {
-            self.insert_bytes(key.as_ref());
-        }
+        let Ok(()) = write::insert_bytes_batch(self, keys);
     }
 }
+
+read_methods! {
+    type: CountingFilter,
+    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "A key may be present when all eight of its counters are non-zero: the answers of \
+           [`to_filter`](CountingFilter::to_filter)'s plain filter.",
+    probe: |filter, hash| {
+        filter.count_estimate_hash(hash) > 0
+    },
+    bytes: yes,
+}
+
+shared_methods!(@accessors CountingFilter, "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;", 128);
 
 /// Adds one occurrence of every key (as [`insert`](CountingFilter::insert)); cannot fail.
 ///
@@ -469,9 +457,32 @@ impl<S: FilterHasher> CountingFilter<S> {
 /// ```
 impl<S: BuildHasher, K: Hash> Extend<K> for CountingFilter<S> {
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
+        let Ok(()) = write::extend(self, keys);
+    }
+}
+
+/// The one primitive every write of [`CountingFilter`] is written from (see `filter::write`):
+/// increment the key's eight counters, those at [`COUNTER_MAX`](CountingFilter::COUNTER_MAX)
+/// staying there.
+impl<S> Insert for CountingFilter<S> {
+    type Hasher = S;
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    #[inline]
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
+        let (index, shifts) = self.locate(hash);
+        let mut was_zero = false;
+        for (lane, shift) in self.blocks[index].0.iter_mut().zip(shifts) {
+            let count = (*lane >> shift) & 0xF;
+            was_zero |= count == 0;
+            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
         }
+        Ok(!was_zero)
     }
 }
 

@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::filter::Filter;
 use crate::filter::view::View;
 use crate::format::{Header, checked_length, validate, view_payload};
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3Plain};
 
 /// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
 /// entry) without copying them.
@@ -32,32 +32,10 @@ use crate::hash::{DefaultHasher, FilterHasher};
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct FilterRef<'a, S = DefaultHasher> {
+pub struct FilterRef<'a, S = Xxh3Plain> {
     blocks: Cow<'a, [[u32; LANES]]>,
     kernel: Dispatch,
     hasher: S,
-}
-
-shared_methods! {
-    type: FilterRef<'_>,
-    make: "let bytes = splitbloom::Filter::with_num_blocks(8)?.to_bytes();
-let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
-    block_bytes: 32,
-    constructors: no,
-}
-
-read_methods! {
-    type: FilterRef<'_>,
-    setup: "let mut source = splitbloom::Filter::with_fpr(100, 0.01)?;
-for key in [\"apple\", \"pear\"] {
-    source.insert(key);
-    source.insert_bytes(key.as_bytes());
-}
-let bytes = source.to_bytes();
-let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
-    note: "The same answers as the [`Filter`] that was serialized, through the same kernels.",
-    reader: |filter| filter.view(),
-    bytes: yes,
 }
 
 impl<'a, S> FilterRef<'a, S> {
@@ -93,7 +71,8 @@ impl<'a, S> FilterRef<'a, S> {
 }
 
 impl<'a> FilterRef<'a> {
-    /// [`from_bytes_with_hasher`](FilterRef::from_bytes_with_hasher) for the default hasher:
+    /// [`from_bytes_with_hasher_type`](FilterRef::from_bytes_with_hasher_type) for the default
+    /// hasher:
     /// validates `bytes` (checksum included) and views them, without a type annotation.
     ///
     /// ```
@@ -103,10 +82,10 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        FilterRef::from_bytes_with_hasher(bytes)
+        FilterRef::from_bytes_with_hasher_type(bytes)
     }
 
-    /// [`from_trusted_bytes_with_hasher`](FilterRef::from_trusted_bytes_with_hasher) for the
+    /// [`from_trusted_bytes_with_hasher_type`](FilterRef::from_trusted_bytes_with_hasher_type) for the
     /// default hasher, without a type annotation.
     ///
     /// ```
@@ -116,28 +95,43 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_trusted_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        FilterRef::from_trusted_bytes_with_hasher(bytes)
+        FilterRef::from_trusted_bytes_with_hasher_type(bytes)
     }
 }
 
 impl<'a, S: FilterHasher> FilterRef<'a, S> {
-    /// Validates `bytes` like [`Filter::from_bytes_with_hasher`] (checksum included) and views
-    /// them, for a filter built with hasher type `S`; [`FilterRef::from_bytes`] is this for the
+    /// Validates `bytes` like [`Filter::from_bytes_with_hasher_type`] (checksum included) and
+    /// views them, for a filter built with the hasher type `S`, named as the type parameter
+    /// (the seed comes from the bytes); [`FilterRef::from_bytes`] is this for the
     /// default hasher, without a type annotation.
     ///
     /// ```
     /// use splitbloom::{Error, FilterRef, parquet::ParquetHash};
     /// assert!(matches!(
-    ///     FilterRef::<ParquetHash>::from_bytes_with_hasher(b"not a filter"),
+    ///     FilterRef::<ParquetHash>::from_bytes_with_hasher_type(b"not a filter"),
     ///     Err(Error::WrongMagic { .. })
     /// ));
     /// ```
-    pub fn from_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
+    pub fn from_bytes_with_hasher_type(bytes: &'a [u8]) -> Result<Self, Error> {
         let (header, payload) = validate::<S>(bytes)?;
         Ok(FilterRef::from_parts(
             view_payload(payload)?,
             S::try_with_seed(header.seed)?,
         ))
+    }
+
+    /// [`from_bytes_with_hasher_type`](FilterRef::from_bytes_with_hasher_type) under a second
+    /// name, hidden from the docs.
+    #[doc(hidden)]
+    pub fn from_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
+        FilterRef::from_bytes_with_hasher_type(bytes)
+    }
+
+    /// [`from_trusted_bytes_with_hasher_type`](FilterRef::from_trusted_bytes_with_hasher_type)
+    /// under a second name, hidden from the docs.
+    #[doc(hidden)]
+    pub fn from_trusted_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
+        FilterRef::from_trusted_bytes_with_hasher_type(bytes)
     }
 
     /// Views bytes the caller has already verified (e.g. a block cache that checksums its
@@ -160,14 +154,14 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
     /// let view: FilterRef = FilterRef::from_trusted_bytes(&bytes)?;
     /// assert!(view.contains_bytes(b"key"));
     /// // The header and length are still checked; the bitset is not.
-    /// assert!(matches!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&bytes[..40]), Err(Error::Truncated { .. })));
+    /// assert!(matches!(FilterRef::<splitbloom::Xxh3Plain>::from_trusted_bytes(&bytes[..40]), Err(Error::Truncated { .. })));
     /// let mut corrupt = bytes.clone();
     /// corrupt[40] ^= 1;
-    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_trusted_bytes(&corrupt).is_ok());
-    /// assert!(FilterRef::<splitbloom::DefaultHasher>::from_bytes(&corrupt).is_err());
+    /// assert!(FilterRef::<splitbloom::Xxh3Plain>::from_trusted_bytes(&corrupt).is_ok());
+    /// assert!(FilterRef::<splitbloom::Xxh3Plain>::from_bytes(&corrupt).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn from_trusted_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
+    pub fn from_trusted_bytes_with_hasher_type(bytes: &'a [u8]) -> Result<Self, Error> {
         let header = Header::parse(bytes)?;
         let payload = checked_length(&header, bytes)?;
         header.check_hasher::<S>()?;
@@ -206,6 +200,20 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
         filter.words_mut().copy_from_slice(&self.blocks);
         Ok(filter)
     }
+}
+
+read_methods! {
+    type: FilterRef<'_>,
+    setup: "let mut source = splitbloom::Filter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    source.insert(key);
+    source.insert_bytes(key.as_bytes());
+}
+let bytes = source.to_bytes();
+let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
+    note: "The same answers as the [`Filter`] that was serialized, through the same kernels.",
+    reader: |filter| filter.view(),
+    bytes: yes,
 }
 
 impl<S> FilterRef<'_, S> {
@@ -300,6 +308,9 @@ impl<S: fmt::Debug> fmt::Debug for FilterRef<'_, S> {
             .finish()
     }
 }
+
+shared_methods!(@accessors FilterRef<'_>, "let bytes = splitbloom::Filter::with_num_blocks(8)?.to_bytes();
+let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;", 32);
 
 // Compile-time check that views can be shared between threads (e.g. one mmap'd file probed by
 // many readers).

@@ -4,223 +4,47 @@
 //! | file | holds |
 //! |---|---|
 //! | `mod.rs` | [`Filter`] |
-//! | `view.rs` | the read-only logic every type shares, written once over a borrowed bitset |
+//! | `view.rs` | every read, written once over a `Probe` each type provides |
+//! | `write.rs` | every write, written once over an `Insert` each type provides |
+//! | `shared.rs` | the constructors and accessors every type shares |
+//! | `persist.rs` | [`Filter`]'s bytes: `to_bytes`, `write_to`, `from_bytes` |
 //! | `filter_ref.rs` | [`FilterRef`]: a zero-copy view of serialized bytes |
 //! | `atomic.rs` | [`AtomicFilter`]: inserts through `&self` from many threads |
 //! | `counting.rs` | [`CountingFilter`]: 4-bit counters, so keys can be removed |
-//! | `scalable.rs` | [`ScalableFilter`]: a chain of filters that grows |
-//! | `fold.rs` | [`Filter::fold`] and [`Filter::fold_to_fpr`] |
+//! | `scalable/` | [`ScalableFilter`]: a chain of filters that grows, and its `SBLS` bytes |
+//! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
+//! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
+//!
+//! The submodules that add methods to [`Filter`] are declared after its own methods, because
+//! rustdoc lists a type's methods in that order: constructors, inserts and lookups first,
+//! conversions and set operations last.
 
-use alloc::vec::Vec;
+use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::arch::{Dispatch, EntryPoints, PreHashed};
 use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
-use crate::format::{HEADER_BYTES, decode_into, validate};
-use crate::hash::{DefaultHasher, FilterHasher};
+use crate::hash::{FilterHasher, Xxh3Plain};
 use crate::storage::Blocks;
 use crate::{Kernel, arch, math};
 use view::View;
+use write::Insert;
 
-// Needs 32-bit atomic read-modify-write, which a few embedded targets lack.
-/// Writes the methods the filter types share beyond the reads (which `read_methods!` in
-/// `view.rs` writes): the kernel and hasher accessors and the size, and, for the types that own
-/// their memory, the sized constructors, each from the type's `with_num_blocks_and_hasher`.
-///
-/// * `type`: the type, with `'_` when it borrows;
-/// * `make`: doc-example lines that bind an empty `filter` of 8 blocks;
-/// * `block_bytes`: the bytes one block takes in this type;
-/// * `constructors`: whether to write `with_fpr`, `with_bits_per_key`, `with_num_blocks` and
-///   their `_and_hasher` forms.
-macro_rules! shared_methods {
-    (
-        type: $Type:ident $(<$lt:lifetime>)?,
-        make: $make:literal,
-        block_bytes: $block_bytes:expr,
-        constructors: $constructors:tt $(,)?
-    ) => {
-        impl<S> $Type<$($lt,)? S> {
-            /// The same filter running on `kernel`; errors when this CPU cannot run it. Results
-            /// never depend on the kernel, only speed does.
-            ///
-            /// ```
-            /// use splitbloom::Kernel;
-            #[doc = $make]
-            /// let filter = filter.with_kernel(Kernel::Scalar)?;
-            /// assert_eq!(filter.kernel(), Kernel::Scalar);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn with_kernel(mut self, kernel: $crate::Kernel) -> Result<Self, $crate::Error> {
-                self.kernel = $crate::arch::Dispatch::new(kernel)
-                    .ok_or($crate::Error::KernelUnavailable(kernel))?;
-                Ok(self)
-            }
-
-            /// The kernel this filter runs on ([`Kernel::best`](crate::Kernel::best) unless
-            /// chosen with `with_kernel`).
-            ///
-            /// ```
-            #[doc = $make]
-            /// assert!(filter.kernel().is_available());
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn kernel(&self) -> $crate::Kernel {
-                self.kernel.kernel()
-            }
-
-            /// The hasher keys go through.
-            ///
-            /// ```
-            #[doc = $make]
-            /// assert_eq!(*filter.hasher(), splitbloom::DefaultHasher::default());
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn hasher(&self) -> &S {
-                &self.hasher
-            }
-
-            /// The number of blocks.
-            ///
-            /// ```
-            #[doc = $make]
-            /// assert_eq!(filter.num_blocks(), 8);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn num_blocks(&self) -> usize {
-                self.blocks.len()
-            }
-
-            #[doc = concat!("The size of the blocks in bytes (", stringify!($block_bytes), " per block).")]
-            ///
-            /// ```
-            #[doc = $make]
-            #[doc = concat!("assert_eq!(filter.size_in_bytes(), 8 * ", stringify!($block_bytes), ");")]
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn size_in_bytes(&self) -> usize {
-                self.blocks.len() * $block_bytes
-            }
-        }
-
-        shared_methods!(@constructors $constructors $Type);
-    };
-    (@constructors no $Type:ident) => {};
-    (@constructors yes $Type:ident) => {
-        impl $Type {
-            /// An empty filter for `items` keys with a false-positive rate of at most `fpr`,
-            /// sized with the split-block formula
-            /// ([`math::num_blocks_for_fpr`](crate::math::num_blocks_for_fpr)).
-            ///
-            /// Errors when `items` is 0, `fpr` is not strictly between 0 and 1, or the filter
-            /// would be too large to allocate.
-            ///
-            /// ```
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr(1_000_000, 0.01)?;")]
-            /// assert_eq!(filter.num_blocks(), 41_130); // 10.53 bits per key
-            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(1000, 1.0).is_err());")]
-            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(0, 0.01).is_err());")]
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn with_fpr(items: usize, fpr: f64) -> Result<Self, $crate::Error> {
-                Self::with_fpr_and_hasher(items, fpr, $crate::DefaultHasher::default())
-            }
-
-            /// An empty filter for `items` keys with `bits_per_key` bits each (rounded up to
-            /// whole blocks of 256 bits).
-            ///
-            /// ```
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key(1000, 10.0)?;")]
-            /// assert_eq!(filter.num_blocks(), 40);
-            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_bits_per_key(1000, f64::NAN).is_err());")]
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn with_bits_per_key(items: usize, bits_per_key: f64) -> Result<Self, $crate::Error> {
-                Self::with_bits_per_key_and_hasher(
-                    items,
-                    bits_per_key,
-                    $crate::DefaultHasher::default(),
-                )
-            }
-
-            /// An empty filter of exactly `num_blocks` blocks.
-            ///
-            /// ```
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_num_blocks(100)?;")]
-            /// assert_eq!(filter.num_blocks(), 100);
-            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_num_blocks(0).is_err());")]
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn with_num_blocks(num_blocks: usize) -> Result<Self, $crate::Error> {
-                Self::with_num_blocks_and_hasher(num_blocks, $crate::DefaultHasher::default())
-            }
-        }
-
-        impl<S> $Type<S> {
-            #[doc = concat!("[`", stringify!($Type), "::with_fpr`] with a given hasher.")]
-            ///
-            /// ```
-            /// use splitbloom::{FilterHasher, Xxh3Hash};
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr_and_hasher(1000, 0.01, Xxh3Hash::with_seed(9))?;")]
-            /// assert_eq!(filter.hasher().seed(), 9);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn with_fpr_and_hasher(
-                items: usize,
-                fpr: f64,
-                hasher: S,
-            ) -> Result<Self, $crate::Error> {
-                Self::with_num_blocks_and_hasher(
-                    $crate::math::num_blocks_for_fpr(items, fpr)?,
-                    hasher,
-                )
-            }
-
-            #[doc = concat!("[`", stringify!($Type), "::with_bits_per_key`] with a given hasher.")]
-            ///
-            /// ```
-            /// use splitbloom::Xxh3Hash;
-            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key_and_hasher(1000, 16.0, Xxh3Hash::default())?;")]
-            /// assert_eq!(filter.num_blocks(), 63);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn with_bits_per_key_and_hasher(
-                items: usize,
-                bits_per_key: f64,
-                hasher: S,
-            ) -> Result<Self, $crate::Error> {
-                Self::with_num_blocks_and_hasher(
-                    $crate::math::num_blocks_for_bits(items, bits_per_key)?,
-                    hasher,
-                )
-            }
-        }
-    };
-}
+// First: they define `shared_methods!` and `read_methods!`, which the other files use.
+#[macro_use]
+mod shared;
+#[macro_use]
+pub(crate) mod view;
+pub(crate) mod write;
 
 // `shared_methods!` is given the block size as a literal, for its doc examples.
 const _: () = assert!(BLOCK_BYTES == 32);
 
-// First: it defines `read_methods!`, which the other files use.
-#[macro_use]
-pub(crate) mod view;
-#[cfg(target_has_atomic = "32")]
-mod atomic;
-mod counting;
-mod filter_ref;
-mod fold;
-mod scalable;
-
-#[cfg(target_has_atomic = "32")]
-pub use atomic::AtomicFilter;
-pub use counting::CountingFilter;
-pub use filter_ref::FilterRef;
-pub use scalable::{ScalableFilter, ScalableParameters};
-
 /// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
 ///
-/// Keys are hashed with `S` (by default [`DefaultHasher`]); pre-hashed 64-bit values go through
+/// Keys are hashed with `S` (by default [`Xxh3Plain`]); pre-hashed 64-bit values go through
 /// [`insert_hash`](Filter::insert_hash) and [`contains_hash`](Filter::contains_hash). The kernel
 /// is chosen once, when the filter is built ([`Kernel::best`]), and never changes the results.
 ///
@@ -234,31 +58,13 @@ pub use scalable::{ScalableFilter, ScalableParameters};
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
-pub struct Filter<S = DefaultHasher> {
+pub struct Filter<S = Xxh3Plain> {
     blocks: Blocks,
     kernel: Dispatch,
     hasher: S,
 }
 
-shared_methods! {
-    type: Filter,
-    make: "let filter = splitbloom::Filter::with_num_blocks(8)?;",
-    block_bytes: 32,
-    constructors: yes,
-}
-
-read_methods! {
-    type: Filter,
-    setup: "let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-for key in [\"apple\", \"pear\"] {
-    filter.insert(key);
-    filter.insert_bytes(key.as_bytes());
-}",
-    note: "Batches run inside the kernel, which on filters of at least half the L2 cache hashes each \
-           key and prefetches its block 128 keys before probing it.",
-    reader: |filter| filter.view(),
-    bytes: yes,
-}
+shared_methods!(@constructors Filter);
 
 impl<S> Filter<S> {
     /// [`Filter::with_num_blocks`] with a given hasher.
@@ -283,13 +89,64 @@ impl<S> Filter<S> {
             hasher,
         })
     }
+}
 
-    /// [`with_kernel`](Filter::with_kernel) in place, for filters held in collections.
-    pub(crate) fn set_kernel(&mut self, kernel: Kernel) -> Result<(), Error> {
-        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
-        Ok(())
+impl<S: BuildHasher> Filter<S> {
+    /// Adds `key`; returns `true` when all its bits were already set (it was probably present).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert(&42u64));
+    /// assert!(filter.insert(&42u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
+        let Ok(present) = write::insert(self, key);
+        present
     }
 
+    /// Adds every key of `keys`. Same result as calling [`insert`](Filter::insert) on each key,
+    /// with one call into the kernel for the whole batch; on filters of at least half the L2
+    /// cache each key is hashed and its block prefetched 128 keys before it is inserted, so the
+    /// cache misses of a batch overlap.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear", "plum"]);
+    /// assert!(filter.contains("pear"));
+    /// filter.insert_batch(&[1u64, 2, 3]);
+    /// assert!(filter.contains(&2u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
+        let Ok(()) = write::insert_batch(self, keys);
+    }
+}
+
+/// The text of the read methods' doc examples: a `filter` holding `"apple"` and `"pear"`.
+macro_rules! filter_setup {
+    () => {
+        "let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}"
+    };
+}
+
+/// How a [`Filter`] answers, in each read method's docs.
+macro_rules! filter_note {
+    () => {
+        "Batches run inside the kernel, which on filters of at least half the L2 cache hashes \
+         each key and prefetches its block 128 keys before probing it."
+    };
+}
+
+read_methods!(@reader Filter, |filter| filter.view());
+read_methods!(@keys Filter, filter_setup!(), filter_note!());
+
+impl<S> Filter<S> {
     /// Adds a pre-hashed key; returns `true` when all its bits were already set (the key was
     /// probably present).
     ///
@@ -304,8 +161,8 @@ impl<S> Filter<S> {
     /// ```
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let kernel = self.kernel;
-        kernel.insert_hash(self.words_mut(), hash)
+        let Ok(present) = self.insert_one(hash);
+        present
     }
 
     /// Adds every hash of `hashes`, with the loop inside the kernel. On filters of at least half
@@ -319,11 +176,53 @@ impl<S> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        let distance = arch::prefetch_distance(self.blocks.len());
-        let kernel = self.kernel;
-        kernel.insert_keys(self.words_mut(), &PreHashed, hashes, distance);
+        let Ok(()) = self.insert_all(hashes);
+    }
+}
+
+read_methods!(@hashes Filter, filter_setup!(), filter_note!());
+
+/// The byte-key contract: keys given as exactly their bytes, hashed with
+/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
+/// another program can reproduce it. Use these for persisted string and byte keys.
+impl<S: FilterHasher> Filter<S> {
+    /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
+    /// already set.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_bytes(b"key"));
+    /// assert!(filter.contains_bytes("key".as_bytes()));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
+        let Ok(present) = write::insert_bytes(self, key);
+        present
     }
 
+    /// Adds every key of `keys` (each exactly its bytes): the result of
+    /// [`insert_bytes`](Filter::insert_bytes) on each, through the pre-hashed batch path.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes_batch(&["apple", "pear"]);
+    /// assert!(filter.contains_bytes(b"pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
+        let Ok(()) = write::insert_bytes_batch(self, keys);
+    }
+}
+
+read_methods!(@bytes yes, Filter, filter_setup!(), filter_note!());
+
+// Persistence: `to_bytes`, `write_to`, `from_bytes`.
+mod persist;
+
+shared_methods!(@accessors Filter, "let filter = splitbloom::Filter::with_num_blocks(8)?;", 32);
+
+impl<S> Filter<S> {
     /// Clears every bit: the filter is empty again, with the same size.
     ///
     /// ```
@@ -348,6 +247,58 @@ impl<S> Filter<S> {
     /// ```
     pub fn as_words(&self) -> &[u32] {
         bytemuck::cast_slice(&self.blocks)
+    }
+
+    /// The fraction of bits that are set, from 0 to 1.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_num_blocks(1)?;
+    /// filter.insert_hash(0);
+    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        self.view().fill_ratio()
+    }
+
+    /// The false-positive rate of the filter as it is now: the chance that a random hash lands
+    /// on a block whose eight lanes all have its bit set, averaged over blocks. Exact for
+    /// uniformly distributed hashes, whatever was inserted.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_bits_per_key(10_000, 10.0)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key);
+    /// }
+    /// let predicted = splitbloom::math::false_positive_rate(10.0);
+    /// assert!((filter.estimated_fpr() - predicted).abs() < 0.2 * predicted);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        self.view().estimated_fpr()
+    }
+
+    /// An estimate of how many distinct keys were inserted, from the fill ratio (see
+    /// [`math::keys_per_block_for_fill`]). Accurate to a few percent until the filter is far
+    /// past its planned size.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::Filter::with_bits_per_key(10_000, 10.0)?;
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key);
+    /// }
+    /// assert!((filter.estimated_items() - 10_000.0).abs() < 500.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        math::keys_per_block_for_fill(self.fill_ratio()) * self.blocks.len() as f64
+    }
+
+    /// [`with_kernel`](Filter::with_kernel) in place, for filters held in collections.
+    pub(crate) fn set_kernel(&mut self, kernel: Kernel) -> Result<(), Error> {
+        self.kernel = Dispatch::new(kernel).ok_or(Error::KernelUnavailable(kernel))?;
+        Ok(())
     }
 
     /// The read view of the filter: every read goes through it (see [`view`]).
@@ -397,84 +348,39 @@ impl<S> Filter<S> {
             hasher,
         }
     }
-
-    /// The fraction of bits that are set, from 0 to 1.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(1)?;
-    /// filter.insert_hash(0);
-    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn fill_ratio(&self) -> f64 {
-        self.view().fill_ratio()
-    }
-
-    /// The false-positive rate of the filter as it is now: the chance that a random hash lands
-    /// on a block whose eight lanes all have its bit set, averaged over blocks. Exact for
-    /// uniformly distributed hashes, whatever was inserted.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_bits_per_key(10_000, 10.0)?;
-    /// assert_eq!(filter.estimated_fpr(), 0.0);
-    /// for key in 0..10_000u64 {
-    ///     filter.insert(&key);
-    /// }
-    /// let predicted = splitbloom::math::false_positive_rate(10.0);
-    /// assert!((filter.estimated_fpr() - predicted).abs() < 0.2 * predicted);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn estimated_fpr(&self) -> f64 {
-        self.view().estimated_fpr()
-    }
-
-    /// An estimate of how many distinct keys were inserted, from the fill ratio (see
-    /// [`math::keys_per_block_for_fill`]). Accurate to a few percent until the filter is far
-    /// past its planned size.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_bits_per_key(10_000, 10.0)?;
-    /// for key in 0..10_000u64 {
-    ///     filter.insert(&key);
-    /// }
-    /// assert!((filter.estimated_items() - 10_000.0).abs() < 500.0);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn estimated_items(&self) -> f64 {
-        math::keys_per_block_for_fill(self.fill_ratio()) * self.blocks.len() as f64
-    }
 }
 
-impl<S: BuildHasher> Filter<S> {
-    /// Adds `key`; returns `true` when all its bits were already set (it was probably present).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64));
-    /// assert!(filter.insert(&42u64));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
+/// The one primitive every write of [`Filter`] is written from (see `filter::write`): the
+/// kernel's insert, one key or a batch with the loop inside the kernel.
+impl<S> Insert for Filter<S> {
+    type Hasher = S;
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    #[inline(always)]
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
+        let kernel = self.kernel;
+        Ok(kernel.insert_hash(self.words_mut(), hash))
+    }
+
     #[inline]
-    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
+    fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
+        let distance = arch::prefetch_distance(self.blocks.len());
+        let kernel = self.kernel;
+        kernel.insert_keys(self.words_mut(), &PreHashed, hashes, distance);
+        Ok(())
     }
-}
 
-impl<S: BuildHasher> Filter<S> {
-    /// Adds every key of `keys`. Same result as calling [`insert`](Filter::insert) on each key,
-    /// with one call into the kernel for the whole batch; on filters of at least half the L2
-    /// cache each key is hashed and its block prefetched 128 keys before it is inserted, so the cache
-    /// misses of a batch overlap.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(1000, 0.01)?;
-    /// filter.insert_batch(&["apple", "pear", "plum"]);
-    /// assert!(filter.contains("pear"));
-    /// filter.insert_batch(&[1u64, 2, 3]);
-    /// assert!(filter.contains(&2u64));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
+    /// Hashing and inserting run inside the kernel, as for `insert_all`.
+    #[inline]
+    fn insert_keys<K: Hash>(&mut self, keys: &[K]) -> Result<(), Infallible>
+    where
+        S: BuildHasher,
+    {
         let distance = arch::prefetch_distance(self.blocks.len());
         let kernel = self.kernel;
         kernel.insert_keys(
@@ -483,116 +389,7 @@ impl<S: BuildHasher> Filter<S> {
             keys,
             distance,
         );
-    }
-}
-
-/// The byte-key contract: keys given as exactly their bytes, hashed with
-/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
-/// another program can reproduce it. Use these for persisted string and byte keys.
-impl<S: FilterHasher> Filter<S> {
-    /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
-    /// already set.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_bytes(b"key"));
-    /// assert!(filter.contains_bytes("key".as_bytes()));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let hash = self.hash_bytes(key);
-        self.insert_hash(hash)
-    }
-
-    /// Adds every key of `keys` (each exactly its bytes): the result of
-    /// [`insert_bytes`](Filter::insert_bytes) on each, through the pre-hashed batch path.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes_batch(&["apple", "pear"]);
-    /// assert!(filter.contains_bytes(b"pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
-        let hasher = self.hasher.clone();
-        crate::hash::for_each_hashed_chunk(&hasher, keys, |_, hashes| {
-            self.insert_hash_batch(hashes);
-        });
-    }
-}
-
-impl<S: FilterHasher> Filter<S> {
-    /// The filter in splitbloom's format (see the [`format`](crate::format) module for the layout).
-    ///
-    /// ```
-    /// use splitbloom::Filter;
-    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
-    /// filter.insert("key");
-    /// let bytes = filter.to_bytes();
-    /// let copy: Filter = Filter::from_bytes(&bytes)?;
-    /// assert!(copy.contains("key"));
-    /// assert_eq!(copy.to_bytes(), bytes);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.view().to_bytes()
-    }
-
-    /// The length of [`to_bytes`](Filter::to_bytes): 32 bytes of header plus the bitset.
-    ///
-    /// ```
-    /// let filter = splitbloom::Filter::with_num_blocks(10)?;
-    /// assert_eq!(filter.serialized_len(), 32 + 320);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn serialized_len(&self) -> usize {
-        HEADER_BYTES + self.size_in_bytes()
-    }
-
-    /// Writes [`to_bytes`](Filter::to_bytes) to `writer` without building it in memory first.
-    ///
-    /// ```
-    /// let filter = splitbloom::Filter::with_num_blocks(2)?;
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        self.view().write_to(writer)
-    }
-
-    /// Reads a filter built with hasher type `S` (named through the type:
-    /// `Filter::<ParquetHash>::from_bytes_with_hasher`) into an owned copy;
-    /// [`Filter::from_bytes`] is this for the default hasher, without a type annotation.
-    ///
-    /// `bytes` must hold exactly one filter, built with hasher type `S` (the seed comes from
-    /// the bytes). Every problem is an [`Error`]: wrong magic, unknown version or flags,
-    /// truncated or over-long input, zero or too many blocks, checksum mismatch, unknown or
-    /// unavailable hasher, hasher kind other than `S`'s. Nothing is allocated before the
-    /// input has been validated.
-    ///
-    /// ```
-    /// use splitbloom::{Error, Filter, Xxh3Hash};
-    /// let bytes = Filter::with_num_blocks_and_hasher(8, Xxh3Hash::default())?.to_bytes();
-    /// let filter = Filter::<Xxh3Hash>::from_bytes_with_hasher(&bytes)?;
-    /// assert_eq!(filter.num_blocks(), 8);
-    /// let mut corrupt = bytes.clone();
-    /// corrupt[40] ^= 1;
-    /// assert!(matches!(
-    ///     Filter::<Xxh3Hash>::from_bytes_with_hasher(&corrupt),
-    ///     Err(Error::ChecksumMismatch { .. })
-    /// ));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
-        let (header, payload) = validate::<S>(bytes)?;
-        let mut filter =
-            Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
-        decode_into(payload, filter.words_mut());
-        Ok(filter)
+        Ok(())
     }
 }
 
@@ -608,9 +405,7 @@ impl<S: FilterHasher> Filter<S> {
 /// ```
 impl<S: BuildHasher, K: Hash> Extend<K> for Filter<S> {
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
-        }
+        let Ok(()) = write::extend(self, keys);
     }
 }
 
@@ -630,33 +425,13 @@ impl<S: BuildHasher, K: Hash> Extend<K> for Filter<S> {
 /// ```
 impl<K: Hash> FromIterator<K> for Filter {
     fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
-        let keys: Vec<K> = keys.into_iter().collect();
+        let keys: alloc::vec::Vec<K> = keys.into_iter().collect();
         let num_blocks =
             math::num_blocks_for_fpr(keys.len().max(1), 0.01).unwrap_or(math::MAX_BLOCKS);
         let blocks = Blocks::zeroed_or_abort(num_blocks);
-        let mut filter = Filter::from_parts(blocks, Dispatch::best(), DefaultHasher::default());
+        let mut filter = Filter::from_parts(blocks, Dispatch::best(), Xxh3Plain::default());
         filter.insert_batch(&keys);
         filter
-    }
-}
-
-impl Filter {
-    /// Reads a filter written by [`to_bytes`](Filter::to_bytes) with the default hasher into an
-    /// owned copy, with every check of
-    /// [`from_bytes_with_hasher`](Filter::from_bytes_with_hasher) (which reads filters of other
-    /// hashers). No type annotation is needed.
-    ///
-    /// ```
-    /// use splitbloom::{Error, Filter};
-    /// let mut filter = Filter::with_fpr(1000, 0.01)?;
-    /// filter.insert("key");
-    /// let copy = Filter::from_bytes(&filter.to_bytes())?;
-    /// assert_eq!(copy, filter);
-    /// assert!(matches!(Filter::from_bytes(b"SBLM"), Err(Error::Truncated { .. })));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Filter, Error> {
-        Filter::from_bytes_with_hasher(bytes)
     }
 }
 
@@ -703,3 +478,19 @@ const _: fn() = || {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Filter>();
 };
+
+// The other types of the family, and the methods of `Filter` that convert to them or combine
+// filters, after `Filter`'s own methods (see the module docs).
+mod filter_ref;
+pub use filter_ref::FilterRef;
+#[cfg(target_has_atomic = "32")]
+mod atomic;
+#[cfg(target_has_atomic = "32")]
+pub use atomic::AtomicFilter;
+mod counting;
+pub use counting::CountingFilter;
+mod scalable;
+pub use scalable::ScalableFilter;
+mod fold;
+#[cfg(feature = "serde")]
+mod serde;

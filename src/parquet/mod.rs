@@ -40,9 +40,10 @@ mod value;
 use alloc::vec::Vec;
 
 use crate::Filter;
+use crate::FilterRef;
 use crate::block::BLOCK_BYTES;
 use crate::error::Error;
-use crate::format::{FilterRef, decode_into, view_payload};
+use crate::format::{decode_into, view_payload};
 use crate::hash::FilterHasher;
 pub use crate::hash::parquet::SEED;
 pub use crate::hash::{ParquetHash, ParquetHasher};

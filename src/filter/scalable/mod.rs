@@ -1,0 +1,560 @@
+//! [`ScalableFilter`]: a filter that grows with its contents and keeps its false-positive rate.
+//!
+//! A [`Filter`] is sized for a number of keys; past it, its false-positive rate climbs towards 1.
+//! A scalable filter (Almeida, Baquero, Preguiça and Hutchison, "Scalable Bloom Filters",
+//! Information Processing Letters 101(6), 2007) is a chain of filters, the *stages*. Stage `i`
+//! is sized for `n₀ · sⁱ` keys at a false-positive rate of `p₀ · rⁱ`, where `n₀` is the initial
+//! capacity, `s` the growth factor (default 2), `r` the tightening ratio (default 0.85) and
+//! `p₀ = P · (1 − r)`. Keys go into the newest stage until it holds its planned number, then a
+//! new stage is added. A lookup is a false positive only if some stage gives one, so the
+//! compound rate is at most `Σ p₀ · rⁱ < p₀ / (1 − r) = P`, the target, however many keys
+//! arrive; memory grows linearly with the keys, plus about `log₂(1/r)` bits per key per
+//! doubling for the tighter rates.
+//!
+//! Every stage is a plain split-block [`Filter`] with the same hasher: a key is hashed once and
+//! its 64-bit hash probes each stage (a stage's block count differs, so the block differs). The
+//! stages are exposed in order ([`ScalableFilter::stages`]) with the [`ScalableParameters`]
+//! that size them, and [`ScalableFilter::from_stages`] reassembles a filter from both, which is
+//! all a serializer needs.
+
+use alloc::vec::Vec;
+use core::hash::{BuildHasher, Hash};
+
+use crate::error::Error;
+use crate::filter::Filter;
+use crate::filter::write::{self, Insert};
+use crate::hash::{FilterHasher, Xxh3Plain};
+use crate::{Kernel, ScalableParameters, math};
+
+mod parameters;
+mod persist;
+
+/// A split-block Bloom filter that adds stages as keys arrive, keeping the false-positive rate
+/// below its target however many there are (Almeida et al., "Scalable Bloom Filters", 2007).
+///
+/// Stage `i` is a plain [`Filter`] sized for `n₀ · sⁱ` keys at a rate of `P · (1 − r) · rⁱ`
+/// ([`ScalableParameters`]: initial capacity `n₀`, target `P`, growth factor `s`, default 2,
+/// tightening ratio `r`, default 0.85). Keys go into the newest stage until it holds its planned
+/// number; a lookup hashes the key once and checks the stages newest first. The compound rate is
+/// at most the sum of the stages' rates, below `P`.
+///
+/// Inserting can fail when a new stage cannot be made (it would exceed
+/// [`math::MAX_BLOCKS`] or the allocator refuses it), so [`insert`](Self::insert) returns a
+/// `Result`; the filter is unchanged by a failed insert.
+///
+/// ```
+/// use splitbloom::ScalableFilter;
+///
+/// let mut seen = ScalableFilter::with_fpr(1000, 0.01)?; // start small
+/// for url in 0..50_000u64 {
+///     seen.insert(&url)?;
+/// }
+/// assert!(seen.contains(&123u64));
+/// assert!(seen.stages().len() > 1);
+/// assert!(seen.estimated_fpr() < 0.01);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScalableFilter<S = Xxh3Plain> {
+    /// Oldest first; never empty.
+    stages: Vec<Filter<S>>,
+    parameters: ScalableParameters,
+    hasher: S,
+    /// Keys added to the newest stage.
+    items_in_last_stage: usize,
+    /// The newest stage's capacity (cached: computing it takes a `pow`).
+    last_stage_capacity: usize,
+}
+
+impl ScalableFilter {
+    /// A filter whose first stage holds `initial_capacity` keys, with a compound false-positive
+    /// rate below `fpr` and the default growth factor (2) and tightening ratio (0.85).
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.stages().len(), 1);
+    /// assert!(splitbloom::ScalableFilter::with_fpr(1000, 0.0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_fpr(initial_capacity: usize, fpr: f64) -> Result<Self, Error> {
+        Self::with_parameters(
+            ScalableParameters::new(initial_capacity, fpr),
+            Xxh3Plain::default(),
+        )
+    }
+}
+
+impl<S: Clone> ScalableFilter<S> {
+    /// A filter with the given parameters and hasher.
+    ///
+    /// ```
+    /// use splitbloom::{ScalableFilter, ScalableParameters, Xxh3Plain};
+    /// let mut parameters = ScalableParameters::new(1000, 0.01);
+    /// parameters.growth_factor = 4.0;
+    /// let filter = ScalableFilter::with_parameters(parameters, Xxh3Plain::with_seed(7))?;
+    /// assert_eq!(filter.parameters().growth_factor, 4.0);
+    /// parameters.growth_factor = 0.5;
+    /// assert!(ScalableFilter::with_parameters(parameters, Xxh3Plain::with_seed(7)).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_parameters(parameters: ScalableParameters, hasher: S) -> Result<Self, Error> {
+        parameters.check()?;
+        let first =
+            Filter::with_num_blocks_and_hasher(parameters.stage_blocks(0)?, hasher.clone())?;
+        Ok(ScalableFilter {
+            stages: alloc::vec![first],
+            parameters,
+            hasher,
+            items_in_last_stage: 0,
+            last_stage_capacity: parameters.stage_capacity(0),
+        })
+    }
+}
+
+impl<S: BuildHasher + Clone> ScalableFilter<S> {
+    /// Adds `key` (hashed once for all stages); returns `true` when it was probably present.
+    /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert(&42u64)?);
+    /// assert!(filter.insert(&42u64)?);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
+        write::insert(self, key)
+    }
+
+    /// Adds every key of `keys` (each hashed once for all stages); stops at the first error
+    /// (the keys before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// let keys: Vec<u64> = (0..100).collect();
+    /// filter.insert_batch(&keys)?;
+    /// assert!(keys.iter().all(|key| filter.contains(key)));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) -> Result<(), Error> {
+        write::insert_batch(self, keys)
+    }
+}
+
+impl<S: Clone> ScalableFilter<S> {
+    /// Adds a pre-hashed key; returns `true` when it was probably present already (then nothing
+    /// is added). Errors, leaving the filter unchanged, when the newest stage is full and the
+    /// next cannot be made.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
+    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef)?);
+    /// assert_eq!(filter.len(), 1);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
+        self.insert_one(hash)
+    }
+
+    /// Adds every hash of `hashes`; stops at the first error (the hashes before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// filter.insert_hash_batch(&hashes)?;
+    /// assert!(hashes.iter().all(|&hash| filter.contains_hash(hash)));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
+        self.insert_all(hashes)
+    }
+
+    /// The newest stage.
+    fn newest_mut(&mut self) -> &mut Filter<S> {
+        let newest = self.stages.len() - 1;
+        &mut self.stages[newest]
+    }
+}
+
+/// The one primitive every write of [`ScalableFilter`] is written from (see `filter::write`):
+/// a key found in some stage is not added again; a new one goes into the newest stage, after a
+/// new stage is made when that one is full.
+impl<S: Clone> Insert for ScalableFilter<S> {
+    type Hasher = S;
+    type Error = Error;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Error> {
+        if self.contains_hash(hash) {
+            return Ok(true);
+        }
+        if self.items_in_last_stage >= self.last_stage_capacity {
+            let next = self.stages.len();
+            let blocks = self.parameters.stage_blocks(next)?;
+            let stage = Filter::with_num_blocks_and_hasher(blocks, self.hasher.clone())?
+                .with_kernel(self.kernel())?;
+            self.stages
+                .try_reserve(1)
+                .map_err(|_| Error::AllocationFailed {
+                    bytes: size_of::<Filter<S>>(),
+                })?;
+            self.stages.push(stage);
+            self.items_in_last_stage = 0;
+            self.last_stage_capacity = self.parameters.stage_capacity(next);
+        }
+        self.newest_mut().insert_hash(hash);
+        self.items_in_last_stage += 1;
+        Ok(false)
+    }
+}
+
+/// The byte-key contract: keys given as exactly their bytes, hashed with
+/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
+/// another program can reproduce it. Use these for persisted string and byte keys.
+impl<S: FilterHasher + Clone> ScalableFilter<S> {
+    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
+    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(!filter.insert_bytes(b"key")?);
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error> {
+        write::insert_bytes(self, key)
+    }
+
+    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
+    /// first error (the keys before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
+    /// assert!(filter.contains_bytes(b"b"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error> {
+        write::insert_bytes_batch(self, keys)
+    }
+}
+
+read_methods! {
+    type: ScalableFilter,
+    setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key)?;
+    filter.insert_bytes(key.as_bytes())?;
+}",
+    note: "Every stage answers, newest first (it is the largest and holds most keys); a key may \
+           be present when any stage says so.",
+    probe: |filter, hash| {
+        // Newest first: it is the largest stage and holds most of the keys.
+        filter.stages
+            .iter()
+            .rev()
+            .any(|stage| stage.contains_hash(hash))
+    },
+    probe_all: |filter, hashes, out| filter.stages_batch(hashes, out),
+    bytes: yes,
+}
+
+impl<S> ScalableFilter<S> {
+    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage (same lengths),
+    /// with each stage's batch lookup running inside its kernel.
+    fn stages_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        // The newest stage answers into `out`; older stages answer a chunk at a time into a
+        // buffer on the stack that is ORed in, so there is no allocation.
+        const CHUNK: usize = 256;
+        let mut stages = self.stages.iter().rev();
+        if let Some(newest) = stages.next() {
+            newest.contains_hash_batch(hashes, out);
+        }
+        let mut older = [false; CHUNK];
+        for stage in stages {
+            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+                let older = &mut older[..hashes.len()];
+                stage.contains_hash_batch(hashes, older);
+                for (answer, &found) in out.iter_mut().zip(older.iter()) {
+                    *answer |= found;
+                }
+            }
+        }
+    }
+}
+
+impl<S: Clone + PartialEq> ScalableFilter<S> {
+    /// Reassembles a filter from its parameters, its stages (oldest first, as
+    /// [`stages`](Self::stages) gives them) and the number of keys in the newest stage (as
+    /// [`items_in_last_stage`](Self::items_in_last_stage) gives it); what a deserializer calls.
+    ///
+    /// Errors when the parameters are invalid, there are no stages, a stage does not have the
+    /// size the parameters give it, the stages have different hashers, or the newest stage is
+    /// said to hold more than its capacity.
+    ///
+    /// ```
+    /// use splitbloom::ScalableFilter;
+    /// let mut filter = ScalableFilter::with_fpr(100, 0.01)?;
+    /// for key in 0..1000u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// let copy = ScalableFilter::from_stages(
+    ///     *filter.parameters(),
+    ///     filter.stages().to_vec(),
+    ///     filter.items_in_last_stage(),
+    /// )?;
+    /// assert_eq!(copy.len(), filter.len());
+    /// assert!(copy.contains(&999u64));
+    /// let no_stages: Vec<splitbloom::Filter> = Vec::new();
+    /// assert!(ScalableFilter::from_stages(*filter.parameters(), no_stages, 0).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_stages(
+        parameters: ScalableParameters,
+        stages: Vec<Filter<S>>,
+        items_in_last_stage: usize,
+    ) -> Result<Self, Error> {
+        parameters.check()?;
+        let hasher = stages.first().ok_or(Error::NoStages)?.hasher().clone();
+        // Checking a stored size takes one or two evaluations of the rate (none for a stage
+        // like the one before it), so this is linear in the number of stages.
+        let mut check = math::scalable_v1::StageCheck::default();
+        for (index, stage) in stages.iter().enumerate() {
+            let (capacity, fpr) = (
+                parameters.stage_capacity(index),
+                parameters.stage_fpr(index),
+            );
+            if !check.matches(capacity as u64, fpr, stage.num_blocks()) {
+                return Err(Error::StageMismatch {
+                    stage: index,
+                    expected_blocks: parameters.stage_blocks(index)?,
+                    found_blocks: stage.num_blocks(),
+                });
+            }
+            if *stage.hasher() != hasher {
+                return Err(Error::HasherMismatch);
+            }
+        }
+        let capacity = parameters.stage_capacity(stages.len() - 1);
+        if items_in_last_stage > capacity {
+            return Err(Error::StageOverfilled {
+                items: items_in_last_stage,
+                capacity,
+            });
+        }
+        Ok(ScalableFilter {
+            stages,
+            parameters,
+            hasher,
+            items_in_last_stage,
+            last_stage_capacity: capacity,
+        })
+    }
+}
+
+impl<S> ScalableFilter<S> {
+    /// The same filter with every stage, and every stage added later, running on `kernel`;
+    /// errors when this CPU cannot run it. Results never depend on the kernel, only speed does.
+    ///
+    /// ```
+    /// use splitbloom::{Kernel, ScalableFilter};
+    /// let mut filter = ScalableFilter::with_fpr(10, 0.01)?.with_kernel(Kernel::Scalar)?;
+    /// for key in 0..100u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// assert!(filter.stages().len() > 1);
+    /// assert!(filter.stages().iter().all(|stage| stage.kernel() == Kernel::Scalar));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_kernel(mut self, kernel: Kernel) -> Result<Self, Error> {
+        if !kernel.is_available() {
+            return Err(Error::KernelUnavailable(kernel));
+        }
+        for stage in &mut self.stages {
+            stage.set_kernel(kernel)?;
+        }
+        Ok(self)
+    }
+
+    /// The kernel of the newest stage, which new stages use too (the stages of a filter built
+    /// here all share one; [`from_stages`](ScalableFilter::from_stages) keeps theirs).
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// assert_eq!(filter.kernel(), splitbloom::Kernel::best());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.newest().kernel()
+    }
+
+    /// The newest stage (there is always one).
+    fn newest(&self) -> &Filter<S> {
+        &self.stages[self.stages.len() - 1]
+    }
+
+    /// The stages, oldest first; every one a plain [`Filter`].
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.stages()[0].num_blocks(), filter.size_in_bytes() / 32);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn stages(&self) -> &[Filter<S>] {
+        &self.stages
+    }
+
+    /// The parameters that size the stages.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.parameters().initial_capacity, 1000);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn parameters(&self) -> &ScalableParameters {
+        &self.parameters
+    }
+
+    /// The hasher keys go through.
+    ///
+    /// ```
+    /// use splitbloom::{ScalableFilter, Xxh3Plain};
+    /// assert_eq!(*ScalableFilter::with_fpr(10, 0.01)?.hasher(), Xxh3Plain::default());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Keys added to the newest stage (every older stage holds exactly its capacity).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// for key in 0..15u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// assert_eq!(filter.stages().len(), 2);
+    /// assert_eq!(filter.items_in_last_stage() + 10, filter.len());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn items_in_last_stage(&self) -> usize {
+        self.items_in_last_stage
+    }
+
+    /// The number of keys added: inserts that found the key absent. Keys inserted twice count
+    /// once; a new key that was a false positive is not counted (nor added).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// filter.insert("a")?;
+    /// filter.insert("a")?;
+    /// assert_eq!(filter.len(), 1);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        // Saturating: capacities are bounded by what the stages' sizes allow, but a sum of
+        // counts is not worth a panic.
+        (0..self.stages.len() - 1)
+            .map(|stage| self.parameters.stage_capacity(stage))
+            .fold(self.items_in_last_stage, usize::saturating_add)
+    }
+
+    /// Whether no key was added.
+    ///
+    /// ```
+    /// assert!(splitbloom::ScalableFilter::with_fpr(10, 0.01)?.is_empty());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The size of all stages' bitsets in bytes.
+    ///
+    /// ```
+    /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
+    /// assert_eq!(filter.size_in_bytes(), filter.stages()[0].size_in_bytes());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn size_in_bytes(&self) -> usize {
+        self.stages.iter().map(Filter::size_in_bytes).sum()
+    }
+
+    /// The false-positive rate as it is now: one minus the chance that no stage gives a false
+    /// positive, from each stage's [`Filter::estimated_fpr`] (treated as independent).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key)?;
+    /// }
+    /// assert!(filter.estimated_fpr() > 0.0 && filter.estimated_fpr() < 0.01);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        let none = self
+            .stages
+            .iter()
+            .map(|stage| 1.0 - stage.estimated_fpr())
+            .product::<f64>();
+        1.0 - none
+    }
+}
+
+/// Adds every key, growing as needed.
+///
+/// # Panics
+///
+/// When a new stage cannot be made: it would exceed [`math::MAX_BLOCKS`] or the allocator
+/// refuses it, as `Vec::extend` panics on capacity overflow. Use
+/// [`insert_batch`](ScalableFilter::insert_batch) or [`insert`](ScalableFilter::insert) to get
+/// that as an [`Error`] instead.
+///
+/// ```
+/// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+/// filter.extend(0..100u64);
+/// filter.extend(["apple", "pear"]);
+/// assert!(filter.contains(&99u64) && filter.contains("pear"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher + Clone, K: Hash> Extend<K> for ScalableFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
+        if let Err(error) = write::extend(self, keys) {
+            panic!("ScalableFilter::extend: {error}");
+        }
+    }
+}
+
+/// A filter of every key, with a compound false-positive rate below 1%, the default growth
+/// factor and tightening ratio, and a first stage sized for the iterator's lower size hint
+/// (clamped to 1,024 ..= 2^24 keys); it grows as keys arrive.
+///
+/// # Panics
+///
+/// As [`Extend`], when a new stage cannot be made.
+///
+/// ```
+/// let filter: splitbloom::ScalableFilter = (0..10_000u64).collect();
+/// assert!(filter.contains(&1234u64));
+/// assert!(filter.estimated_fpr() < 0.01);
+/// ```
+impl<K: Hash> FromIterator<K> for ScalableFilter {
+    fn from_iter<I: IntoIterator<Item = K>>(keys: I) -> Self {
+        let keys = keys.into_iter();
+        let initial_capacity = keys.size_hint().0.clamp(1 << 10, 1 << 24);
+        let mut filter = match ScalableFilter::with_fpr(initial_capacity, 0.01) {
+            Ok(filter) => filter,
+            Err(error) => panic!("ScalableFilter::from_iter: {error}"),
+        };
+        filter.extend(keys);
+        filter
+    }
+}
+
+#[cfg(test)]
+mod tests;
