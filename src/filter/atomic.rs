@@ -111,18 +111,19 @@ impl<S> AtomicFilter<S> {
 }
 
 impl<S: BuildHasher> AtomicFilter<S> {
-    /// Adds `key` through a shared reference; returns `true` when all its bits were already set.
+    /// Adds `key` through a shared reference; returns `true` when it was newly inserted (some
+    /// of its bits were unset when this call read them), as [`Filter::insert`].
     ///
     /// ```
     /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64));
     /// assert!(filter.insert(&42u64));
+    /// assert!(!filter.insert(&42u64));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     #[inline]
     pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        let Ok(present) = write::insert(&mut { self }, key);
-        present
+        let Ok(new) = write::insert(&mut { self }, key);
+        new
     }
 
     /// Adds every key of `keys` through a shared reference: the result of
@@ -140,20 +141,20 @@ impl<S: BuildHasher> AtomicFilter<S> {
 }
 
 impl<S> AtomicFilter<S> {
-    /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when all its bits were
-    /// already set when this call read them (the key was probably present). Two threads racing
-    /// to insert the same new key may both get `false`.
+    /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when it was newly
+    /// inserted (some of its bits were unset when this call read them). Two threads racing to
+    /// insert the same new key may both get `true`.
     ///
     /// ```
     /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     #[inline]
     pub fn insert_hash(&self, hash: u64) -> bool {
-        let Ok(present) = (&mut { self }).insert_one(hash);
-        present
+        let Ok(new) = (&mut { self }).insert_one(hash);
+        new
     }
 
     /// Adds every hash of `hashes`.
@@ -173,19 +174,19 @@ impl<S> AtomicFilter<S> {
 /// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
 /// another program can reproduce it. Use these for persisted string and byte keys.
 impl<S: FilterHasher> AtomicFilter<S> {
-    /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
-    /// already set.
+    /// Adds the key made of exactly `key`'s bytes; returns `true` when it was newly inserted,
+    /// as [`insert`](AtomicFilter::insert).
     ///
     /// ```
     /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_bytes(b"key"));
+    /// assert!(filter.insert_bytes(b"key"));
     /// assert!(filter.contains_bytes("key".as_bytes()));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     #[inline]
     pub fn insert_bytes(&self, key: &[u8]) -> bool {
-        let Ok(present) = write::insert_bytes(&mut { self }, key);
-        present
+        let Ok(new) = write::insert_bytes(&mut { self }, key);
+        new
     }
 
     /// Adds every key of `keys` (each exactly its bytes): the result of
@@ -464,7 +465,7 @@ impl<S> Insert for &AtomicFilter<S> {
     #[inline(always)]
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
         let block = &self.blocks[block_index(hash, self.blocks.len())];
-        Ok(block.insert(self.kernel.mask(hash as u32)))
+        Ok(!block.insert(self.kernel.mask(hash as u32)))
     }
 }
 

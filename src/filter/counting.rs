@@ -136,19 +136,19 @@ impl<S> CountingFilter<S> {
     }
 
     /// Adds a pre-hashed key: increments its eight counters (those already at
-    /// [`COUNTER_MAX`](Self::COUNTER_MAX) stay there). Returns `true` when every counter was
-    /// already non-zero (the key was probably present), as [`Filter::insert_hash`].
+    /// [`COUNTER_MAX`](Self::COUNTER_MAX) stay there). Returns `true` when the key was newly
+    /// inserted (at least one of its counters was 0), as [`Filter::insert_hash`].
     ///
     /// ```
     /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// assert_eq!(filter.count_estimate_hash(0x0123_4567_89ab_cdef), 2);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let Ok(present) = self.insert_one(hash);
-        present
+        let Ok(new) = self.insert_one(hash);
+        new
     }
 
     /// Removes one occurrence of a pre-hashed key: decrements its eight counters, except those
@@ -295,17 +295,18 @@ impl<S> CountingFilter<S> {
 }
 
 impl<S: BuildHasher> CountingFilter<S> {
-    /// Adds one occurrence of `key` (see [`insert_hash`](Self::insert_hash)).
+    /// Adds one occurrence of `key`; returns `true` when it was newly inserted (at least one of
+    /// its counters was 0), as `HashSet::insert` does.
     ///
     /// ```
     /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64));
     /// assert!(filter.insert(&42u64));
+    /// assert!(!filter.insert(&42u64));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        let Ok(present) = write::insert(self, key);
-        present
+        let Ok(new) = write::insert(self, key);
+        new
     }
 
     /// Removes one occurrence of `key`; only remove keys you inserted (see
@@ -382,8 +383,8 @@ impl<S: FilterHasher> CountingFilter<S> {
     /// ```
     #[inline]
     pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let Ok(present) = write::insert_bytes(self, key);
-        present
+        let Ok(new) = write::insert_bytes(self, key);
+        new
     }
 
     /// Removes the key made of exactly `key`'s bytes (see
@@ -482,7 +483,7 @@ impl<S> Insert for CountingFilter<S> {
             was_zero |= count == 0;
             *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
         }
-        Ok(!was_zero)
+        Ok(was_zero)
     }
 }
 

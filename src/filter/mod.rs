@@ -51,8 +51,8 @@ const _: () = assert!(BLOCK_BYTES == 32);
 /// ```
 /// use splitbloom::Filter;
 /// let mut filter = Filter::with_fpr(1000, 0.01)?;
-/// assert!(!filter.insert("apple"));   // newly inserted
-/// assert!(filter.insert("apple"));    // already present
+/// assert!(filter.insert("apple"));   // newly inserted, as `HashSet::insert` says
+/// assert!(!filter.insert("apple"));  // already present
 /// assert!(filter.contains("apple"));  // never a false negative
 /// assert!(!filter.contains("pear"));  // probably absent (here, certainly)
 /// # Ok::<(), splitbloom::Error>(())
@@ -92,18 +92,35 @@ impl<S> Filter<S> {
 }
 
 impl<S: BuildHasher> Filter<S> {
-    /// Adds `key`; returns `true` when all its bits were already set (it was probably present).
+    /// Adds `key`; returns `true` when it was newly inserted (some of its bits were unset), as
+    /// `HashSet::insert` does, and `false` when all its bits were already set (it was probably
+    /// present: a false positive answers `false` too).
+    ///
+    /// A dedup loop is therefore written the std way:
+    ///
+    /// ```
+    /// let mut seen = splitbloom::Filter::with_fpr(1000, 0.01)?;
+    /// let mut unique = Vec::new();
+    /// for word in ["a", "b", "a", "c", "b"] {
+    ///     if seen.insert(word) {
+    ///         unique.push(word);
+    ///     }
+    /// }
+    /// assert_eq!(unique, ["a", "b", "c"]);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    ///
     ///
     /// ```
     /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64));
     /// assert!(filter.insert(&42u64));
+    /// assert!(!filter.insert(&42u64));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     #[inline]
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        let Ok(present) = write::insert(self, key);
-        present
+        let Ok(new) = write::insert(self, key);
+        new
     }
 
     /// Adds every key of `keys`. Same result as calling [`insert`](Filter::insert) on each key,
@@ -147,22 +164,22 @@ read_methods!(@reader Filter, |filter| filter.view());
 read_methods!(@keys Filter, filter_setup!(), filter_note!());
 
 impl<S> Filter<S> {
-    /// Adds a pre-hashed key; returns `true` when all its bits were already set (the key was
-    /// probably present).
+    /// Adds a pre-hashed key; returns `true` when it was newly inserted (some of its bits were
+    /// unset), as [`insert`](Filter::insert).
     ///
     /// The high 32 bits of `hash` choose the block and the low 32 bits the bits inside it, so
     /// both halves must be well mixed.
     ///
     /// ```
     /// let mut filter = splitbloom::Filter::with_num_blocks(16)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     #[inline]
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let Ok(present) = self.insert_one(hash);
-        present
+        let Ok(new) = self.insert_one(hash);
+        new
     }
 
     /// Adds every hash of `hashes`, with the loop inside the kernel. On filters of at least half
@@ -186,19 +203,19 @@ read_methods!(@hashes Filter, filter_setup!(), filter_note!());
 /// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
 /// another program can reproduce it. Use these for persisted string and byte keys.
 impl<S: FilterHasher> Filter<S> {
-    /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
-    /// already set.
+    /// Adds the key made of exactly `key`'s bytes; returns `true` when it was newly inserted,
+    /// as [`insert`](Filter::insert).
     ///
     /// ```
     /// let mut filter = splitbloom::Filter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_bytes(b"key"));
+    /// assert!(filter.insert_bytes(b"key"));
     /// assert!(filter.contains_bytes("key".as_bytes()));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     #[inline]
     pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let Ok(present) = write::insert_bytes(self, key);
-        present
+        let Ok(new) = write::insert_bytes(self, key);
+        new
     }
 
     /// Adds every key of `keys` (each exactly its bytes): the result of
@@ -364,7 +381,8 @@ impl<S> Insert for Filter<S> {
     #[inline(always)]
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
         let kernel = self.kernel;
-        Ok(kernel.insert_hash(self.words_mut(), hash))
+        // The kernels answer whether every bit was already set.
+        Ok(!kernel.insert_hash(self.words_mut(), hash))
     }
 
     #[inline]

@@ -55,11 +55,11 @@ pub use value::{ParquetValue, hash};
 
 impl Filter<ParquetHash> {
     /// Adds a value hashed the way Parquet hashes it (see [`ParquetValue`]); returns `true`
-    /// when it was probably present already.
+    /// when it was newly inserted, as [`Filter::insert`].
     ///
     /// ```
     /// let mut filter = splitbloom::parquet::Sizing::for_items(10, 0.01)?.filter()?;
-    /// assert!(!filter.insert_value("a0"));
+    /// assert!(filter.insert_value("a0"));
     /// assert!(filter.contains_value("a0"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```

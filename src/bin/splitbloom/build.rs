@@ -49,7 +49,7 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
         // count is a lower bound on the distinct keys (a new key may find its bits already
         // set), so a warning based on it is never a false alarm.
         for &hash in &hashes {
-            new_keys += u64::from(!filter.insert_hash(hash));
+            new_keys += u64::from(filter.insert_hash(hash));
         }
         keys += batch.len() as u64;
         progress.update(keys);

@@ -30,7 +30,7 @@ fn stream<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<S
         lines += 1;
         // `insert` reports whether every bit was already set: then the line was (probably)
         // seen before.
-        if !filter.insert_hash(hash_key(filter.hasher(), &key)) {
+        if filter.insert_hash(hash_key(filter.hasher(), &key)) {
             kept += 1;
             out.write(&key)?;
         }

@@ -112,13 +112,14 @@ impl<S: Clone> ScalableFilter<S> {
 }
 
 impl<S: BuildHasher + Clone> ScalableFilter<S> {
-    /// Adds `key` (hashed once for all stages); returns `true` when it was probably present.
+    /// Adds `key` (hashed once for all stages); returns `Ok(true)` when it was newly inserted,
+    /// as `HashSet::insert` does, and `Ok(false)` when some stage already (probably) held it.
     /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
     ///
     /// ```
     /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64)?);
     /// assert!(filter.insert(&42u64)?);
+    /// assert!(!filter.insert(&42u64)?);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
@@ -141,14 +142,14 @@ impl<S: BuildHasher + Clone> ScalableFilter<S> {
 }
 
 impl<S: Clone> ScalableFilter<S> {
-    /// Adds a pre-hashed key; returns `true` when it was probably present already (then nothing
-    /// is added). Errors, leaving the filter unchanged, when the newest stage is full and the
+    /// Adds a pre-hashed key; returns `Ok(true)` when it was newly inserted, `Ok(false)` when it
+    /// was probably present already (then nothing is added). Errors, leaving the filter unchanged, when the newest stage is full and the
     /// next cannot be made.
     ///
     /// ```
     /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
     /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef)?);
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
     /// assert_eq!(filter.len(), 1);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
@@ -190,7 +191,7 @@ impl<S: Clone> Insert for ScalableFilter<S> {
 
     fn insert_one(&mut self, hash: u64) -> Result<bool, Error> {
         if self.contains_hash(hash) {
-            return Ok(true);
+            return Ok(false);
         }
         if self.items_in_last_stage >= self.last_stage_capacity {
             let next = self.stages.len();
@@ -208,7 +209,7 @@ impl<S: Clone> Insert for ScalableFilter<S> {
         }
         self.newest_mut().insert_hash(hash);
         self.items_in_last_stage += 1;
-        Ok(false)
+        Ok(true)
     }
 }
 
@@ -221,7 +222,7 @@ impl<S: FilterHasher + Clone> ScalableFilter<S> {
     ///
     /// ```
     /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_bytes(b"key")?);
+    /// assert!(filter.insert_bytes(b"key")?);
     /// assert!(filter.contains_bytes(b"key"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
