@@ -15,7 +15,6 @@
 //! when one key is inserted many times or a block is heavily overloaded (Fan et al., "Summary
 //! cache", 2000: with 4-bit counters overflow is rare).
 
-use alloc::vec::Vec;
 use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
@@ -28,17 +27,13 @@ use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3Plain};
 use crate::math;
 use crate::storage::Blocks;
+use crate::storage::counters::CounterBlock;
 
 /// Bits per counter.
 const COUNTER_BITS: u32 = 4;
 
 /// The lowest bit of every counter of a lane.
 const LOW_BITS: u128 = u128::MAX / 0xF;
-
-/// One block of counters: lane `i`'s counter for bit `b` is bits `4b..4b + 4` of `self.0[i]`.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-#[repr(C, align(64))]
-struct CounterBlock([u128; LANES]);
 
 // `shared_methods!` is given the block size as a literal, for its doc examples.
 const _: () = assert!(size_of::<CounterBlock>() == 128);
@@ -71,7 +66,9 @@ const _: () = assert!(size_of::<CounterBlock>() == 128);
 /// ```
 #[derive(Clone)]
 pub struct CountingFilter<S = Xxh3Plain> {
-    blocks: Vec<CounterBlock>,
+    // Lazily zeroed, as a `Filter`'s blocks: a new filter's memory becomes resident only as
+    // keys are inserted.
+    blocks: Blocks<CounterBlock>,
     kernel: Dispatch,
     hasher: S,
 }
@@ -105,13 +102,9 @@ impl<S> CountingFilter<S> {
     /// ```
     pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
         math::check_num_blocks(num_blocks)?;
-        let mut blocks = Vec::new();
-        blocks
-            .try_reserve_exact(num_blocks)
-            .map_err(|_| Error::AllocationFailed {
-                bytes: num_blocks.saturating_mul(size_of::<CounterBlock>()),
-            })?;
-        blocks.resize(num_blocks, CounterBlock::default());
+        let blocks = Blocks::zeroed(num_blocks).ok_or(Error::AllocationFailed {
+            bytes: num_blocks.saturating_mul(size_of::<CounterBlock>()),
+        })?;
         Ok(CountingFilter {
             blocks,
             kernel: Dispatch::best(),
@@ -251,7 +244,7 @@ impl<S> CountingFilter<S> {
         S: Clone,
     {
         let mut blocks: Blocks = Blocks::zeroed_or_abort(self.blocks.len());
-        for (projection, block) in blocks.iter_mut().zip(&self.blocks) {
+        for (projection, block) in blocks.iter_mut().zip(self.blocks.iter()) {
             *projection = Block(block.0.map(nonzero_counters));
         }
         Filter::from_parts(blocks, self.kernel, self.hasher.clone())
