@@ -2,7 +2,7 @@
 //! for transparent huge pages when it is large.
 //!
 //! A filter larger than the last-level cache costs a DRAM access per key; on 4 KiB pages it
-//! also costs a TLB miss (Zen 4's 3072-entry L2 TLB covers 12 MiB). Filters of at least
+//! also costs a TLB miss (a few thousand L2 TLB entries cover only megabytes). Filters of at least
 //! [`HUGE_PAGE_THRESHOLD`] bytes are therefore allocated on a 2 MiB boundary, rounded up to a
 //! whole number of 2 MiB pages, and on Linux given `madvise(MADV_HUGEPAGE)` *before* their
 //! pages are first touched, so that the kernel can back them with huge pages when it is

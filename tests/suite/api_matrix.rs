@@ -375,7 +375,7 @@ fn constructors_size_every_type_alike() {
 
 /// `from_bytes` needs no type annotation for the default hasher on every type that reads the
 /// format (this test does not compile where it would: E0283), and another hasher is named
-/// through the type with `from_bytes_with_hasher`.
+/// through the type with `from_bytes_with_hasher_type`.
 #[test]
 fn from_bytes_needs_no_type_annotation() {
     let keys = keys();
@@ -403,7 +403,7 @@ fn from_bytes_needs_no_type_annotation() {
     let parquet = Filter::with_num_blocks_and_hasher(4, ParquetHash::default()).unwrap();
     let bytes = parquet.to_bytes();
     assert_eq!(
-        Filter::<ParquetHash>::from_bytes_with_hasher(&bytes),
+        Filter::<ParquetHash>::from_bytes_with_hasher_type(&bytes),
         Ok(parquet.clone())
     );
     assert!(
@@ -411,13 +411,13 @@ fn from_bytes_needs_no_type_annotation() {
         "the default hasher refuses it"
     );
     assert_eq!(
-        FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes)
+        FilterRef::<ParquetHash>::from_bytes_with_hasher_type(&bytes)
             .unwrap()
             .to_filter(),
         Ok(parquet.clone())
     );
     assert_eq!(
-        AtomicFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)
+        AtomicFilter::<ParquetHash>::from_bytes_with_hasher_type(&bytes)
             .unwrap()
             .into_filter(),
         parquet
