@@ -18,11 +18,25 @@ use crate::{Kernel, arch, math};
 // `shared_methods!` is given the block size as a literal, for its doc examples.
 const _: () = assert!(BLOCK_BYTES == 32);
 
-/// A split-block Bloom filter: "definitely not in the set" or "probably in the set".
+/// A split-block Bloom filter: "certainly not in the set" or "probably in the set".
 ///
-/// Keys are hashed with `S` (by default [`Xxh3Plain`]); pre-hashed 64-bit values go through
-/// [`insert_hash`](Filter::insert_hash) and [`contains_hash`](Filter::contains_hash). The kernel
-/// is chosen once, when the filter is built ([`Kernel::best`]), and never changes the results.
+/// Build one for the number of keys you expect and the false-positive rate you accept
+/// ([`with_fpr`](Filter::with_fpr)); [`insert`](Filter::insert) answers `true` for a key it
+/// did not hold yet, as `HashSet::insert` does, and [`contains`](Filter::contains) never
+/// answers `false` for a key that was inserted. Past its planned size a filter keeps every
+/// key, but its false-positive rate climbs; [`ScalableFilter`](crate::ScalableFilter) grows
+/// instead.
+///
+/// The methods come in four forms, listed in this order below: keys of any `Hash` type
+/// (`insert`, `contains`, and their `_batch` forms, one call into the kernel per batch),
+/// pre-hashed 64-bit keys (`insert_hash`, `contains_hash`), keys given as exactly their bytes
+/// (`insert_bytes`, `contains_bytes`: the [byte-key contract](crate::hash) another program can
+/// reproduce), and persistence (`to_bytes`, `write_to`, `from_bytes`). Then come the
+/// conversions ([`into_atomic`](Filter::into_atomic)) and the set operations
+/// ([`union`](Filter::union), [`fold`](Filter::fold)).
+///
+/// Keys are hashed with `S` (by default [`Xxh3Plain`]). The kernel is chosen once, when the
+/// filter is built ([`Kernel::best`]), and never changes the results.
 ///
 /// ```
 /// use splitbloom::Filter;
@@ -31,6 +45,8 @@ const _: () = assert!(BLOCK_BYTES == 32);
 /// assert!(!filter.insert("apple"));  // already present
 /// assert!(filter.contains("apple"));  // never a false negative
 /// assert!(!filter.contains("pear"));  // probably absent (here, certainly)
+/// let copy = Filter::from_bytes(&filter.to_bytes())?;
+/// assert_eq!(copy, filter);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone)]
