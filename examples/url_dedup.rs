@@ -36,15 +36,16 @@ fn main() -> Result<(), splitbloom::Error> {
     let (mut fetched, mut skipped, mut wrongly_skipped) = (0u64, 0u64, 0u64);
     for i in 0..LINKS {
         let url = link(i);
-        let probably_seen = seen.insert(url.as_str())?;
-        let really_seen = !truth.insert(url);
+        // Both answer `true` for a key they did not hold yet.
+        let new = seen.insert(url.as_str())?;
+        let really_new = truth.insert(url);
         // Never a false negative: a URL seen before is always recognized.
-        assert!(probably_seen || !really_seen);
-        if probably_seen {
-            skipped += 1;
-            wrongly_skipped += u64::from(!really_seen);
-        } else {
+        assert!(really_new || !new);
+        if new {
             fetched += 1;
+        } else {
+            skipped += 1;
+            wrongly_skipped += u64::from(really_new);
         }
     }
     println!("{LINKS} links, {} distinct URLs", truth.len());

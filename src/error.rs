@@ -144,6 +144,15 @@ pub enum Error {
         /// The stage's capacity.
         capacity: usize,
     },
+    /// Reading or writing a filter's bytes failed; converted from [`std::io::Error`] (kind and
+    /// message, so that `Error` stays `Clone` and `PartialEq`), so `?` works on `write_to`.
+    #[cfg(feature = "std")]
+    Io {
+        /// The kind of the I/O error.
+        kind: std::io::ErrorKind,
+        /// Its message.
+        message: alloc::string::String,
+    },
 }
 
 impl fmt::Display for Error {
@@ -239,7 +248,7 @@ impl fmt::Display for Error {
             ),
             Error::HasherKindMismatch { expected, found } => write!(
                 f,
-                "the filter was built with the {found:?} hasher (hasher id {id}), but was read as a filter using {expected:?}; read it with the type `{name}` (e.g. `FilterRef::<{name}>::from_bytes_with_hasher`)",
+                "the filter was built with the {found:?} hasher (hasher id {id}), but was read as a filter using {expected:?}; read it with the type `{name}` (e.g. `FilterRef::<{name}>::from_bytes_with_hasher_type`)",
                 id = found.id(),
                 name = found.type_name()
             ),
@@ -291,6 +300,8 @@ impl fmt::Display for Error {
                 f,
                 "the newest stage cannot hold {items} items: its capacity is {capacity}"
             ),
+            #[cfg(feature = "std")]
+            Error::Io { message, .. } => write!(f, "I/O error: {message}"),
         }
     }
 }

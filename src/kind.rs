@@ -87,7 +87,7 @@ impl HasherKind {
     }
 
     /// The path of the hasher type that computes this kind: the type to name to read a filter
-    /// built with it (`FilterRef::<T>::from_bytes_with_hasher`).
+    /// built with it (`FilterRef::<T>::from_bytes_with_hasher_type`).
     ///
     /// ```
     /// use splitbloom::HasherKind;

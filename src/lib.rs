@@ -1,20 +1,98 @@
 //! # splitbloom
 //!
-//! A split-block Bloom filter that answers "definitely not in the set" or "probably in the set"
-//! at close to memory speed, with the bit layout of Parquet's SBBF (shared by Impala, Kudu,
-//! Arrow, Spark and DuckDB).
+//! A Bloom filter is a compact set that answers "certainly not in the set" or "probably in the
+//! set": about 10.5 bits per key for 1% false positives, and never a false negative. Use one in
+//! front of an expensive lookup (a disk read, a network call, the probe side of a join), to
+//! drop duplicates from a stream, or to skip Parquet row groups. It cannot list its keys or
+//! answer exactly; for that, use a `HashSet`.
+//!
+//! splitbloom is a *split-block* Bloom filter: every key touches one 32-byte block, so an
+//! insert or a lookup costs one memory access, computed with SIMD on the CPU's best kernel,
+//! chosen at run time. Its bits are those of Parquet's SBBF (shared by Impala, Kudu, Arrow,
+//! Spark and DuckDB), and the same keys give the same bytes on every target and build.
+//!
+//! ## Quick start
 //!
 //! ```
-//! use splitbloom::Filter;
+//! use splitbloom::{Filter, FilterRef};
 //!
 //! let mut filter = Filter::with_fpr(10_000, 0.01)?; // 10,000 keys, 1% false positives
-//! filter.insert("alice");
-//! filter.insert(&42u64);
-//! assert!(filter.contains("alice"));
-//! assert!(filter.contains(&42u64));
-//! assert!(!filter.contains("bob")); // false means certainly absent
+//! assert!(filter.insert("alice"));   // `true`: newly inserted, as `HashSet::insert` says
+//! assert!(!filter.insert("alice"));  // `false`: already present
+//! filter.insert(&42u64);             // any `Hash` key
+//! assert!(filter.contains("alice") && filter.contains(&42u64));
+//! assert!(!filter.contains("bob"));  // `false` means certainly absent
+//!
+//! // Drop duplicates from a stream, the std way.
+//! let mut seen = Filter::with_fpr(1_000, 0.001)?;
+//! let unique: Vec<_> = ["a", "b", "a", "c"].into_iter().filter(|word| seen.insert(word)).collect();
+//! assert_eq!(unique, ["a", "b", "c"]);
+//!
+//! // Persist it, and answer straight from the stored bytes (e.g. an mmap'd file).
+//! let bytes = filter.to_bytes();
+//! let stored = FilterRef::from_bytes(&bytes)?; // checks the checksum, copies nothing
+//! assert!(stored.contains("alice"));
 //! # Ok::<(), splitbloom::Error>(())
 //! ```
+//!
+//! ## Which one to pick
+//!
+//! | you need | pick |
+//! |---|---|
+//! | a set of about `n` keys, one writer | [`Filter::with_fpr`]`(n, fpr)` |
+//! | many threads inserting into one live filter | [`AtomicFilter`] (or one [`Filter`] per thread, then [`Filter::union`]) |
+//! | to remove keys | [`CountingFilter`]: 4-bit counters, four times the memory |
+//! | an unknown number of keys | [`ScalableFilter`]: grows, keeps its false-positive target |
+//! | answers from stored bytes without copying them | [`FilterRef`] |
+//! | a Parquet column chunk's bloom filter | [`parquet`], with [`ParquetHash`](parquet::ParquetHash) |
+//!
+//! * **Hasher**: keep the default, [`Xxh3`] (XXH3, hasher id 4), on every target. The
+//!   opt-in [`GxHash`] (gxhash, id 6) is faster on long keys but exists only in builds with
+//!   AES enabled at compile time (`-C target-feature=+aes`); elsewhere reading its filters is
+//!   [`Error::HasherUnavailable`]. [`ParquetHash`](parquet::ParquetHash) (XXH64, id 3) is
+//!   Parquet's. The [`hash`] module defines each exactly.
+//! * **Kernel**: nothing to choose. Each filter takes [`Kernel::best`] when it is built;
+//!   `with_kernel` or the `SPLITBLOOM_KERNEL` environment variable force one, for tests and
+//!   benchmarks. Every kernel gives the same bits and answers.
+//! * **Size**: give the number of keys and the false-positive rate ([`Filter::with_fpr`],
+//!   sized with the split-block formula of [`math`]), or bits per key
+//!   ([`Filter::with_bits_per_key`]). Sized generously, a filter can be halved later
+//!   ([`Filter::fold_to_fpr`]) once the real count is known.
+//!
+//! ## Keys
+//!
+//! Insert any key with `insert(&key)`. A string or byte-string key (`str`, `String`, `[u8]`,
+//! `Vec<u8>`, `[u8; N]` and the smart pointers to them) is hashed as exactly its bytes with
+//! every hasher, so `insert("k")` and `insert_bytes(b"k")` are the same key, and another
+//! program can reproduce its hash from the [byte-key contract](hash); `insert_bytes` takes any
+//! `AsRef<[u8]>` type. Other types are hashed through their `Hash` impl, as a `HashSet` hashes
+//! them; a key that is already a well-mixed 64-bit hash goes through
+//! [`Filter::insert_hash`] and [`Filter::contains_hash`], as storage engines that hash keys
+//! themselves need.
+//!
+//! ## Batches
+//!
+//! [`Filter::insert_batch`], [`Filter::contains_batch`] and [`Filter::count_contained`] (and
+//! their pre-hashed and byte-key forms) make one call into the kernel per batch. On filters
+//! larger than the CPU's caches each key is hashed and its block prefetched well before it is
+//! probed, so many memory accesses are in flight at once: several times faster than one key
+//! at a time. `BENCHMARKS.md` has the figures, with the commands that measured them.
+//!
+//! ## Persisting
+//!
+//! `to_bytes` and `write_to` write a documented little-endian format with a checksummed
+//! 32-byte header ([`format`](mod@format); the byte-level specification, with known-answer
+//! vectors, is `docs/FORMAT.md`). `from_bytes` reads it back and checks every byte; bad input
+//! is an [`Error`], never a panic. [`FilterRef`] answers from the bytes in place. A filter
+//! built with another hasher is read with `from_bytes_with_hasher_type`, the hasher named as
+//! the type parameter (`Filter::<ParquetHash>::from_bytes_with_hasher_type(&bytes)`): its seed
+//! comes from the bytes. `write_to` returns the writer's `std::io::Error`, and `?` converts it
+//! to an [`Error`] (and an [`Error`] to a `std::io::Error`), so both fit one function.
+//!
+//! Sizes and counts are `usize`, as for a `Vec`: they size memory and count the elements of
+//! slices, and a count a filter returns can never exceed what a slice holds. A `u64` from a
+//! file or a database converts with `usize::try_from`, which fails only where memory could not
+//! hold the filter anyway. The on-disk fields are `u64`, the same on every target.
 //!
 //! ## Design
 //!
@@ -26,59 +104,34 @@
 //! variable shift and one OR or test.
 //!
 //! * **Kernels** ([`Kernel`]): `scalar` (the reference, plain Rust), `portable` (`wide`),
-//!   `avx2` and `avx512` (x86_64 intrinsics, detected at run time: AVX2 with BMI2; AVX-512F, VL
-//!   and DQ, 256 bits wide) and `neon` (aarch64). A filter picks
-//!   [`Kernel::best`] once, at construction, and holds the choice by value; each operation is
-//!   then one direct call into code compiled for the kernel (for the AVX2 and AVX-512 kernels'
-//!   single-key lookup and insert, inline assembly and no call at all). Every kernel produces
-//!   the same bits and answers as `scalar`; the test suite checks each against it.
-//! * **Batches** ([`Filter::insert_batch`], [`Filter::contains_batch`] and their pre-hashed
-//!   forms): one call into the kernel per batch. On filters of at least half the L2 cache each
-//!   key is hashed and its block prefetched 128 keys before it is probed (on x86_64 into L2,
-//!   or into L1 on AMD Zen 5, chosen at run time), so a batch keeps many memory accesses in
-//!   flight: 4.8 ns per key at 10^8 keys on Zen 4,
-//!   against 21 ns one key at a time (`benches/results.md`); 13.7 against 29.3 ns on Zen 3 and
-//!   8.7 against 17.5 ns on an Intel Xeon (the README's "Per CPU" section).
-//! * **Hashing** ([`hash`]): keys go through a [`BuildHasher`](core::hash::BuildHasher) with a
-//!   stable, documented output: [`Xxh3`] (hasher id 4) on every target and under every
-//!   build flag, so every build writes and reads the same filter bytes. [`GxHash`] (id 6) is
-//!   the opt-in gxhash where the target has AES: XXH3 under 16 bytes, gxhash from 16 up, where
-//!   gxhash is the faster. A string key hashes as its bytes with every hasher, so string and byte
-//!   keys go through the byte-key contract ([`Filter::insert_bytes`],
-//!   [`Filter::contains_bytes`], [`Filter::hash_bytes`]): for the default, exactly
-//!   `XXH3_64_withSeed(key, seed)`, which any XXH3 implementation reproduces. An integer key
-//!   costs one folded multiply. Pre-hashed values go through [`Filter::insert_hash`] and
-//!   [`Filter::contains_hash`], as storage engines that hash keys themselves need.
-//! * **Variants**: [`AtomicFilter`] (inserts from many threads at once through `&self`,
-//!   lock-free), [`CountingFilter`] (4-bit saturating counters, so keys can be removed) and
-//!   [`ScalableFilter`] (a chain of filters that grows and keeps its false-positive target), all
-//!   with the block choice, lane bits and hashing of [`Filter`].
+//!   `avx2` and `avx512` (x86_64, detected at run time: AVX2 with BMI2; AVX-512F, VL and DQ,
+//!   256 bits wide) and `neon` (aarch64). A filter holds its kernel by value, and each
+//!   operation is one direct call into code compiled for it. The test suite checks every
+//!   kernel's every output against `scalar`.
+//! * **Variants**: [`AtomicFilter`], [`CountingFilter`] and [`ScalableFilter`] share the block
+//!   choice, lane bits and hashing of [`Filter`]; every read and every write is written once
+//!   for all of them.
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
-//! * **Storage** ([`format`](mod@format)): a documented little-endian format with a
-//!   checksummed 32-byte header; [`FilterRef`] answers straight from stored bytes without
-//!   copying them.
-//! * **Parquet** ([`parquet`]): Parquet's value hashing, sizing and `BloomFilterHeader`, so a
-//!   filter can be taken from, or put into, a Parquet column chunk.
-//! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halve a filter once the real
-//!   key count is known; the result equals the filter built at the smaller size.
+//! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halving a filter gives exactly
+//!   the filter built at the smaller size.
 //!
 //! ## The filter family: every type, every operation
 //!
-//! The types share one vocabulary, written once (`src/filter/view.rs`) and checked against
-//! [`Filter`] for every type by `tests/suite/api_matrix.rs`. "—" marks an operation that does not
-//! apply, with the reason.
+//! The types share one vocabulary, written once (reads in `src/filter/view.rs`, writes in
+//! `src/filter/write.rs`) and checked against [`Filter`] for every type by
+//! `tests/suite/api_matrix.rs`. "—" marks an operation that does not apply, with the reason.
 //!
 //! | operation | [`Filter`] | [`FilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] |
 //! |---|---|---|---|---|---|
 //! | `with_fpr`, `with_bits_per_key`, `with_num_blocks`, `…_and_hasher` | ✓ | — read from bytes, never built | ✓ | ✓ | `with_fpr`, `with_parameters`: stages are sized by the parameters |
-//! | `insert`, `insert_hash`, `insert_bytes` | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail |
+//! | `insert`, `insert_hash`, `insert_bytes` (`true` when new) | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail |
 //! | `insert_batch`, `insert_hash_batch`, `insert_bytes_batch` | ✓ | — | ✓ `&self` | ✓ | ✓ `Result` |
 //! | `remove`, `remove_hash`, `remove_bytes`, `remove_batch`, `count_estimate` | — bits are shared by keys | — | — | ✓ | — |
 //! | `contains`, `contains_hash`, `contains_bytes`, `hash_bytes` | ✓ | ✓ | ✓ | ✓ | ✓ |
 //! | `contains_batch`, `contains_hash_batch`, `contains_bytes_batch` (one length check) | ✓ | ✓ | ✓ | ✓ | ✓ |
-//! | `count_contained`, `count_contained_hashes` | ✓ | ✓ | ✓ | ✓ | ✓ |
-//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container |
+//! | `count_contained`, `count_contained_hashes`, `count_contained_bytes` | ✓ | ✓ | ✓ | ✓ | ✓ |
+//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher_type` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container |
 //! | `serde` | ✓ | ✓ | — use `to_bytes` | — | — use `to_bytes` |
 //! | `kernel`, `with_kernel`, `hasher` | ✓ | ✓ | ✓ | ✓ | ✓ |
 //! | `num_blocks`, `size_in_bytes` | ✓ | ✓ | ✓ | ✓ (128 bytes a block) | `size_in_bytes`; blocks per stage via `stages()` |
@@ -91,42 +144,28 @@
 //!
 //! There is no `|=` or `&=`: two filters of different sizes or hashers cannot be combined, and
 //! an operator could only panic on them. [`Filter::union`] and [`Filter::intersect`] return
-//! that as an [`Error`]. Sizes and counts are `usize` everywhere; `u64` appears only in
-//! on-disk fields.
+//! that as an [`Error`].
 //!
-//! ## Architecture: a key's path, and where each concern lives
+//! ## Where each concern lives
 //!
-//! `filter.insert(&key)` ([`Filter`], `src/filter/mod.rs`) goes through five rooms:
+//! `filter.insert(&key)` goes through five layers, each importing only the ones before it:
 //!
-//! 1. **Hasher** (`src/hash/`, one file per hasher, the shared `Hasher` framing in `framing.rs`):
-//!    the filter's `S: BuildHasher` turns the key into a 64-bit `h` ([`Xxh3`] by default,
-//!    `xxh3.rs`; [`GxHash`], `gxhash.rs`; [`ParquetHash`](parquet::ParquetHash), `parquet.rs`;
-//!    XXH3's inputs over 240 bytes in AVX2 or AVX-512 chosen at run time,
-//!    `src/arch/xxh3_long.rs`); [`FilterHasher::hash_bytes`] is the
-//!    byte-key contract another program can reproduce.
-//! 2. **Block index** (`src/block.rs`): [`block_index`] picks block `((h >> 32) · z) >> 32`;
-//!    this file also holds the layout ([`SALT`], [`mask`], [`LANES`], [`BLOCK_BYTES`]), the
-//!    scalar oracle every kernel is tested against, and `MAX_BLOCKS`.
-//! 3. **Dispatch** (`src/arch/dispatch.rs`): the filter holds a `Dispatch`, chosen once at
-//!    construction ([`Kernel::best`], or `with_kernel`, or `SPLITBLOOM_KERNEL`), and each
-//!    operation is one direct call into that kernel's entry points (`EntryPoints` and the
-//!    `entry_points!` macro in `src/arch/mod.rs`; batch loops and prefetching in
-//!    `src/arch/generic.rs` and `src/arch/prefetch.rs`; the cache sizes that decide when
-//!    batches prefetch, detected once, in `src/arch/cache.rs`).
-//! 4. **Kernel** (`src/arch/{scalar,portable,avx2,avx512,neon}.rs`): computes the key's eight-lane
-//!    mask from the low 32 bits of `h` and ORs it into, or tests it against, the block. The
-//!    public label is [`Kernel`] (`src/kernel.rs`, a leaf that imports nothing); the "adding
-//!    a kernel" checklist is in `src/arch/mod.rs`.
-//! 5. **Block** (`src/storage/`): 32-byte blocks in aligned, lazily zeroed memory (huge pages
-//!    for large filters), and the atomic view [`AtomicFilter`] writes through.
-//!
-//! The other rooms:
+//! 1. **Hasher** (`src/hash/`): the filter's `S: BuildHasher` turns the key into a 64-bit `h`;
+//!    [`FilterHasher::hash_bytes`] is the byte-key contract another program can reproduce.
+//! 2. **Block index** (`src/block.rs`): [`block_index`], the layout ([`SALT`], [`mask`],
+//!    [`LANES`], [`BLOCK_BYTES`]) and the scalar oracle every kernel is tested against.
+//! 3. **Dispatch** (`src/arch/dispatch.rs`): the kernel chosen once, at construction; batch
+//!    loops and prefetching in `src/arch/generic.rs`.
+//! 4. **Kernel** (`src/arch/{scalar,portable,avx2,avx512,neon}.rs`): the key's eight-lane mask,
+//!    ORed into or tested against the block.
+//! 5. **Block** (`src/storage/`): aligned, lazily zeroed memory (huge pages for large filters)
+//!    and the atomic view [`AtomicFilter`] writes through.
 //!
 //! | where | what |
 //! |---|---|
-//! | `src/filter/` | the family: `mod.rs` ([`Filter`]), `view.rs` (every read, written once over a `Probe` each type provides, and the macros that write the shared methods), `filter_ref.rs`, `atomic.rs`, `counting.rs`, `scalable.rs`, `fold.rs` (union, intersect, fold) |
-//! | `src/format/` | the `SBLM` format: `mod.rs` (constants, [`format::Header`], the one header reader, the codec over plain slices; names no filter type), `serde.rs`, `scalable.rs` (the `SBLS` container) |
-//! | `src/parquet/` | `value.rs` (Parquet values as the bytes Parquet hashes), `thrift.rs` (the `BloomFilterHeader` codec), `sizing.rs`; the hasher itself is in `src/hash/parquet.rs` |
+//! | `src/filter/` | the family: `owned.rs` ([`Filter`]), `view.rs` (every read), `write.rs` (every write), `shared.rs` (constructors and accessors), `persist.rs`, `filter_ref.rs`, `atomic.rs`, `counting.rs`, `scalable/`, `fold.rs`, `serde.rs` |
+//! | `src/format/` | the `SBLM` and `SBLS` codecs over plain slices: header, checksum, bitset bytes; names no filter type |
+//! | `src/parquet/` | Parquet values as the bytes Parquet hashes, the `BloomFilterHeader` codec, sizing |
 //! | `src/math.rs` | false-positive rates and sizing from the split-block formula |
 //! | `src/error.rs` | [`Error`] |
 //! | `src/bin/splitbloom/` | the CLI (feature `cli`) |
@@ -134,9 +173,9 @@
 //!
 //! ## Crate features
 //!
-//! * `std` (default): run-time CPU feature detection and the `SPLITBLOOM_KERNEL` override.
-//!   Without it the crate is `no_std` + `alloc`, and kernels are chosen from the target
-//!   features the crate is compiled with.
+//! * `std` (default): run-time CPU feature detection, the `SPLITBLOOM_KERNEL` override and
+//!   `write_to`. Without it the crate is `no_std` + `alloc`, and kernels are chosen from the
+//!   target features the crate is compiled with.
 //! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
 //! * `parquet`: `cli` plus `splitbloom parquet-info` (Parquet footers read by the `parquet`
 //!   crate).
@@ -145,17 +184,17 @@
 //!
 //! ## Safety
 //!
-//! `unsafe` code lives only in three modules, and the crate denies `unsafe_code` everywhere
-//! else: the kernels (`src/arch/`), where each kernel is a token type that can only be
-//! constructed once its CPU feature has been detected, so holding one proves its
-//! `#[target_feature]` functions may be called; the block storage (`src/storage/`: the
+//! The crate denies `unsafe_code` except where it must be, and each exception is allowed at
+//! its module with the reason: the kernels (`src/arch/`), where each kernel is a token type
+//! that can only be constructed once its CPU feature has been detected, so holding one proves
+//! its `#[target_feature]` functions may be called; and the block storage (`src/storage/`: the
 //! aligned, lazily zeroed allocation and its zero-copy atomic view). `src/arch/` also holds
 //! XXH3's long-input loop in AVX2 and AVX-512 (`xxh3_long.rs`), called right after detecting
-//! them, with xxhash-rust's own loop elsewhere, and castaway's `unsafe` marker trait
-//! `LifetimeFree` for the three hashers (`type_cast.rs`), so that filters can recognise them at
-//! compile time; its one requirement, that the type has no lifetime parameters, holds for each. Inline assembly declares every register it
-//! changes, so callers compiled with AVX keep their vector registers
-//! (`tests/caller_registers.rs`).
+//! them, and castaway's `unsafe` marker trait `LifetimeFree` for the three hashers
+//! (`type_cast.rs`), so that filters recognise them at compile time; its one requirement, that
+//! the type has no lifetime parameters, holds for each. Every `unsafe` block carries its
+//! `SAFETY` argument. Inline assembly declares every register it changes, so callers compiled
+//! with AVX keep their vector registers (`tests/caller_registers.rs`).
 
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(clippy::undocumented_unsafe_blocks)]
@@ -191,8 +230,8 @@ pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
-pub use filter::{CountingFilter, Filter, ScalableFilter, ScalableParameters};
-pub use format::FilterRef;
+pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter};
+pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
 pub use kind::{HasherKind, Kernel, UnknownKernel};
 

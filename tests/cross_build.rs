@@ -60,7 +60,8 @@ fn answers(bytes: &[u8]) -> Vec<bool> {
 
 /// [`answers`], reading `bytes` with hasher type `S`.
 fn answers_as<S: FilterHasher>(bytes: &[u8]) -> Vec<bool> {
-    let view = FilterRef::<S>::from_bytes_with_hasher(bytes).expect("a cross-build file opens");
+    let view =
+        FilterRef::<S>::from_bytes_with_hasher_type(bytes).expect("a cross-build file opens");
     let mut out = Vec::new();
     for key in string_keys() {
         out.push(view.contains_bytes(&key));

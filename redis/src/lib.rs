@@ -182,7 +182,7 @@ fn load_value(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
     let error_rate = raw::load_double(rdb).map_err(io)?;
     let items = raw::load_unsigned(rdb).map_err(io)?;
     let bytes = raw::load_string_buffer(rdb).map_err(io)?;
-    let filter = Bloom::from_bytes_with_hasher(bytes.as_ref())
+    let filter = Bloom::from_bytes_with_hasher_type(bytes.as_ref())
         .map_err(|error| format!("bad filter in RDB: {error}"))?;
     Ok(Sbf {
         filter,
@@ -650,7 +650,7 @@ fn load(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     // WRONGTYPE before the (possibly long) validation.
     key.get_value::<Sbf>(&SBF_TYPE)?;
-    let filter = Bloom::from_bytes_with_hasher(args[2].as_slice()).map_err(|error| match error {
+    let filter = Bloom::from_bytes_with_hasher_type(args[2].as_slice()).map_err(|error| match error {
         // The crate's message tells a Rust caller which type to name; a Redis user needs to
         // know which hasher the module takes (see `Bloom`).
         splitbloom::Error::HasherKindMismatch { found, .. } => err(&format!(

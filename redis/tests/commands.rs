@@ -123,7 +123,7 @@ fn dump_bytes_are_the_crates_format_and_load_round_trips() {
 
     let bytes = c.cmd(&["SBF.DUMP", "f"]).bytes();
     // A service falls back to a local view of the same bytes: same answers, no server.
-    let local = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
+    let local = FilterRef::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap();
     for key in &keys {
         assert!(local.contains_bytes(key.as_bytes()));
     }

@@ -8,12 +8,14 @@
 //! The memory-ordering argument is in the docs of [`AtomicFilter`].
 
 use alloc::vec::Vec;
+use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, block_index};
 use crate::error::Error;
+use crate::filter::write::{self, Insert};
 use crate::filter::{Filter, view};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::storage::Blocks;
@@ -88,11 +90,117 @@ pub struct AtomicFilter<S = Xxh3> {
     hasher: S,
 }
 
-shared_methods! {
-    type: AtomicFilter,
-    make: "let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;",
-    block_bytes: 32,
-    constructors: yes,
+shared_methods!(@constructors AtomicFilter);
+
+impl<S> AtomicFilter<S> {
+    /// [`AtomicFilter::with_num_blocks`] with a given hasher.
+    ///
+    /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS), or
+    /// the allocation fails.
+    ///
+    /// ```
+    /// use splitbloom::{AtomicFilter, FilterHasher, Xxh3};
+    /// // The default hasher with a seed of one's own.
+    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3::with_seed(7))?;
+    /// assert_eq!((filter.num_blocks(), filter.hasher().seed()), (8, 7));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
+        Filter::with_num_blocks_and_hasher(num_blocks, hasher).map(Filter::into_atomic)
+    }
+}
+
+impl<S: BuildHasher> AtomicFilter<S> {
+    /// Adds `key` through a shared reference; returns `true` when it was newly inserted (some
+    /// of its bits were unset when this call read them), as [`Filter::insert`].
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// assert!(filter.insert(&42u64));
+    /// assert!(!filter.insert(&42u64));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
+        let Ok(new) = write::insert(&mut { self }, key);
+        new
+    }
+
+    /// Adds every key of `keys` through a shared reference: the result of
+    /// [`insert`](AtomicFilter::insert) on each, the keys hashed a chunk at a time.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
+    /// filter.insert_batch(&["apple", "pear", "plum"]);
+    /// assert!(filter.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&self, keys: &[K]) {
+        let Ok(()) = write::insert_batch(&mut { self }, keys);
+    }
+}
+
+impl<S> AtomicFilter<S> {
+    /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when it was newly
+    /// inserted (some of its bits were unset when this call read them). Two threads racing to
+    /// insert the same new key may both get `true`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
+    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_hash(&self, hash: u64) -> bool {
+        let Ok(new) = (&mut { self }).insert_one(hash);
+        new
+    }
+
+    /// Adds every hash of `hashes`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
+    /// filter.insert_hash_batch(&[1 << 40, 2 << 40, 3 << 40]);
+    /// assert!(filter.contains_hash(2 << 40));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&self, hashes: &[u64]) {
+        let Ok(()) = (&mut { self }).insert_all(hashes);
+    }
+}
+
+/// The byte-key contract: keys given as exactly their bytes, hashed with
+/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
+/// another program can reproduce it. Use these for persisted string and byte keys.
+impl<S: FilterHasher> AtomicFilter<S> {
+    /// Adds the key made of exactly `key`'s bytes; returns `true` when it was newly inserted,
+    /// as [`insert`](AtomicFilter::insert).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// assert!(filter.insert_bytes(b"key"));
+    /// assert!(filter.contains_bytes("key".as_bytes()));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&self, key: &[u8]) -> bool {
+        let Ok(new) = write::insert_bytes(&mut { self }, key);
+        new
+    }
+
+    /// Adds every key of `keys` (each exactly its bytes): the result of
+    /// [`insert_bytes`](AtomicFilter::insert_bytes) on each, through the pre-hashed batch path.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert_bytes_batch(&["apple", "pear"]);
+    /// assert!(filter.contains_bytes(b"pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K]) {
+        let Ok(()) = write::insert_bytes_batch(&mut { self }, keys);
+    }
 }
 
 read_methods! {
@@ -111,21 +219,95 @@ for key in [\"apple\", \"pear\"] {
     bytes: yes,
 }
 
+/// Statistics read each block once, as a lookup does: they hold every key whose insert
+/// completed before the call.
 impl<S> AtomicFilter<S> {
-    /// [`AtomicFilter::with_num_blocks`] with a given hasher.
-    ///
-    /// Errors when `num_blocks` is 0 or above [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS), or
-    /// the allocation fails.
+    /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).
     ///
     /// ```
-    /// use splitbloom::{AtomicFilter, FilterHasher, Xxh3};
-    /// // The default hasher with a seed of one's own.
-    /// let filter = AtomicFilter::with_num_blocks_and_hasher(8, Xxh3::with_seed(7))?;
-    /// assert_eq!((filter.num_blocks(), filter.hasher().seed()), (8, 7));
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
+    /// filter.insert_hash(0);
+    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
-        Filter::with_num_blocks_and_hasher(num_blocks, hasher).map(Filter::into_atomic)
+    pub fn fill_ratio(&self) -> f64 {
+        view::fill_ratio(self.blocks.iter().map(AtomicBlock::load))
+    }
+
+    /// The false-positive rate of the filter as it is now (see [`Filter::estimated_fpr`]).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
+    /// filter.insert("x");
+    /// assert_eq!(filter.estimated_fpr(), filter.snapshot().estimated_fpr());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
+    }
+}
+
+impl AtomicFilter {
+    /// Reads a filter written with the default hasher (by any filter type's `to_bytes`), as
+    /// [`Filter::from_bytes`] then [`Filter::into_atomic`]; no type annotation is needed.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("key");
+    /// let copy = splitbloom::AtomicFilter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<AtomicFilter, Error> {
+        Filter::from_bytes(bytes).map(Filter::into_atomic)
+    }
+}
+
+/// Persistence writes a [`snapshot`](AtomicFilter::snapshot): the bits as they are when it is
+/// taken, with every key whose insert completed before the call.
+impl<S: FilterHasher> AtomicFilter<S> {
+    /// The filter in splitbloom's format, the bytes of [`Filter::to_bytes`] of a
+    /// [`snapshot`](AtomicFilter::snapshot); read it back with [`Filter::from_bytes`] and
+    /// [`Filter::into_atomic`].
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
+    /// filter.insert("key");
+    /// let copy: splitbloom::Filter = splitbloom::Filter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.into_atomic().contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        self.snapshot().to_bytes()
+    }
+
+    /// Reads a filter built with the hasher type `S`, named as the type parameter, as
+    /// [`Filter::from_bytes_with_hasher_type`] then [`Filter::into_atomic`] (the bitset is not
+    /// copied again).
+    ///
+    /// ```
+    /// use splitbloom::{AtomicFilter, Filter, parquet::ParquetHash};
+    /// let bytes = Filter::with_num_blocks_and_hasher(4, ParquetHash::default())?.to_bytes();
+    /// let filter = AtomicFilter::<ParquetHash>::from_bytes_with_hasher_type(&bytes)?;
+    /// assert_eq!(filter.num_blocks(), 4);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes_with_hasher_type(bytes: &[u8]) -> Result<Self, Error> {
+        Filter::from_bytes_with_hasher_type(bytes).map(Filter::into_atomic)
+    }
+
+    /// Writes [`to_bytes`](AtomicFilter::to_bytes) to `writer`.
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_num_blocks(2)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        self.snapshot().write_to(writer)
     }
 }
 
@@ -203,192 +385,9 @@ impl<S> AtomicFilter<S> {
         }
         Filter::from_parts(blocks, self.kernel, self.hasher.clone())
     }
-
-    /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when all its bits were
-    /// already set when this call read them (the key was probably present). Two threads racing
-    /// to insert the same new key may both get `false`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
-    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_hash(&self, hash: u64) -> bool {
-        let block = &self.blocks[block_index(hash, self.blocks.len())];
-        block.insert(self.kernel.mask(hash as u32))
-    }
-
-    /// Adds every hash of `hashes`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
-    /// filter.insert_hash_batch(&[1 << 40, 2 << 40, 3 << 40]);
-    /// assert!(filter.contains_hash(2 << 40));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash_batch(&self, hashes: &[u64]) {
-        for &hash in hashes {
-            self.insert_hash(hash);
-        }
-    }
 }
 
-impl<S: BuildHasher> AtomicFilter<S> {
-    /// Adds `key` through a shared reference; returns `true` when all its bits were already set.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64));
-    /// assert!(filter.insert(&42u64));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
-    }
-
-    /// Adds every key of `keys` through a shared reference: the result of
-    /// [`insert`](AtomicFilter::insert) on each, the keys hashed a chunk at a time.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
-    /// filter.insert_batch(&["apple", "pear", "plum"]);
-    /// assert!(filter.contains("pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&self, keys: &[K]) {
-        for key in keys {
-            self.insert(key);
-        }
-    }
-}
-
-/// The byte-key contract: keys given as exactly their bytes, hashed with
-/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
-/// another program can reproduce it. Use these for persisted string and byte keys.
-impl<S: FilterHasher> AtomicFilter<S> {
-    /// Adds the key made of exactly `key`'s bytes; returns `true` when all its bits were
-    /// already set.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_bytes(b"key"));
-    /// assert!(filter.contains_bytes("key".as_bytes()));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&self, key: &[u8]) -> bool {
-        self.insert_hash(self.hash_bytes(key))
-    }
-
-    /// Adds every key of `keys` (each exactly its bytes): the result of
-    /// [`insert_bytes`](AtomicFilter::insert_bytes) on each, through the pre-hashed batch path.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes_batch(&["apple", "pear"]);
-    /// assert!(filter.contains_bytes(b"pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K]) {
-        crate::hash::for_each_hashed_chunk(&self.hasher, keys, |_, hashes| {
-            self.insert_hash_batch(hashes);
-        });
-    }
-}
-
-/// Statistics read each block once, as a lookup does: they hold every key whose insert
-/// completed before the call.
-impl<S> AtomicFilter<S> {
-    /// The fraction of bits that are set, from 0 to 1 (see [`Filter::fill_ratio`]).
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(1)?;
-    /// filter.insert_hash(0);
-    /// assert_eq!(filter.fill_ratio(), 8.0 / 256.0);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn fill_ratio(&self) -> f64 {
-        view::fill_ratio(self.blocks.iter().map(AtomicBlock::load))
-    }
-
-    /// The false-positive rate of the filter as it is now (see [`Filter::estimated_fpr`]).
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;
-    /// filter.insert("x");
-    /// assert_eq!(filter.estimated_fpr(), filter.snapshot().estimated_fpr());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn estimated_fpr(&self) -> f64 {
-        view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
-    }
-}
-
-impl AtomicFilter {
-    /// Reads a filter written with the default hasher (by any filter type's `to_bytes`), as
-    /// [`Filter::from_bytes`] then [`Filter::into_atomic`]; no type annotation is needed.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("key");
-    /// let copy = splitbloom::AtomicFilter::from_bytes(&filter.to_bytes())?;
-    /// assert!(copy.contains("key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<AtomicFilter, Error> {
-        Filter::from_bytes(bytes).map(Filter::into_atomic)
-    }
-}
-
-/// Persistence writes a [`snapshot`](AtomicFilter::snapshot): the bits as they are when it is
-/// taken, with every key whose insert completed before the call.
-impl<S: FilterHasher> AtomicFilter<S> {
-    /// The filter in splitbloom's format, the bytes of [`Filter::to_bytes`] of a
-    /// [`snapshot`](AtomicFilter::snapshot); read it back with [`Filter::from_bytes`] and
-    /// [`Filter::into_atomic`].
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert("key");
-    /// let copy: splitbloom::Filter = splitbloom::Filter::from_bytes(&filter.to_bytes())?;
-    /// assert!(copy.into_atomic().contains("key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        self.snapshot().to_bytes()
-    }
-
-    /// Reads a filter built with hasher type `S`, as [`Filter::from_bytes_with_hasher`] then
-    /// [`Filter::into_atomic`] (the bitset is not copied again).
-    ///
-    /// ```
-    /// use splitbloom::{AtomicFilter, Filter, parquet::ParquetHash};
-    /// let bytes = Filter::with_num_blocks_and_hasher(4, ParquetHash::default())?.to_bytes();
-    /// let filter = AtomicFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)?;
-    /// assert_eq!(filter.num_blocks(), 4);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
-        Filter::from_bytes_with_hasher(bytes).map(Filter::into_atomic)
-    }
-
-    /// Writes [`to_bytes`](AtomicFilter::to_bytes) to `writer`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(2)?;
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        self.snapshot().write_to(writer)
-    }
-}
+shared_methods!(@accessors AtomicFilter, "let filter = splitbloom::AtomicFilter::with_num_blocks(8)?;", 32);
 
 /// A copy of the bits as they are now (a [`snapshot`](AtomicFilter::snapshot)), on the same
 /// kernel.
@@ -441,9 +440,25 @@ impl<S: PartialEq> PartialEq for AtomicFilter<S> {
 /// ```
 impl<S: BuildHasher, K: Hash> Extend<K> for AtomicFilter<S> {
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
-        }
+        let Ok(()) = write::extend(&mut &*self, keys);
+    }
+}
+
+/// The one primitive every write of [`AtomicFilter`] is written from (see `filter::write`),
+/// on a shared reference: writers share the filter.
+impl<S> Insert for &AtomicFilter<S> {
+    type Hasher = S;
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    #[inline(always)]
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
+        let block = &self.blocks[block_index(hash, self.blocks.len())];
+        Ok(!block.insert(self.kernel.mask(hash as u32)))
     }
 }
 

@@ -15,7 +15,7 @@
 //! when one key is inserted many times or a block is heavily overloaded (Fan et al., "Summary
 //! cache", 2000: with 4-bit counters overflow is rare).
 
-use alloc::vec::Vec;
+use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
@@ -23,20 +23,17 @@ use crate::arch::{BlockKernel, Dispatch};
 use crate::block::{Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::Filter;
+use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::math;
 use crate::storage::Blocks;
+use crate::storage::counters::CounterBlock;
 
 /// Bits per counter.
 const COUNTER_BITS: u32 = 4;
 
 /// The lowest bit of every counter of a lane.
 const LOW_BITS: u128 = u128::MAX / 0xF;
-
-/// One block of counters: lane `i`'s counter for bit `b` is bits `4b..4b + 4` of `self.0[i]`.
-#[derive(Clone, Copy, Default, PartialEq, Eq)]
-#[repr(C, align(64))]
-struct CounterBlock([u128; LANES]);
 
 // `shared_methods!` is given the block size as a literal, for its doc examples.
 const _: () = assert!(size_of::<CounterBlock>() == 128);
@@ -69,32 +66,14 @@ const _: () = assert!(size_of::<CounterBlock>() == 128);
 /// ```
 #[derive(Clone)]
 pub struct CountingFilter<S = Xxh3> {
-    blocks: Vec<CounterBlock>,
+    // Lazily zeroed, as a `Filter`'s blocks: a new filter's memory becomes resident only as
+    // keys are inserted.
+    blocks: Blocks<CounterBlock>,
     kernel: Dispatch,
     hasher: S,
 }
 
-shared_methods! {
-    type: CountingFilter,
-    make: "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;",
-    block_bytes: 128,
-    constructors: yes,
-}
-
-read_methods! {
-    type: CountingFilter,
-    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-for key in [\"apple\", \"pear\"] {
-    filter.insert(key);
-    filter.insert_bytes(key.as_bytes());
-}",
-    note: "A key may be present when all eight of its counters are non-zero: the answers of \
-           [`to_filter`](CountingFilter::to_filter)'s plain filter.",
-    probe: |filter, hash| {
-        filter.count_estimate_hash(hash) > 0
-    },
-    bytes: yes,
-}
+shared_methods!(@constructors CountingFilter);
 
 impl<S> CountingFilter<S> {
     /// The largest value of a counter; a counter that reaches it stays there.
@@ -123,13 +102,9 @@ impl<S> CountingFilter<S> {
     /// ```
     pub fn with_num_blocks_and_hasher(num_blocks: usize, hasher: S) -> Result<Self, Error> {
         math::check_num_blocks(num_blocks)?;
-        let mut blocks = Vec::new();
-        blocks
-            .try_reserve_exact(num_blocks)
-            .map_err(|_| Error::AllocationFailed {
-                bytes: num_blocks.saturating_mul(size_of::<CounterBlock>()),
-            })?;
-        blocks.resize(num_blocks, CounterBlock::default());
+        let blocks = Blocks::zeroed(num_blocks).ok_or(Error::AllocationFailed {
+            bytes: num_blocks.saturating_mul(size_of::<CounterBlock>()),
+        })?;
         Ok(CountingFilter {
             blocks,
             kernel: Dispatch::best(),
@@ -154,25 +129,19 @@ impl<S> CountingFilter<S> {
     }
 
     /// Adds a pre-hashed key: increments its eight counters (those already at
-    /// [`COUNTER_MAX`](Self::COUNTER_MAX) stay there). Returns `true` when every counter was
-    /// already non-zero (the key was probably present), as [`Filter::insert_hash`].
+    /// [`COUNTER_MAX`](Self::COUNTER_MAX) stay there). Returns `true` when the key was newly
+    /// inserted (at least one of its counters was 0), as [`Filter::insert_hash`].
     ///
     /// ```
     /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
     /// assert_eq!(filter.count_estimate_hash(0x0123_4567_89ab_cdef), 2);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let (index, shifts) = self.locate(hash);
-        let mut was_zero = false;
-        for (lane, shift) in self.blocks[index].0.iter_mut().zip(shifts) {
-            let count = (*lane >> shift) & 0xF;
-            was_zero |= count == 0;
-            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
-        }
-        !was_zero
+        let Ok(new) = self.insert_one(hash);
+        new
     }
 
     /// Removes one occurrence of a pre-hashed key: decrements its eight counters, except those
@@ -220,9 +189,7 @@ impl<S> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        for &hash in hashes {
-            self.insert_hash(hash);
-        }
+        let Ok(()) = self.insert_all(hashes);
     }
 
     /// Removes one occurrence of every hash of `hashes` (see
@@ -277,7 +244,7 @@ impl<S> CountingFilter<S> {
         S: Clone,
     {
         let mut blocks: Blocks = Blocks::zeroed_or_abort(self.blocks.len());
-        for (projection, block) in blocks.iter_mut().zip(&self.blocks) {
+        for (projection, block) in blocks.iter_mut().zip(self.blocks.iter()) {
             *projection = Block(block.0.map(nonzero_counters));
         }
         Filter::from_parts(blocks, self.kernel, self.hasher.clone())
@@ -321,16 +288,18 @@ impl<S> CountingFilter<S> {
 }
 
 impl<S: BuildHasher> CountingFilter<S> {
-    /// Adds one occurrence of `key` (see [`insert_hash`](Self::insert_hash)).
+    /// Adds one occurrence of `key`; returns `true` when it was newly inserted (at least one of
+    /// its counters was 0), as `HashSet::insert` does.
     ///
     /// ```
     /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64));
     /// assert!(filter.insert(&42u64));
+    /// assert!(!filter.insert(&42u64));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
+        let Ok(new) = write::insert(self, key);
+        new
     }
 
     /// Removes one occurrence of `key`; only remove keys you inserted (see
@@ -372,9 +341,7 @@ impl<S: BuildHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
-        for key in keys {
-            self.insert(key);
-        }
+        let Ok(()) = write::insert_batch(self, keys);
     }
 
     /// Removes one occurrence of every key of `keys`: the result of
@@ -409,8 +376,8 @@ impl<S: FilterHasher> CountingFilter<S> {
     /// ```
     #[inline]
     pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let hash = self.hash_bytes(key);
-        self.insert_hash(hash)
+        let Ok(new) = write::insert_bytes(self, key);
+        new
     }
 
     /// Removes the key made of exactly `key`'s bytes (see
@@ -453,11 +420,26 @@ impl<S: FilterHasher> CountingFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
-        for key in keys {
-            self.insert_bytes(key.as_ref());
-        }
+        let Ok(()) = write::insert_bytes_batch(self, keys);
     }
 }
+
+read_methods! {
+    type: CountingFilter,
+    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key);
+    filter.insert_bytes(key.as_bytes());
+}",
+    note: "A key may be present when all eight of its counters are non-zero: the answers of \
+           [`to_filter`](CountingFilter::to_filter)'s plain filter.",
+    probe: |filter, hash| {
+        filter.count_estimate_hash(hash) > 0
+    },
+    bytes: yes,
+}
+
+shared_methods!(@accessors CountingFilter, "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;", 128);
 
 /// Adds one occurrence of every key (as [`insert`](CountingFilter::insert)); cannot fail.
 ///
@@ -469,9 +451,32 @@ impl<S: FilterHasher> CountingFilter<S> {
 /// ```
 impl<S: BuildHasher, K: Hash> Extend<K> for CountingFilter<S> {
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            self.insert(&key);
+        let Ok(()) = write::extend(self, keys);
+    }
+}
+
+/// The one primitive every write of [`CountingFilter`] is written from (see `filter::write`):
+/// increment the key's eight counters, those at [`COUNTER_MAX`](CountingFilter::COUNTER_MAX)
+/// staying there.
+impl<S> Insert for CountingFilter<S> {
+    type Hasher = S;
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    #[inline]
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
+        let (index, shifts) = self.locate(hash);
+        let mut was_zero = false;
+        for (lane, shift) in self.blocks[index].0.iter_mut().zip(shifts) {
+            let count = (*lane >> shift) & 0xF;
+            was_zero |= count == 0;
+            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
         }
+        Ok(was_zero)
     }
 }
 

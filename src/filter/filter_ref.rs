@@ -38,28 +38,6 @@ pub struct FilterRef<'a, S = Xxh3> {
     hasher: S,
 }
 
-shared_methods! {
-    type: FilterRef<'_>,
-    make: "let bytes = splitbloom::Filter::with_num_blocks(8)?.to_bytes();
-let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
-    block_bytes: 32,
-    constructors: no,
-}
-
-read_methods! {
-    type: FilterRef<'_>,
-    setup: "let mut source = splitbloom::Filter::with_fpr(100, 0.01)?;
-for key in [\"apple\", \"pear\"] {
-    source.insert(key);
-    source.insert_bytes(key.as_bytes());
-}
-let bytes = source.to_bytes();
-let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
-    note: "The same answers as the [`Filter`] that was serialized, through the same kernels.",
-    reader: |filter| filter.view(),
-    bytes: yes,
-}
-
 impl<'a, S> FilterRef<'a, S> {
     /// A view of validated blocks with `hasher`, on the best kernel.
     pub(crate) fn from_parts(blocks: Cow<'a, [[u32; LANES]]>, hasher: S) -> Self {
@@ -93,7 +71,8 @@ impl<'a, S> FilterRef<'a, S> {
 }
 
 impl<'a> FilterRef<'a> {
-    /// [`from_bytes_with_hasher`](FilterRef::from_bytes_with_hasher) for the default hasher:
+    /// [`from_bytes_with_hasher_type`](FilterRef::from_bytes_with_hasher_type) for the default
+    /// hasher:
     /// validates `bytes` (checksum included) and views them, without a type annotation.
     ///
     /// ```
@@ -103,10 +82,10 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        FilterRef::from_bytes_with_hasher(bytes)
+        FilterRef::from_bytes_with_hasher_type(bytes)
     }
 
-    /// [`from_trusted_bytes_with_hasher`](FilterRef::from_trusted_bytes_with_hasher) for the
+    /// [`from_trusted_bytes_with_hasher_type`](FilterRef::from_trusted_bytes_with_hasher_type) for the
     /// default hasher, without a type annotation.
     ///
     /// ```
@@ -116,23 +95,24 @@ impl<'a> FilterRef<'a> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_trusted_bytes(bytes: &'a [u8]) -> Result<Self, Error> {
-        FilterRef::from_trusted_bytes_with_hasher(bytes)
+        FilterRef::from_trusted_bytes_with_hasher_type(bytes)
     }
 }
 
 impl<'a, S: FilterHasher> FilterRef<'a, S> {
-    /// Validates `bytes` like [`Filter::from_bytes_with_hasher`] (checksum included) and views
-    /// them, for a filter built with hasher type `S`; [`FilterRef::from_bytes`] is this for the
+    /// Validates `bytes` like [`Filter::from_bytes_with_hasher_type`] (checksum included) and
+    /// views them, for a filter built with the hasher type `S`, named as the type parameter
+    /// (the seed comes from the bytes); [`FilterRef::from_bytes`] is this for the
     /// default hasher, without a type annotation.
     ///
     /// ```
     /// use splitbloom::{Error, FilterRef, parquet::ParquetHash};
     /// assert!(matches!(
-    ///     FilterRef::<ParquetHash>::from_bytes_with_hasher(b"not a filter"),
+    ///     FilterRef::<ParquetHash>::from_bytes_with_hasher_type(b"not a filter"),
     ///     Err(Error::WrongMagic { .. })
     /// ));
     /// ```
-    pub fn from_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
+    pub fn from_bytes_with_hasher_type(bytes: &'a [u8]) -> Result<Self, Error> {
         let (header, payload) = validate::<S>(bytes)?;
         Ok(FilterRef::from_parts(
             view_payload(payload)?,
@@ -167,7 +147,7 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
     /// assert!(FilterRef::<splitbloom::Xxh3>::from_bytes(&corrupt).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn from_trusted_bytes_with_hasher(bytes: &'a [u8]) -> Result<Self, Error> {
+    pub fn from_trusted_bytes_with_hasher_type(bytes: &'a [u8]) -> Result<Self, Error> {
         let header = Header::parse(bytes)?;
         let payload = checked_length(&header, bytes)?;
         header.check_hasher::<S>()?;
@@ -206,6 +186,20 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
         filter.words_mut().copy_from_slice(&self.blocks);
         Ok(filter)
     }
+}
+
+read_methods! {
+    type: FilterRef<'_>,
+    setup: "let mut source = splitbloom::Filter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    source.insert(key);
+    source.insert_bytes(key.as_bytes());
+}
+let bytes = source.to_bytes();
+let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;",
+    note: "The same answers as the [`Filter`] that was serialized, through the same kernels.",
+    reader: |filter| filter.view(),
+    bytes: yes,
 }
 
 impl<S> FilterRef<'_, S> {
@@ -300,6 +294,9 @@ impl<S: fmt::Debug> fmt::Debug for FilterRef<'_, S> {
             .finish()
     }
 }
+
+shared_methods!(@accessors FilterRef<'_>, "let bytes = splitbloom::Filter::with_num_blocks(8)?.to_bytes();
+let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;", 32);
 
 // Compile-time check that views can be shared between threads (e.g. one mmap'd file probed by
 // many readers).

@@ -168,6 +168,25 @@ where
     count(keys, |chunk, answers| filter.probe_keys(chunk, answers))
 }
 
+/// How many of `keys` (each exactly its bytes) may be present.
+#[inline]
+pub(crate) fn count_contained_bytes<P: Probe, K: AsRef<[u8]>>(filter: &P, keys: &[K]) -> usize
+where
+    P::Hasher: FilterHasher,
+{
+    let mut count = 0;
+    let mut answers = [false; crate::hash::BYTES_CHUNK];
+    for_each_hashed_chunk(filter.hasher(), keys, |_, hashes| {
+        let answers = &mut answers[..hashes.len()];
+        filter.probe_all(hashes, answers);
+        count += answers
+            .iter()
+            .map(|&answer| usize::from(answer))
+            .sum::<usize>();
+    });
+    count
+}
+
 /// The byte-key contract's hash of `key` (see [`hash`](crate::hash)).
 #[inline(always)]
 pub(crate) fn hash_bytes<P: Probe>(filter: &P, key: &[u8]) -> u64
@@ -315,8 +334,8 @@ pub(crate) fn block_fpr(lanes: &[u32; LANES]) -> f64 {
 macro_rules! read_methods {
     (
         type: $Type:ident,
-        setup: $setup:literal,
-        note: $note:literal,
+        setup: $setup:expr,
+        note: $note:expr,
         probe: |$this:ident, $hash:ident| $probe:expr,
         $(probe_all: |$this_all:ident, $hashes:ident, $out:ident| $probe_all:expr,)?
         bytes: $bytes:tt $(,)?
@@ -355,11 +374,17 @@ macro_rules! read_methods {
     };
     (
         type: $Type:ident $(<$lt:lifetime>)?,
-        setup: $setup:literal,
-        note: $note:literal,
+        setup: $setup:expr,
+        note: $note:expr,
         reader: |$this:ident| $reader:expr,
         bytes: $bytes:tt $(,)?
     ) => {
+        read_methods!(@reader $Type $(<$lt>)?, |$this| $reader);
+        read_methods!(@keys $Type $(<$lt>)?, $setup, $note);
+        read_methods!(@hashes $Type $(<$lt>)?, $setup, $note);
+        read_methods!(@bytes $bytes, $Type $(<$lt>)?, $setup, $note);
+    };
+    (@reader $Type:ident $(<$lt:lifetime>)?, |$this:ident| $reader:expr) => {
         impl<S> $Type<$($lt,)? S> {
             /// The [`Probe`](crate::filter::view::Probe) every read goes through.
             #[inline(always)]
@@ -367,6 +392,12 @@ macro_rules! read_methods {
                 let $this = self;
                 $reader
             }
+        }
+    };
+    (@hashes $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
+        /// Pre-hashed keys, for callers that hash keys themselves (storage engines): the high
+        /// 32 bits of a hash choose the block and the low 32 bits the bits inside it.
+        impl<S> $Type<$($lt,)? S> {
 
             /// Whether a pre-hashed key may be present: `false` means certainly absent.
             ///
@@ -378,8 +409,8 @@ macro_rules! read_methods {
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             // Always inlined, down to the kernel's probe: a caller's loop of single lookups then
-            // keeps the probe inline and the kernel choice hoisted out of the loop (otherwise
-            // every lookup became a call and a jump table, measured in benches/workload.rs).
+            // keeps the probe inline and the kernel choice hoisted out of the loop, instead of
+            // a call and a jump table per lookup (`benches/workload.rs`; see BENCHMARKS.md).
             #[inline(always)]
             pub fn contains_hash(&self, hash: u64) -> bool {
                 $crate::filter::view::Probe::probe(&self.reader(), hash)
@@ -422,7 +453,8 @@ macro_rules! read_methods {
                 $crate::filter::view::count_contained_hashes(&self.reader(), hashes)
             }
         }
-
+    };
+    (@keys $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
         impl<S: core::hash::BuildHasher> $Type<$($lt,)? S> {
             /// Whether `key` may be present: `false` means certainly absent.
             ///
@@ -474,11 +506,9 @@ macro_rules! read_methods {
                 $crate::filter::view::count_contained(&self.reader(), keys)
             }
         }
-
-        read_methods!(@bytes $bytes, $Type $(<$lt>)?, $setup, $note);
     };
     (@bytes no, $($rest:tt)*) => {};
-    (@bytes yes, $Type:ident $(<$lt:lifetime>)?, $setup:literal, $note:literal) => {
+    (@bytes yes, $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
         /// The byte-key contract: keys given as exactly their bytes, hashed with
         /// [`FilterHasher::hash_bytes`](crate::FilterHasher::hash_bytes), whose framing the
         /// [`hash`](crate::hash) module documents so another program can reproduce it. Use these
@@ -508,10 +538,9 @@ macro_rules! read_methods {
             /// assert!(filter.contains_bytes(b"apple"));
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
-            // Always inlined, hash included, as `contains_hash` is: with only `#[inline]` LLVM
-            // kept it out of line in a caller's loop, and each lookup paid a call and reloaded
-            // the filter's fields (`key_lengths`, AMD Zen 5: 1.07-1.69x plain XXH3 at 0-16
-            // bytes, against 0.99-1.11x inlined).
+            // Always inlined, hash included, as `contains_hash` is: otherwise LLVM may keep it
+            // out of line in a caller's loop, where each lookup pays a call and reloads the
+            // filter's fields (`benches/key_lengths.rs` measures it; see BENCHMARKS.md).
             #[inline(always)]
             pub fn contains_bytes(&self, key: &[u8]) -> bool {
                 $crate::filter::view::contains_bytes(&self.reader(), key)
@@ -535,6 +564,20 @@ macro_rules! read_methods {
             #[track_caller]
             pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
                 $crate::filter::view::contains_bytes_batch(&self.reader(), keys, out);
+            }
+
+            /// How many of `keys` (each exactly its bytes) may be present: the number of `true`
+            /// answers
+            #[doc = concat!("[`contains_bytes_batch`](", stringify!($Type), "::contains_bytes_batch)")]
+            /// would give, without an output slice.
+            ///
+            /// ```
+            #[doc = $setup]
+            /// assert!(filter.count_contained_bytes(&["apple", "pear", "kiwi"]) >= 2);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn count_contained_bytes<K: AsRef<[u8]>>(&self, keys: &[K]) -> usize {
+                $crate::filter::view::count_contained_bytes(&self.reader(), keys)
             }
         }
     };

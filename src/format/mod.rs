@@ -1,5 +1,7 @@
-//! splitbloom's own on-disk format: bytes ⇄ [`Filter`](crate::Filter) (owned copy) and [`FilterRef`]
-//! (zero-copy view of the caller's bytes, e.g. an mmap'd file or a block-cache entry).
+//! splitbloom's own on-disk format, as codecs over plain slices: the header, the checksum and
+//! the bitset's bytes. [`Filter`](crate::Filter) reads and writes it (an owned copy),
+//! [`FilterRef`](crate::FilterRef) views it in place (the caller's bytes, e.g. an mmap'd file
+//! or a block-cache entry); this module names neither.
 //!
 //! # Layout (version 1)
 //!
@@ -10,7 +12,7 @@
 //! |---:|---:|---|---|
 //! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
 //! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
-//! | 6 | 1 | hasher id | [`HasherKind::id`]: 3 = Parquet XXH64, 4 = XXH3 (the default), 6 = XXH3 / gxhash by length; 1, 2 and 5 are reserved |
+//! | 6 | 1 | hasher id | [`HasherKind::id`]: 3 = Parquet XXH64, 4 = XXH3 (the default), 6 = gxhash; 1, 2 and 5 are reserved |
 //! | 7 | 1 | flags | `0`; readers refuse unknown flags |
 //! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
 //! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]) |
@@ -30,15 +32,17 @@
 //! |---:|---|---|
 //! | 3 | Parquet XXH64 | `XXH64(k, seed)` |
 //! | 4 | XXH3 (the default) | `XXH3_64_withSeed(k, seed)` |
-//! | 6 | XXH3 under 16 bytes, gxhash from 16 (opt-in, AES builds) | `XXH3_64_withSeed(k, seed)` if `len(k) < 16`, else `gxhash64(k, seed ^ len(k))` |
+//! | 6 | gxhash (opt-in, builds with AES) | `XXH3_64_withSeed(k, seed)` if `len(k) < 16`, else `gxhash64(k, seed ^ len(k))` |
+//!
+//! Ids 1, 2 and 5 are reserved and never written; reading a filter with one is an error.
 //!
 //! The [`hash`](crate::hash) module gives the details (and what `insert(&key)` hashes for other
-//! key types, e.g. integers); the README has known answers to test another implementation
-//! against.
+//! key types, e.g. integers); `docs/FORMAT.md` has known answers to test another
+//! implementation against.
 //!
 //! A [`ScalableFilter`](crate::ScalableFilter) is a 64-byte header ([`SCALABLE_MAGIC`] `SBLS`, its parameters and
 //! stage count) followed by its stages, each a complete filter in this layout; the byte table
-//! is on [`ScalableFilter::to_bytes`](crate::ScalableFilter::to_bytes)'s `impl` block.
+//! is on [`ScalableHeader`].
 //!
 //! ```
 //! use splitbloom::{Filter, FilterRef, format::Header};
@@ -55,7 +59,7 @@
 //! # Why it is shaped this way
 //!
 //! * The header is 32 bytes, one block, so the bitset starts 32-byte aligned whenever the
-//!   buffer does (mmap'd files, page-aligned cache entries): [`FilterRef`] then reads it in
+//!   buffer does (mmap'd files, page-aligned cache entries): [`FilterRef`](crate::FilterRef) then reads it in
 //!   place. It needs only 4-byte alignment; on a misaligned buffer or a big-endian host it
 //!   copies the words instead, so it never fails or misreads because of where the bytes are.
 //! * The checksum covers the header fields too, so a flipped seed or block count is detected,
@@ -64,9 +68,10 @@
 //!   validated input, so hostile bytes cannot make a reader allocate more than they occupy.
 //! * A filter whose hasher this build cannot compute (gxhash without AES) or which was built
 //!   with another hasher than the reader's type is an error, never silent wrong answers.
-//! * [`FilterRef::from_bytes`] reads every byte to verify the checksum (23-35 ms for 125 MiB).
+//! * [`FilterRef::from_bytes`](crate::FilterRef::from_bytes) reads every byte to verify the
+//!   checksum, at memory speed (BENCHMARKS.md has the figures).
 //!   Callers that already verified the bytes (a block cache checksumming its blocks) use
-//!   [`FilterRef::from_trusted_bytes`] instead: the header and length are still checked, so it
+//!   [`FilterRef::from_trusted_bytes`](crate::FilterRef::from_trusted_bytes) instead: the header and length are still checked, so it
 //!   never panics or reads out of bounds, and on a little-endian host with an aligned buffer it
 //!   is O(1); on corrupt bytes its answers may be wrong.
 
@@ -82,12 +87,8 @@ use crate::math::MAX_BLOCKS;
 
 mod scalable;
 
-pub use scalable::ScalableHeader;
-#[cfg(feature = "serde")]
-mod serde;
-
-// `FilterRef` lives with the filter family; this path is where it was first published.
-pub use crate::filter::FilterRef;
+pub(crate) use scalable::scalable_header;
+pub use scalable::{ScalableHeader, ScalableParameters};
 
 /// The first four bytes of every serialized filter.
 ///

@@ -1,19 +1,67 @@
-//! The `SBLS` container: a [`ScalableFilter`] as a 64-byte header followed by its stages, each
-//! a complete filter in the layout of the [`format`](super) module.
+//! The `SBLS` container's header: a scalable filter is a 64-byte header followed by its
+//! stages, each a complete filter in the layout of the [`format`](super) module. This file is
+//! the header's codec over plain data; the filter type calls it.
+//!
+//! | offset | size | field |
+//! |---:|---:|---|
+//! | 0 | 4 | magic `SBLS` ([`SCALABLE_MAGIC`]) |
+//! | 4 | 2 | version `1` |
+//! | 6 | 2 | reserved, `0` |
+//! | 8 | 8 | initial capacity (keys in stage 0) |
+//! | 16 | 8 | target false-positive rate (IEEE 754 `f64` bits) |
+//! | 24 | 8 | growth factor (`f64` bits) |
+//! | 32 | 8 | tightening ratio (`f64` bits) |
+//! | 40 | 8 | keys in the newest stage |
+//! | 48 | 8 | number of stages (at least 1) |
+//! | 56 | 8 | XXH3-64 (seed 0) of bytes 0..56 |
+//! | 64 | … | the stages, back to back |
+//!
+//! A reader checks each stage's size against the parameters and refuses stages that differ,
+//! so a file cannot smuggle in a stage sized for other parameters. The check costs at most two
+//! evaluations of the false-positive rate per stage, so reading takes time proportional to the
+//! bytes.
 
-use alloc::vec::Vec;
-
-use super::{Header, RawHeader, SCALABLE_HEADER_BYTES, SCALABLE_MAGIC, VERSION};
+use super::{RawHeader, SCALABLE_HEADER_BYTES, SCALABLE_MAGIC, VERSION};
 use crate::error::Error;
-use crate::filter::{Filter, ScalableFilter, ScalableParameters};
-use crate::hash::FilterHasher;
 
 /// Bytes of the scalable header covered by its checksum (all but the checksum itself).
 const SCALABLE_CHECKED_BYTES: usize = 56;
 
-/// The scalable header (checksum included) of `filter`.
-fn scalable_header<S>(filter: &ScalableFilter<S>) -> [u8; SCALABLE_HEADER_BYTES] {
-    let parameters = filter.parameters();
+// The parameters are plain data stored in this header, so the struct is defined here, with
+// its codec; its sizing arithmetic is in `filter::scalable::parameters`.
+/// How a [`ScalableFilter`](crate::ScalableFilter) sizes its stages: stage `i` holds
+/// `ceil(initial_capacity · growth_factorⁱ)` keys at a false-positive rate of
+/// `fpr · (1 − tightening_ratio) · tightening_ratioⁱ`.
+///
+/// ```
+/// use splitbloom::ScalableParameters;
+/// let mut parameters = ScalableParameters::new(10_000, 0.001);
+/// assert_eq!(parameters.growth_factor, 2.0);
+/// parameters.growth_factor = 4.0; // fewer, larger stages
+/// assert_eq!(parameters.stage_capacity(1), 40_000);
+/// assert!(parameters.stage_fpr(0) < 0.001);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ScalableParameters {
+    /// Keys in the first stage.
+    pub initial_capacity: usize,
+    /// The target compound false-positive rate, in (0, 1).
+    pub fpr: f64,
+    /// How much larger each stage is than the previous one; at least 1, default 2.
+    pub growth_factor: f64,
+    /// How much lower each stage's false-positive rate is than the previous one's, in (0, 1);
+    /// default 0.85. Lower values spend more memory on later stages and less on the first.
+    pub tightening_ratio: f64,
+}
+
+/// The scalable header (checksum included) of a filter with these parameters, keys in its
+/// newest stage and number of stages.
+pub(crate) fn scalable_header(
+    parameters: &ScalableParameters,
+    items_in_last_stage: usize,
+    num_stages: usize,
+) -> [u8; SCALABLE_HEADER_BYTES] {
     let mut header = [0; SCALABLE_HEADER_BYTES];
     header[..4].copy_from_slice(&SCALABLE_MAGIC);
     header[4..6].copy_from_slice(&VERSION.to_le_bytes());
@@ -22,16 +70,17 @@ fn scalable_header<S>(filter: &ScalableFilter<S>) -> [u8; SCALABLE_HEADER_BYTES]
     header[16..24].copy_from_slice(&parameters.fpr.to_bits().to_le_bytes());
     header[24..32].copy_from_slice(&parameters.growth_factor.to_bits().to_le_bytes());
     header[32..40].copy_from_slice(&parameters.tightening_ratio.to_bits().to_le_bytes());
-    header[40..48].copy_from_slice(&(filter.items_in_last_stage() as u64).to_le_bytes());
-    header[48..56].copy_from_slice(&(filter.stages().len() as u64).to_le_bytes());
+    header[40..48].copy_from_slice(&(items_in_last_stage as u64).to_le_bytes());
+    header[48..56].copy_from_slice(&(num_stages as u64).to_le_bytes());
     let checksum = xxhash_rust::xxh3::xxh3_64(&header[..SCALABLE_CHECKED_BYTES]);
     header[SCALABLE_CHECKED_BYTES..].copy_from_slice(&checksum.to_le_bytes());
     header
 }
 
-/// The decoded header of a serialized [`ScalableFilter`]: what a reader (the `splitbloom info`
-/// command, or [`ScalableFilter::from_bytes`]) learns before the stages. The parameters are
-/// not validated here; [`ScalableFilter::from_stages`] does that with the stages.
+/// The decoded header of a serialized [`ScalableFilter`](crate::ScalableFilter): what a reader
+/// (the `splitbloom info` command, or `ScalableFilter::from_bytes`) learns before the stages.
+/// The parameters are not validated here; `ScalableFilter::from_stages` does that with the
+/// stages.
 ///
 /// ```
 /// use splitbloom::{ScalableFilter, format::ScalableHeader};
@@ -56,7 +105,7 @@ pub struct ScalableHeader {
 
 impl ScalableHeader {
     /// Decodes and checks the 64-byte header at the start of `bytes` (magic, version, reserved
-    /// bytes, checksum), through the same reader as [`Header::parse`]; the stages after it are
+    /// bytes, checksum), through the same reader as [`Header::parse`](super::Header::parse); the stages after it are
     /// not looked at.
     ///
     /// ```
@@ -80,149 +129,17 @@ impl ScalableHeader {
         }
         // Counts too large for this platform saturate, and the stage checks refuse them.
         let count_at = |at| usize::try_from(u64_at(at)).unwrap_or(usize::MAX);
-        let mut parameters = ScalableParameters::new(count_at(8), f64::from_bits(u64_at(16)));
-        parameters.growth_factor = f64::from_bits(u64_at(24));
-        parameters.tightening_ratio = f64::from_bits(u64_at(32));
+        let parameters = ScalableParameters {
+            initial_capacity: count_at(8),
+            fpr: f64::from_bits(u64_at(16)),
+            growth_factor: f64::from_bits(u64_at(24)),
+            tightening_ratio: f64::from_bits(u64_at(32)),
+        };
         Ok(ScalableHeader {
             version: raw.version,
             parameters,
             items_in_last_stage: count_at(40),
             num_stages: u64_at(48),
         })
-    }
-}
-
-/// Serialization of [`ScalableFilter`]: a 64-byte header followed by every stage, oldest first,
-/// each a complete filter in the format above (its own header, checksum and bitset).
-///
-/// | offset | size | field |
-/// |---:|---:|---|
-/// | 0 | 4 | magic `SBLS` ([`SCALABLE_MAGIC`]) |
-/// | 4 | 2 | version `1` |
-/// | 6 | 2 | reserved, `0` |
-/// | 8 | 8 | initial capacity (keys in stage 0) |
-/// | 16 | 8 | target false-positive rate (IEEE 754 `f64` bits) |
-/// | 24 | 8 | growth factor (`f64` bits) |
-/// | 32 | 8 | tightening ratio (`f64` bits) |
-/// | 40 | 8 | keys in the newest stage |
-/// | 48 | 8 | number of stages (at least 1) |
-/// | 56 | 8 | XXH3-64 (seed 0) of bytes 0..56 |
-/// | 64 | … | the stages, back to back |
-///
-/// A reader checks each stage's size against the parameters and refuses stages that differ,
-/// so a file cannot smuggle in a stage sized for other parameters. The check costs at most two
-/// evaluations of the false-positive rate per stage, so reading takes time proportional to the
-/// bytes.
-impl<S: FilterHasher> ScalableFilter<S> {
-    /// The filter in splitbloom's format: the scalable header, then each stage.
-    ///
-    /// ```
-    /// use splitbloom::ScalableFilter;
-    /// let mut filter = ScalableFilter::with_fpr(100, 0.01)?;
-    /// for key in 0..1000u64 {
-    ///     filter.insert(&key)?;
-    /// }
-    /// let bytes = filter.to_bytes();
-    /// let copy: ScalableFilter = ScalableFilter::from_bytes(&bytes)?;
-    /// assert_eq!(copy.len(), filter.len());
-    /// assert!(copy.contains(&999u64));
-    /// assert_eq!(copy.to_bytes(), bytes);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let stages: usize = self.stages().iter().map(Filter::serialized_len).sum();
-        let mut bytes = Vec::with_capacity(SCALABLE_HEADER_BYTES + stages);
-        bytes.extend_from_slice(&scalable_header(self));
-        for stage in self.stages() {
-            bytes.extend_from_slice(&stage.to_bytes());
-        }
-        bytes
-    }
-
-    /// Writes [`to_bytes`](ScalableFilter::to_bytes) to `writer`, a stage at a time.
-    ///
-    /// ```
-    /// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// let mut file = Vec::new();
-    /// filter.write_to(&mut file)?;
-    /// assert_eq!(file, filter.to_bytes());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    #[cfg(feature = "std")]
-    pub fn write_to(&self, mut writer: impl std::io::Write) -> std::io::Result<()> {
-        writer.write_all(&scalable_header(self))?;
-        for stage in self.stages() {
-            stage.write_to(&mut writer)?;
-        }
-        Ok(())
-    }
-
-    /// Reads a filter written by [`to_bytes`](ScalableFilter::to_bytes) with hasher type `S`
-    /// ([`ScalableFilter::from_bytes`] for the default one). Every problem is an
-    /// [`Error`], as for [`Filter::from_bytes`], plus invalid parameters, no stages, or stages
-    /// whose sizes do not follow the parameters.
-    ///
-    /// ```
-    /// use splitbloom::{Error, ScalableFilter};
-    /// let bytes = ScalableFilter::with_fpr(100, 0.01)?.to_bytes();
-    /// assert!(ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes).is_ok());
-    /// assert!(matches!(
-    ///     ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes[..70]),
-    ///     Err(Error::Truncated { .. })
-    /// ));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn from_bytes_with_hasher(bytes: &[u8]) -> Result<Self, Error> {
-        let ScalableHeader {
-            parameters,
-            items_in_last_stage,
-            num_stages,
-            ..
-        } = ScalableHeader::parse(bytes)?;
-        // Every stage takes at least 64 bytes, which bounds the allocation by the input size.
-        let mut rest = &bytes[SCALABLE_HEADER_BYTES..];
-        let mut stages = Vec::new();
-        stages
-            .try_reserve(
-                usize::try_from(num_stages)
-                    .unwrap_or(usize::MAX)
-                    .min(rest.len() / 64),
-            )
-            .map_err(|_| Error::AllocationFailed { bytes: rest.len() })?;
-        for _ in 0..num_stages {
-            let length = Header::parse(rest)?.serialized_len();
-            let available = rest.len();
-            let stage_bytes = usize::try_from(length)
-                .ok()
-                .and_then(|length| rest.get(..length))
-                .ok_or(Error::Truncated {
-                    needed: length,
-                    available,
-                })?;
-            stages.push(Filter::<S>::from_bytes_with_hasher(stage_bytes)?);
-            rest = &rest[stage_bytes.len()..];
-        }
-        if !rest.is_empty() {
-            return Err(Error::LengthMismatch {
-                expected: (bytes.len() - rest.len()) as u64,
-                found: bytes.len(),
-            });
-        }
-        ScalableFilter::from_stages(parameters, stages, items_in_last_stage)
-    }
-}
-
-impl ScalableFilter {
-    /// [`from_bytes_with_hasher`](ScalableFilter::from_bytes_with_hasher) for the default
-    /// hasher, without a type annotation.
-    ///
-    /// ```
-    /// let filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// let copy = splitbloom::ScalableFilter::from_bytes(&filter.to_bytes())?;
-    /// assert_eq!(copy, filter);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<ScalableFilter, Error> {
-        ScalableFilter::from_bytes_with_hasher(bytes)
     }
 }

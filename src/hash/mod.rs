@@ -13,7 +13,7 @@
 //! A filter built from the same keys has the same bytes whichever binary built it, and every
 //! build reads every other build's files (gxhash's only where it can compute gxhash). A
 //! dependent crate gets [`Xxh3`] without any feature or flag. To pick another hasher, name it:
-//! `Filter::with_fpr_and_hasher(n, fpr, hasher)`, `FilterRef::<H>::from_bytes_with_hasher(..)`.
+//! `Filter::with_fpr_and_hasher(n, fpr, hasher)`, `FilterRef::<H>::from_bytes_with_hasher_type(..)`.
 //!
 //! # One rule for strings
 //!

@@ -40,9 +40,10 @@ mod value;
 use alloc::vec::Vec;
 
 use crate::Filter;
+use crate::FilterRef;
 use crate::block::BLOCK_BYTES;
 use crate::error::Error;
-use crate::format::{FilterRef, decode_into, view_payload};
+use crate::format::{decode_into, view_payload};
 use crate::hash::FilterHasher;
 pub use crate::hash::parquet::SEED;
 pub use crate::hash::{ParquetHash, ParquetHasher};
@@ -54,11 +55,11 @@ pub use value::{ParquetValue, hash};
 
 impl Filter<ParquetHash> {
     /// Adds a value hashed the way Parquet hashes it (see [`ParquetValue`]); returns `true`
-    /// when it was probably present already.
+    /// when it was newly inserted, as [`Filter::insert`].
     ///
     /// ```
     /// let mut filter = splitbloom::parquet::Sizing::for_items(10, 0.01)?.filter()?;
-    /// assert!(!filter.insert_value("a0"));
+    /// assert!(filter.insert_value("a0"));
     /// assert!(filter.contains_value("a0"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```

@@ -2,7 +2,7 @@
 //! for transparent huge pages when it is large.
 //!
 //! A filter larger than the last-level cache costs a DRAM access per key; on 4 KiB pages it
-//! also costs a TLB miss (Zen 4's 3072-entry L2 TLB covers 12 MiB). Filters of at least
+//! also costs a TLB miss (a few thousand L2 TLB entries cover only megabytes). Filters of at least
 //! [`HUGE_PAGE_THRESHOLD`] bytes are therefore allocated on a 2 MiB boundary, rounded up to a
 //! whole number of 2 MiB pages, and on Linux given `madvise(MADV_HUGEPAGE)` *before* their
 //! pages are first touched, so that the kernel can back them with huge pages when it is
@@ -29,13 +29,15 @@ use core::ptr::NonNull;
 
 use crate::block::Block;
 
-/// The element types [`Blocks`] can hold: a block's 32 bytes, plain or atomic.
+/// The element types [`Blocks`] can hold: a filter block's bytes, plain or atomic, or a block
+/// of counters.
 ///
 /// # Safety
 ///
-/// Implementors must be 32 bytes with 32-byte alignment, valid when all-zero, and valid for
-/// every bit pattern, so that zeroed memory is a valid array of them and [`Blocks::cast`]
-/// between any two of them keeps every value valid and the allocation's layout.
+/// Implementors must be valid when all-zero and valid for every bit pattern, with an
+/// alignment of at most [`HUGE_PAGE_BYTES`], so that zeroed memory is a valid array of them
+/// and [`Blocks::cast`] between two of them of equal size and alignment (which it checks at
+/// compile time) keeps every value valid and the allocation's layout.
 pub(crate) unsafe trait BlockStorage {}
 
 // SAFETY: `Block` is `#[repr(C, align(32))] [u32; 8]`: 32 bytes, every bit pattern valid.
@@ -56,8 +58,9 @@ pub(crate) const HUGE_PAGE_THRESHOLD: usize = 8 << 20;
 /// placing them at a 2 MiB boundary inside the allocation.
 const LARGE_ALLOCATION_ALIGN: usize = 8;
 
-/// An owned, zero-initialised `[T]` of fixed length (see the module docs); `T` is [`Block`]
-/// or `arch::atomic::AtomicBlock`, and [`Blocks::cast`] switches between them without copying.
+/// An owned, zero-initialised `[T]` of fixed length (see the module docs); `T` is [`Block`],
+/// `atomic::AtomicBlock` or `counters::CounterBlock`, and [`Blocks::cast`] switches between
+/// the first two without copying.
 pub(crate) struct Blocks<T: BlockStorage = Block> {
     /// The first block: the allocation's start for small filters, its first 2 MiB boundary for
     /// huge ones; dangling (and never freed) when `layout.size() == 0`.
@@ -149,8 +152,11 @@ impl<T: BlockStorage> Blocks<T> {
         expect(dead_code, reason = "only atomic filters cast their blocks")
     )]
     pub(crate) fn cast<U: BlockStorage>(self) -> Blocks<U> {
+        const {
+            assert!(size_of::<T>() == size_of::<U>() && align_of::<T>() == align_of::<U>());
+        }
         let this = ManuallyDrop::new(self);
-        // `BlockStorage` guarantees equal size and alignment, so `layout` still describes the
+        // The sizes and alignments are equal (asserted above), so `layout` still describes the
         // allocation and `len` values of `U` fill exactly the bytes of `len` values of `T`.
         Blocks {
             start: this.start.cast(),
@@ -211,16 +217,16 @@ impl<T: BlockStorage> Drop for Blocks<T> {
     }
 }
 
-impl Clone for Blocks {
-    fn clone(&self) -> Blocks {
+impl<T: BlockStorage + Copy> Clone for Blocks<T> {
+    fn clone(&self) -> Blocks<T> {
         let mut copy = Blocks::zeroed_or_abort(self.len);
         copy.copy_from_slice(self);
         copy
     }
 }
 
-impl PartialEq for Blocks {
-    fn eq(&self, other: &Blocks) -> bool {
+impl<T: BlockStorage + PartialEq> PartialEq for Blocks<T> {
+    fn eq(&self, other: &Blocks<T>) -> bool {
         **self == **other
     }
 }

@@ -120,6 +120,10 @@ macro_rules! check_reads {
             filter.count_contained_hashes(&hashes),
             count(&expected_hashes)
         );
+        assert_eq!(
+            filter.count_contained_bytes(&keys.byte_probes),
+            count(&expected_bytes)
+        );
 
         // One length check, one message, for every batch read.
         for (name, call) in [
@@ -371,7 +375,7 @@ fn constructors_size_every_type_alike() {
 
 /// `from_bytes` needs no type annotation for the default hasher on every type that reads the
 /// format (this test does not compile where it would: E0283), and another hasher is named
-/// through the type with `from_bytes_with_hasher`.
+/// through the type with `from_bytes_with_hasher_type`.
 #[test]
 fn from_bytes_needs_no_type_annotation() {
     let keys = keys();
@@ -399,7 +403,7 @@ fn from_bytes_needs_no_type_annotation() {
     let parquet = Filter::with_num_blocks_and_hasher(4, ParquetHash::default()).unwrap();
     let bytes = parquet.to_bytes();
     assert_eq!(
-        Filter::<ParquetHash>::from_bytes_with_hasher(&bytes),
+        Filter::<ParquetHash>::from_bytes_with_hasher_type(&bytes),
         Ok(parquet.clone())
     );
     assert!(
@@ -407,15 +411,134 @@ fn from_bytes_needs_no_type_annotation() {
         "the default hasher refuses it"
     );
     assert_eq!(
-        FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes)
+        FilterRef::<ParquetHash>::from_bytes_with_hasher_type(&bytes)
             .unwrap()
             .to_filter(),
         Ok(parquet.clone())
     );
     assert_eq!(
-        AtomicFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)
+        AtomicFilter::<ParquetHash>::from_bytes_with_hasher_type(&bytes)
             .unwrap()
             .into_filter(),
         parquet
     );
+}
+
+/// `insert` answers as `HashSet::insert` does, on every type, every kernel and every insert
+/// form: `true` for a key the filter did not hold, `false` for a repeat. The keys are far
+/// fewer than the filter holds, so none of them is a false positive of the others (checked:
+/// each is absent before its first insert).
+#[test]
+fn insert_is_true_for_a_new_key_and_false_for_a_repeat_on_every_type_and_every_kernel() {
+    let keys: Vec<u64> = (0..200u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    let words: Vec<String> = (0..200).map(|i| format!("word:{i}")).collect();
+    let hashes: Vec<u64> = keys
+        .iter()
+        .map(|key| key.rotate_left(17) ^ 0x5555)
+        .collect();
+    for kernel in Kernel::available() {
+        let mut filter = Filter::with_num_blocks(4096)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        let atomic = AtomicFilter::with_num_blocks(4096)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        let mut counting = CountingFilter::with_num_blocks(4096)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        let mut scalable = ScalableFilter::with_fpr(10_000, 0.001)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        for ((key, word), &hash) in keys.iter().zip(&words).zip(&hashes) {
+            assert!(!filter.contains(key) && !filter.contains_bytes(word.as_bytes()));
+            assert!(
+                !filter.contains_hash(hash),
+                "{kernel}: keys must be absent first"
+            );
+            let answers = [
+                filter.insert(key),
+                atomic.insert(key),
+                counting.insert(key),
+                scalable.insert(key).unwrap(),
+                filter.insert_bytes(word.as_bytes()),
+                atomic.insert_bytes(word.as_bytes()),
+                counting.insert_bytes(word.as_bytes()),
+                scalable.insert_bytes(word.as_bytes()).unwrap(),
+                filter.insert_hash(hash),
+                atomic.insert_hash(hash),
+                counting.insert_hash(hash),
+                scalable.insert_hash(hash).unwrap(),
+            ];
+            assert_eq!(answers, [true; 12], "{kernel}: a new key");
+            let repeats = [
+                filter.insert(key),
+                atomic.insert(key),
+                counting.insert(key),
+                scalable.insert(key).unwrap(),
+                filter.insert_bytes(word.as_bytes()),
+                atomic.insert_bytes(word.as_bytes()),
+                counting.insert_bytes(word.as_bytes()),
+                scalable.insert_bytes(word.as_bytes()).unwrap(),
+                filter.insert_hash(hash),
+                atomic.insert_hash(hash),
+                counting.insert_hash(hash),
+                scalable.insert_hash(hash).unwrap(),
+            ];
+            assert_eq!(repeats, [false; 12], "{kernel}: a repeated key");
+        }
+        // Counting: a key stays "not new" while any occurrence is left, and is new once all
+        // its occurrences are removed.
+        assert!(counting.remove(&keys[0]) && counting.remove(&keys[0]));
+        assert!(
+            counting.insert(&keys[0]),
+            "{kernel}: new again after removal"
+        );
+    }
+}
+
+/// The dedup loop of `HashSet`, written the std way, keeps exactly the first occurrence of
+/// each key with every filter type.
+#[test]
+fn a_std_dedup_loop_keeps_first_occurrences() {
+    let stream: Vec<u64> = (0..3_000u64).map(|i| (i * 7919) % 1_000).collect();
+    let mut expected = Vec::new();
+    let mut set = std::collections::HashSet::new();
+    for &key in &stream {
+        if set.insert(key) {
+            expected.push(key);
+        }
+    }
+    let mut filter = Filter::with_fpr(100_000, 0.0001).unwrap();
+    let atomic = AtomicFilter::with_fpr(100_000, 0.0001).unwrap();
+    let mut counting = CountingFilter::with_fpr(100_000, 0.0001).unwrap();
+    let mut scalable = ScalableFilter::with_fpr(100, 0.0001).unwrap();
+    let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for &key in &stream {
+        if filter.insert(&key) {
+            a.push(key);
+        }
+        if atomic.insert(&key) {
+            b.push(key);
+        }
+        if counting.insert(&key) {
+            c.push(key);
+        }
+        if scalable.insert(&key).unwrap() {
+            d.push(key);
+        }
+    }
+    for (name, kept) in [
+        ("Filter", a),
+        ("AtomicFilter", b),
+        ("CountingFilter", c),
+        ("ScalableFilter", d),
+    ] {
+        assert_eq!(kept, expected, "{name}");
+    }
 }

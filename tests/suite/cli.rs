@@ -185,7 +185,7 @@ fn library_and_cli_agree_on_key_hashing() {
             _ => {
                 check_library_view::<ParquetHash>(&bytes, &keys, strangers);
                 // For Parquet the rule is Parquet's BYTE_ARRAY hash: contains_value(bytes).
-                let filter = Filter::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap();
+                let filter = Filter::<ParquetHash>::from_bytes_with_hasher_type(&bytes).unwrap();
                 assert!(keys.iter().all(|key| filter.contains_value(key.as_slice())));
                 assert!(filter.num_blocks().is_power_of_two(), "Parquet sizing");
             }
@@ -207,7 +207,7 @@ fn check_library_view<S: FilterHasher>(
     keys: &[Vec<u8>],
     strangers: impl Iterator<Item = Vec<u8>>,
 ) {
-    let view = FilterRef::<S>::from_bytes_with_hasher(bytes).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher_type(bytes).unwrap();
     for key in keys {
         assert!(view.contains_hash(cli_hash(view.hasher(), key)), "{key:?}");
     }
@@ -306,7 +306,7 @@ fn info_reports_the_filter_as_text_and_json() {
         &keys,
     ));
     let filter =
-        Filter::<Xxh3>::from_bytes_with_hasher(&std::fs::read(&filter_path).unwrap()).unwrap();
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&std::fs::read(&filter_path).unwrap()).unwrap();
 
     let text = String::from_utf8(ok(run(&["info", &filter_path], b""))).unwrap();
     assert!(text.contains("hasher           xxh3 (seed 0)"), "{text}");
@@ -1664,7 +1664,7 @@ fn counts_take_scientific_and_grouped_forms() {
             &["build", "-n", items, "-p", "0.01", "-o", &filter],
             b"a\n",
         ));
-        Filter::<Xxh3>::from_bytes_with_hasher(&std::fs::read(&filter).unwrap())
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&std::fs::read(&filter).unwrap())
             .unwrap()
             .num_blocks()
     };

@@ -219,7 +219,7 @@ fn the_cli_builds_and_reads<S: FilterHasher + core::fmt::Debug>(name: &str) {
     assert!(output.status.success(), "{stderr}");
     let bytes = std::fs::read(&path).unwrap();
     assert_eq!(bytes[6], S::KIND.id(), "hasher id of {name}");
-    let view = FilterRef::<S>::from_bytes_with_hasher(&bytes).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher_type(&bytes).unwrap();
     assert!(view.contains_bytes(b"alice"));
     assert_eq!(
         view.hash_bytes(b"alice"),

@@ -131,7 +131,7 @@ fn unsaturated_counts_return_to_zero() {
     let mut filter = CountingFilter::with_num_blocks(1024).unwrap();
     for _ in 0..3 {
         let before = filter.contains(&7u64);
-        assert_eq!(filter.insert(&7u64), before);
+        assert_eq!(filter.insert(&7u64), !before);
     }
     assert_eq!(filter.count_estimate(&7u64), 3);
     for _ in 0..3 {

@@ -66,10 +66,10 @@ fn write_read_write_is_byte_identical() {
         filter.write_to(&mut streamed).unwrap();
         assert_eq!(streamed, bytes);
 
-        let read = Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
+        let read = Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap();
         assert_eq!(read, filter);
         assert_eq!(read.to_bytes(), bytes);
-        let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
+        let view = FilterRef::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap();
         assert_eq!(view.to_bytes(), bytes);
         let mut streamed = Vec::new();
         view.write_to(&mut streamed).unwrap();
@@ -127,7 +127,8 @@ fn misaligned_bytes_are_copied_not_misread() {
     for offset in [0usize, 1, 2, 3, 4] {
         raw[offset..offset + bytes.len()].copy_from_slice(&bytes);
         let view =
-            FilterRef::<Xxh3>::from_bytes_with_hasher(&raw[offset..offset + bytes.len()]).unwrap();
+            FilterRef::<Xxh3>::from_bytes_with_hasher_type(&raw[offset..offset + bytes.len()])
+                .unwrap();
         let aligned = offset % 4 == 0;
         assert_eq!(
             view.is_zero_copy(),
@@ -179,7 +180,7 @@ fn filters_inside_a_larger_buffer() {
     let mut rest = &file[..];
     for filter in &filters {
         let len = Header::parse(rest).unwrap().serialized_len() as usize;
-        let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&rest[..len]).unwrap();
+        let view = FilterRef::<Xxh3>::from_bytes_with_hasher_type(&rest[..len]).unwrap();
         assert_eq!(view.to_filter().unwrap(), *filter);
         rest = &rest[len..];
     }
@@ -196,14 +197,14 @@ fn wrong_magic() {
     let mut bytes = valid_bytes();
     bytes[0] = b'X';
     assert_eq!(
-        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
         Error::WrongMagic {
             expected: *b"SBLM",
             found: *b"XBLM"
         }
     );
     assert!(matches!(
-        FilterRef::<Xxh3>::from_bytes_with_hasher(b"PAR1 and more bytes than a header needs")
+        FilterRef::<Xxh3>::from_bytes_with_hasher_type(b"PAR1 and more bytes than a header needs")
             .unwrap_err(),
         Error::WrongMagic { .. }
     ));
@@ -216,7 +217,7 @@ fn unknown_version_and_flags() {
         bytes[4..6].copy_from_slice(&version.to_le_bytes());
         reseal(&mut bytes);
         assert_eq!(
-            Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::UnsupportedVersion {
                 found: version,
                 supported: 1
@@ -227,7 +228,7 @@ fn unknown_version_and_flags() {
     bytes[7] = 0x80;
     reseal(&mut bytes);
     assert_eq!(
-        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
         Error::UnsupportedFlags(0x80)
     );
 }
@@ -238,7 +239,7 @@ fn truncated_and_overlong_inputs() {
     for len in [0, 3, 4, 20, 31] {
         assert!(
             matches!(
-                Filter::<Xxh3>::from_bytes_with_hasher(&bytes[..len]).unwrap_err(),
+                Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes[..len]).unwrap_err(),
                 Error::Truncated { needed: 32, .. }
             ),
             "{len}"
@@ -246,7 +247,7 @@ fn truncated_and_overlong_inputs() {
     }
     for len in [32, 33, bytes.len() - 1] {
         assert_eq!(
-            FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes[..len]).unwrap_err(),
+            FilterRef::<Xxh3>::from_bytes_with_hasher_type(&bytes[..len]).unwrap_err(),
             Error::Truncated {
                 needed: bytes.len() as u64,
                 available: len
@@ -256,7 +257,7 @@ fn truncated_and_overlong_inputs() {
     let mut longer = bytes.clone();
     longer.push(0);
     assert_eq!(
-        Filter::<Xxh3>::from_bytes_with_hasher(&longer).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&longer).unwrap_err(),
         Error::LengthMismatch {
             expected: bytes.len() as u64,
             found: bytes.len() + 1
@@ -271,13 +272,13 @@ fn zero_and_absurd_block_counts_fail_fast_without_allocating() {
     bytes[16..24].copy_from_slice(&0u64.to_le_bytes());
     reseal(&mut bytes);
     assert_eq!(
-        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
         Error::ZeroBlocks
     );
     for blocks in [math::MAX_BLOCKS as u64 + 1, u64::MAX, 1 << 62] {
         bytes[16..24].copy_from_slice(&blocks.to_le_bytes());
         assert!(matches!(
-            Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::TooLarge { .. }
         ));
     }
@@ -285,7 +286,7 @@ fn zero_and_absurd_block_counts_fail_fast_without_allocating() {
     // 128 GiB.
     bytes[16..24].copy_from_slice(&(math::MAX_BLOCKS as u64).to_le_bytes());
     assert!(matches!(
-        Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
         Error::Truncated { .. }
     ));
     assert!(start.elapsed().as_secs() < 2, "{:?}", start.elapsed());
@@ -301,7 +302,7 @@ fn corruption_is_caught_by_the_checksum() {
         let at = rng.random_range(HEADER_BYTES..bytes.len());
         corrupt[at] ^= 1 << rng.random_range(0..8);
         assert!(matches!(
-            Filter::<Xxh3>::from_bytes_with_hasher(&corrupt).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher_type(&corrupt).unwrap_err(),
             Error::ChecksumMismatch { .. }
         ));
     }
@@ -310,7 +311,7 @@ fn corruption_is_caught_by_the_checksum() {
         corrupt[at] ^= 0x10;
         assert!(
             matches!(
-                FilterRef::<Xxh3>::from_bytes_with_hasher(&corrupt).unwrap_err(),
+                FilterRef::<Xxh3>::from_bytes_with_hasher_type(&corrupt).unwrap_err(),
                 Error::ChecksumMismatch { .. }
             ),
             "byte {at}"
@@ -325,14 +326,14 @@ fn hasher_ids_are_checked() {
         bytes[6] = id;
         reseal(&mut bytes);
         assert_eq!(
-            Filter::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::UnknownHasher(id)
         );
     }
     // An XXH3 filter read as a Parquet filter: a known, available, but different hasher.
     let bytes = valid_bytes();
     assert_eq!(
-        Filter::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+        Filter::<ParquetHash>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
         Error::HasherKindMismatch {
             expected: HasherKind::Parquet,
             found: HasherKind::Xxh3
@@ -343,7 +344,7 @@ fn hasher_ids_are_checked() {
     let mut gx = valid_bytes();
     gx[6] = HasherKind::GxHash.id();
     reseal(&mut gx);
-    let error = FilterRef::<Xxh3>::from_bytes_with_hasher(&gx).unwrap_err();
+    let error = FilterRef::<Xxh3>::from_bytes_with_hasher_type(&gx).unwrap_err();
     if HasherKind::GxHash.is_available() {
         assert_eq!(
             error,
@@ -447,10 +448,10 @@ fn random_and_mutated_inputs_never_panic() {
         if round % 2 == 1 && bytes.len() >= 32 {
             reseal(&mut bytes);
         }
-        let owned = Filter::<Xxh3>::from_bytes_with_hasher(&bytes);
-        let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes);
+        let owned = Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes);
+        let view = FilterRef::<Xxh3>::from_bytes_with_hasher_type(&bytes);
         let _ = Header::parse(&bytes);
-        let _ = Filter::<ParquetHash>::from_bytes_with_hasher(&bytes);
+        let _ = Filter::<ParquetHash>::from_bytes_with_hasher_type(&bytes);
         match (owned, view) {
             (Ok(owned), Ok(view)) => {
                 accepted += 1;

@@ -96,7 +96,7 @@ fn xxh3_golden_file() {
 fn parquet_hasher_golden_file() {
     let golden = compare("parquet.sblm", &build(ParquetHash::default()).to_bytes());
     assert_eq!(golden[6], HasherKind::Parquet.id());
-    assert_all_found(&FilterRef::<ParquetHash>::from_bytes_with_hasher(&golden).unwrap());
+    assert_all_found(&FilterRef::<ParquetHash>::from_bytes_with_hasher_type(&golden).unwrap());
 }
 
 #[test]
@@ -105,14 +105,14 @@ fn gxhash_golden_file() {
         Ok(hasher) => {
             let golden = compare("gxhash.sblm", &build(hasher).to_bytes());
             assert_eq!(golden[6], HasherKind::GxHash.id());
-            assert_all_found(&FilterRef::<GxHash>::from_bytes_with_hasher(&golden).unwrap());
+            assert_all_found(&FilterRef::<GxHash>::from_bytes_with_hasher_type(&golden).unwrap());
         }
         Err(error) => {
             let golden = std::fs::read(path("gxhash.sblm")).unwrap();
             assert_eq!(golden[6], HasherKind::GxHash.id());
             assert_eq!(error, Error::HasherUnavailable(HasherKind::GxHash));
             assert_eq!(
-                FilterRef::<GxHash>::from_bytes_with_hasher(&golden).unwrap_err(),
+                FilterRef::<GxHash>::from_bytes_with_hasher_type(&golden).unwrap_err(),
                 Error::HasherUnavailable(HasherKind::GxHash)
             );
         }

@@ -87,7 +87,7 @@ fn entry_points_agree<S: FilterHasher + core::fmt::Debug>(hasher: S) {
     scalable.insert_bytes_batch(present).unwrap();
 
     let serialized = filter.to_bytes();
-    let view = FilterRef::<S>::from_bytes_with_hasher(&serialized).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher_type(&serialized).unwrap();
     let expected: Vec<bool> = keys.iter().map(|key| filter.contains_bytes(key)).collect();
     assert!(expected[..150].iter().all(|&found| found), "false negative");
     assert!(expected[150..].iter().filter(|&&found| found).count() < 10);
@@ -333,11 +333,11 @@ fn gx_filters_round_trip_where_gxhash_runs<S: FilterHasher + core::fmt::Debug>()
         assert!(!kind.is_available());
         let bytes = with_hasher_id(Filter::with_num_blocks(4).unwrap().to_bytes(), kind.id());
         assert_eq!(
-            FilterRef::<S>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            FilterRef::<S>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::HasherUnavailable(kind)
         );
         assert_eq!(
-            Filter::<S>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<S>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::HasherUnavailable(kind)
         );
         return;
@@ -351,9 +351,9 @@ fn gx_filters_round_trip_where_gxhash_runs<S: FilterHasher + core::fmt::Debug>()
     filter.insert("text");
     let bytes = filter.to_bytes();
     assert_eq!(bytes[6], kind.id(), "hasher id in the header");
-    let view = FilterRef::<S>::from_bytes_with_hasher(&bytes).unwrap();
+    let view = FilterRef::<S>::from_bytes_with_hasher_type(&bytes).unwrap();
     assert_eq!(view.hasher(), &hasher);
-    let owned = Filter::<S>::from_bytes_with_hasher(&bytes).unwrap();
+    let owned = Filter::<S>::from_bytes_with_hasher_type(&bytes).unwrap();
     assert_eq!(owned, filter);
     for key in &keys {
         assert_eq!(view.contains_bytes(key), filter.contains_bytes(key));
@@ -371,7 +371,7 @@ fn gx_filters_round_trip_where_gxhash_runs<S: FilterHasher + core::fmt::Debug>()
     );
     assert!(error.to_string().contains(kind.type_name()), "{error}");
     assert!(matches!(
-        FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes),
+        FilterRef::<ParquetHash>::from_bytes_with_hasher_type(&bytes),
         Err(Error::HasherKindMismatch { .. })
     ));
 }
@@ -399,11 +399,11 @@ fn reserved_hasher_ids_are_refused() {
         );
         assert!(message.contains("3, 4 and 6"), "{message}");
         assert_eq!(
-            FilterRef::<ParquetHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            FilterRef::<ParquetHash>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::UnknownHasher(id)
         );
         assert_eq!(
-            Filter::<GxHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<GxHash>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::UnknownHasher(id)
         );
     }
@@ -422,17 +422,17 @@ fn gxhash_filters_open_where_gxhash_runs() {
     state.update(&bytes[32..]);
     let checksum = state.digest();
     bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
-    let opened = FilterRef::<GxHash>::from_bytes_with_hasher(&bytes);
+    let opened = FilterRef::<GxHash>::from_bytes_with_hasher_type(&bytes);
     if HasherKind::GxHash.is_available() {
         assert!(opened.is_ok());
-        assert!(Filter::<GxHash>::from_bytes_with_hasher(&bytes).is_ok());
+        assert!(Filter::<GxHash>::from_bytes_with_hasher_type(&bytes).is_ok());
     } else {
         assert_eq!(
             opened.unwrap_err(),
             Error::HasherUnavailable(HasherKind::GxHash)
         );
         assert_eq!(
-            Filter::<GxHash>::from_bytes_with_hasher(&bytes).unwrap_err(),
+            Filter::<GxHash>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
             Error::HasherUnavailable(HasherKind::GxHash)
         );
     }
@@ -711,7 +711,11 @@ fn the_documented_known_answers_hold() {
     // documented rows of the pinned keys are the pinned rows, and every pinned row is documented.
     let documented = documented_known_answers();
     // 42 byte-key rows (7 keys, 2 seeds, 3 ids), 10 integer rows and 4 Parquet values.
-    assert!(documented.len() >= 56, "only {} rows parsed", documented.len());
+    assert!(
+        documented.len() >= 56,
+        "only {} rows parsed",
+        documented.len()
+    );
     for (id, seed, key, hash, block, mask) in &documented {
         let shown = format!("{key:?}");
         if let Some(computed) = documented_hash(*id, *seed, key) {

@@ -56,7 +56,7 @@ fn parquet_mr_fixture_contains_a0_to_a9() {
     // The hasher type records the kind in splitbloom's own format too.
     let own = rebuilt.to_bytes();
     assert_eq!(
-        Filter::<ParquetHash>::from_bytes_with_hasher(&own).unwrap(),
+        Filter::<ParquetHash>::from_bytes_with_hasher_type(&own).unwrap(),
         rebuilt
     );
 }
@@ -320,7 +320,7 @@ fn seeded_parquet_filters_stay_consistent_but_are_not_written() {
         Error::ParquetSeed(7)
     );
     // splitbloom's own format keeps the seed.
-    let back = Filter::<ParquetHash>::from_bytes_with_hasher(&filter.to_bytes()).unwrap();
+    let back = Filter::<ParquetHash>::from_bytes_with_hasher_type(&filter.to_bytes()).unwrap();
     assert!((0..1000i64).all(|key| back.contains_value(&key)));
     for bad in [0u32, 33, 1 << 31, u32::MAX] {
         assert!(header_bytes(bad).is_err(), "{bad}");

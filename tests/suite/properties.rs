@@ -56,18 +56,18 @@ proptest! {
     }
 
     #[test]
-    fn insert_reports_prior_presence_and_repeat_is_true(
+    fn insert_is_true_when_new_and_a_repeat_is_false(
         keys in proptest::collection::vec(any::<u64>(), 1..500),
         blocks in 1usize..20,
         kernel in kernel_strategy(),
     ) {
         let mut filter = Filter::with_num_blocks(blocks).unwrap().with_kernel(kernel).unwrap();
-        // The first insert into an empty filter always finds missing bits.
-        prop_assert!(!filter.insert(&keys[0]));
+        // The first insert into an empty filter always finds missing bits: it is new.
+        prop_assert!(filter.insert(&keys[0]));
         for key in &keys {
             let before = filter.contains(key);
-            prop_assert_eq!(filter.insert(key), before);
-            prop_assert!(filter.insert(key));
+            prop_assert_eq!(filter.insert(key), !before);
+            prop_assert!(!filter.insert(key));
         }
     }
 

@@ -138,7 +138,7 @@ fn every_bad_input_is_a_clear_error() {
     ));
     // Read with another hasher type (Parquet's is never the default).
     assert!(matches!(
-        ScalableFilter::<ParquetHash>::from_bytes_with_hasher(&bytes)
+        ScalableFilter::<ParquetHash>::from_bytes_with_hasher_type(&bytes)
             .map(|_| ())
             .unwrap_err(),
         Error::HasherKindMismatch { .. }
@@ -245,7 +245,7 @@ fn scalable_files_are_written_and_read_identically() {
             (stages, len, hash),
             "{parameters:?}"
         );
-        let read = ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
+        let read = ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap();
         assert_eq!(read.len(), filter.len());
         assert!((0..keys).all(|key| read.contains(&key)));
         assert_eq!(read.to_bytes(), bytes);

@@ -22,7 +22,7 @@ fn serializes_the_format_bytes() {
     let back: Filter<Xxh3> = serde_json::from_value(json).unwrap();
     assert_eq!(back, filter);
     let bytes = filter.to_bytes();
-    let view = FilterRef::<Xxh3>::from_bytes_with_hasher(&bytes).unwrap();
+    let view = FilterRef::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap();
     assert_eq!(
         serde_json::to_value(&view).unwrap(),
         serde_json::to_value(&filter).unwrap()

@@ -316,8 +316,8 @@ fn with_valid_checksum(bytes: &[u8]) -> Vec<u8> {
 /// Reads `bytes` as a filter with hasher `S`, owned and borrowed: never panics; when it
 /// succeeds, re-serializing gives back the same bytes and both readers answer alike.
 fn read_as<S: FilterHasher + std::fmt::Debug>(bytes: &[u8]) {
-    let owned = Filter::<S>::from_bytes_with_hasher(bytes);
-    let borrowed = FilterRef::<S>::from_bytes_with_hasher(bytes);
+    let owned = Filter::<S>::from_bytes_with_hasher_type(bytes);
+    let borrowed = FilterRef::<S>::from_bytes_with_hasher_type(bytes);
     assert_eq!(
         owned.is_ok(),
         borrowed.is_ok(),
@@ -366,7 +366,7 @@ fn with_valid_scalable_checksum(bytes: &[u8]) -> Vec<u8> {
 /// Reads `bytes` as a ScalableFilter with hasher `S`: never panics, and what it accepts
 /// re-serializes to the same bytes.
 fn read_scalable_as<S: FilterHasher + PartialEq + std::fmt::Debug>(bytes: &[u8]) {
-    if let Ok(filter) = ScalableFilter::<S>::from_bytes_with_hasher(bytes) {
+    if let Ok(filter) = ScalableFilter::<S>::from_bytes_with_hasher_type(bytes) {
         assert_eq!(
             filter.to_bytes(),
             bytes,
@@ -449,10 +449,10 @@ fn roundtrip_with<S: FilterHasher + std::fmt::Debug>(blocks: usize, hasher: S, i
         .write_to(&mut written)
         .expect("writing to a Vec cannot fail");
     assert_eq!(written, bytes, "write_to and to_bytes differ");
-    let read = Filter::<S>::from_bytes_with_hasher(&bytes).expect("own bytes read back");
+    let read = Filter::<S>::from_bytes_with_hasher_type(&bytes).expect("own bytes read back");
     assert_eq!(read, filter, "read filter differs");
     assert_eq!(read.to_bytes(), bytes, "re-written bytes differ");
-    let view = FilterRef::<S>::from_bytes_with_hasher(&bytes).expect("own bytes viewed");
+    let view = FilterRef::<S>::from_bytes_with_hasher_type(&bytes).expect("own bytes viewed");
     for &hash in input.hashes.iter().chain(&input.probes) {
         assert_eq!(
             view.contains_hash(hash),

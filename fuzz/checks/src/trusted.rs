@@ -14,8 +14,8 @@ pub fn trusted_bytes(data: &[u8]) {
 
 /// The check for one hasher type `S`.
 fn check<S: FilterHasher + core::fmt::Debug>(data: &[u8]) {
-    let trusted = FilterRef::<S>::from_trusted_bytes_with_hasher(data);
-    let verified = FilterRef::<S>::from_bytes_with_hasher(data);
+    let trusted = FilterRef::<S>::from_trusted_bytes_with_hasher_type(data);
+    let verified = FilterRef::<S>::from_bytes_with_hasher_type(data);
     match (&trusted, &verified) {
         (Ok(trusted), Ok(verified)) => {
             assert_eq!(trusted.num_blocks(), verified.num_blocks());

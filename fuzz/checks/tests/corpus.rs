@@ -58,7 +58,7 @@ fn from_bytes_corpus() {
         .filter(|entry| {
             let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
             splitbloom::format::Header::parse(&bytes).is_ok()
-                && splitbloom::Filter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes).is_ok()
+                && splitbloom::Filter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes).is_ok()
         })
         .count();
     assert!(
@@ -71,7 +71,7 @@ fn from_bytes_corpus() {
         .expect("corpus folder")
         .filter(|entry| {
             let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
-            splitbloom::ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher(&bytes).is_ok()
+            splitbloom::ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes).is_ok()
         })
         .count();
     assert!(

@@ -8,7 +8,7 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbloom::{Filter, FilterHasher};
 
 use crate::Status;
-use crate::filters::{NewFilterOptions, Stats, newly_added, with_new_filter};
+use crate::filters::{NewFilterOptions, Stats, with_new_filter};
 use crate::json;
 use crate::keys::{InputOptions, KeyBatch};
 use crate::out::{counted, note, out, short_number};
@@ -52,7 +52,7 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
         // distinct keys (a new key may find its bits already set), so a warning based on it
         // is never a false alarm.
         for &hash in &hashes {
-            new_keys += u64::from(newly_added(filter.insert_hash(hash)));
+            new_keys += u64::from(filter.insert_hash(hash));
         }
         keys += batch.len() as u64;
         progress.update(keys);

@@ -3,7 +3,7 @@
 use splitbloom::{Filter, FilterHasher, math};
 
 use crate::Status;
-use crate::filters::{NewFilterOptions, newly_added, with_new_filter};
+use crate::filters::{NewFilterOptions, with_new_filter};
 use crate::keys::{InputOptions, KeyWriter, hash_key};
 use crate::out::note;
 
@@ -31,7 +31,7 @@ fn stream<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<S
     while reader.next_key(&mut key)? {
         lines += 1;
         // A line that set no new bit was (probably) seen before.
-        if newly_added(filter.insert_hash(hash_key(filter.hasher(), &key))) {
+        if filter.insert_hash(hash_key(filter.hasher(), &key)) {
             kept += 1;
             out.write(&key, "")?;
         }

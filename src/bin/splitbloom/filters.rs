@@ -125,12 +125,6 @@ macro_rules! with_new_filter {
 }
 pub(crate) use with_new_filter;
 
-/// Whether the answer of an `insert*` call means the key was new (it set at least one bit):
-/// the one place that reads that answer, for `build`'s distinct count and `dedup`'s output.
-pub fn newly_added(insert_answer: bool) -> bool {
-    !insert_answer
-}
-
 /// The error for a file whose hasher id the CLI does not read.
 pub fn unsupported_hasher(id: u8) -> String {
     format!(

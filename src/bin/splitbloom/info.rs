@@ -40,7 +40,7 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     // cannot compute (gxhash without AES) is shown too.
     let stats = if header.hasher.is_available() {
         with_hasher!(header.hasher, S => {
-            let filter = FilterRef::<S>::from_bytes_with_hasher(&file.bytes)
+            let filter = FilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
                 .map_err(|error| format!("{name}: {error}"))?;
             Stats::new(filter.num_blocks(), filter.fill_ratio(), filter.estimated_fpr())
         })

@@ -59,7 +59,7 @@ fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Statu
     for path in &options.filters {
         let file = FilterFile::open(path)?;
         let name = path.display();
-        let filter = Filter::<S>::from_bytes_with_hasher(&file.bytes)
+        let filter = Filter::<S>::from_bytes_with_hasher_type(&file.bytes)
             .map_err(|error| format!("{name}: {error}"))?;
         match &mut merged {
             None => merged = Some(filter),

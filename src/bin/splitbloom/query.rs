@@ -31,7 +31,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
     let file = FilterFile::open(&options.filter)?;
     require_hasher(&options.filter, &file.header)?;
     with_hasher!(file.header.hasher, S => {
-        let filter = FilterRef::<S>::from_bytes_with_hasher(&file.bytes)
+        let filter = FilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
             .map_err(|error| format!("{}: {error}", options.filter.display()))?;
         answer(&filter, options)
     })

@@ -22,125 +22,12 @@ use core::hash::{BuildHasher, Hash};
 
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::hash::{FilterHasher, Xxh3, for_each_hashed_chunk};
-use crate::{Kernel, math};
+use crate::filter::write::{self, Insert};
+use crate::hash::{FilterHasher, Xxh3};
+use crate::{Kernel, ScalableParameters, math};
 
-/// How a [`ScalableFilter`] sizes its stages: stage `i` holds
-/// `ceil(initial_capacity · growth_factorⁱ)` keys at a false-positive rate of
-/// `fpr · (1 − tightening_ratio) · tightening_ratioⁱ`.
-///
-/// ```
-/// use splitbloom::ScalableParameters;
-/// let mut parameters = ScalableParameters::new(10_000, 0.001);
-/// assert_eq!(parameters.growth_factor, 2.0);
-/// parameters.growth_factor = 4.0; // fewer, larger stages
-/// assert_eq!(parameters.stage_capacity(1), 40_000);
-/// assert!(parameters.stage_fpr(0) < 0.001);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct ScalableParameters {
-    /// Keys in the first stage.
-    pub initial_capacity: usize,
-    /// The target compound false-positive rate, in (0, 1).
-    pub fpr: f64,
-    /// How much larger each stage is than the previous one; at least 1, default 2.
-    pub growth_factor: f64,
-    /// How much lower each stage's false-positive rate is than the previous one's, in (0, 1);
-    /// default 0.85. Lower values spend more memory on later stages and less on the first.
-    pub tightening_ratio: f64,
-}
-
-impl ScalableParameters {
-    /// The default growth factor.
-    ///
-    /// ```
-    /// use splitbloom::ScalableParameters;
-    /// assert_eq!(ScalableParameters::new(10, 0.01).growth_factor, ScalableParameters::DEFAULT_GROWTH_FACTOR);
-    /// ```
-    pub const DEFAULT_GROWTH_FACTOR: f64 = 2.0;
-    /// The default tightening ratio (Almeida et al. recommend 0.8 to 0.9).
-    ///
-    /// ```
-    /// use splitbloom::ScalableParameters;
-    /// let parameters = ScalableParameters::new(10, 0.01);
-    /// assert_eq!(parameters.tightening_ratio, ScalableParameters::DEFAULT_TIGHTENING_RATIO);
-    /// ```
-    pub const DEFAULT_TIGHTENING_RATIO: f64 = 0.85;
-
-    /// Parameters with the default growth factor and tightening ratio.
-    ///
-    /// ```
-    /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
-    /// assert_eq!(parameters.tightening_ratio, 0.85);
-    /// ```
-    pub fn new(initial_capacity: usize, fpr: f64) -> Self {
-        ScalableParameters {
-            initial_capacity,
-            fpr,
-            growth_factor: Self::DEFAULT_GROWTH_FACTOR,
-            tightening_ratio: Self::DEFAULT_TIGHTENING_RATIO,
-        }
-    }
-
-    /// Errors unless every parameter is in its range.
-    ///
-    /// ```
-    /// let mut parameters = splitbloom::ScalableParameters::new(1000, 0.01);
-    /// assert!(parameters.check().is_ok());
-    /// parameters.tightening_ratio = 1.0;
-    /// assert!(parameters.check().is_err());
-    /// ```
-    pub fn check(&self) -> Result<(), Error> {
-        if self.initial_capacity == 0 {
-            return Err(Error::ZeroItems);
-        }
-        math::check_fpr(self.fpr)?;
-        if !(self.growth_factor.is_finite() && self.growth_factor >= 1.0) {
-            return Err(Error::InvalidGrowthFactor(self.growth_factor));
-        }
-        if !(self.tightening_ratio > 0.0 && self.tightening_ratio < 1.0) {
-            return Err(Error::InvalidTighteningRatio(self.tightening_ratio));
-        }
-        Ok(())
-    }
-
-    /// The number of keys stage `stage` is sized for (saturating at `usize::MAX`).
-    ///
-    /// ```
-    /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
-    /// assert_eq!(parameters.stage_capacity(0), 1000);
-    /// assert_eq!(parameters.stage_capacity(3), 8000);
-    /// ```
-    pub fn stage_capacity(&self, stage: usize) -> usize {
-        let stage = i32::try_from(stage).unwrap_or(i32::MAX);
-        // `as` saturates: a capacity beyond usize is reported as usize::MAX (and cannot be
-        // built).
-        libm::ceil(self.initial_capacity as f64 * libm::pow(self.growth_factor, f64::from(stage)))
-            as usize
-    }
-
-    /// The false-positive rate stage `stage` is sized for; their sum over all stages is below
-    /// [`fpr`](Self::fpr).
-    ///
-    /// ```
-    /// let parameters = splitbloom::ScalableParameters::new(1000, 0.01);
-    /// let total: f64 = (0..200).map(|stage| parameters.stage_fpr(stage)).sum();
-    /// assert!(total < 0.01);
-    /// assert!((parameters.stage_fpr(0) - 0.0015).abs() < 1e-12);
-    /// ```
-    pub fn stage_fpr(&self, stage: usize) -> f64 {
-        let stage = i32::try_from(stage).unwrap_or(i32::MAX);
-        let ratio = self.tightening_ratio;
-        self.fpr * (1.0 - ratio) * libm::pow(ratio, f64::from(stage))
-    }
-
-    /// The number of blocks of stage `stage`: the smallest count whose false-positive rate with
-    /// the stage's capacity is at most its rate ([`math::num_blocks_for_fpr`]).
-    fn stage_blocks(&self, stage: usize) -> Result<usize, Error> {
-        math::num_blocks_for_fpr(self.stage_capacity(stage), self.stage_fpr(stage))
-    }
-}
+mod parameters;
+mod persist;
 
 /// A split-block Bloom filter that adds stages as keys arrive, keeping the false-positive rate
 /// below its target however many there are (Almeida et al., "Scalable Bloom Filters", 2007).
@@ -177,88 +64,6 @@ pub struct ScalableFilter<S = Xxh3> {
     items_in_last_stage: usize,
     /// The newest stage's capacity (cached: computing it takes a `pow`).
     last_stage_capacity: usize,
-}
-
-read_methods! {
-    type: ScalableFilter,
-    setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-for key in [\"apple\", \"pear\"] {
-    filter.insert(key)?;
-    filter.insert_bytes(key.as_bytes())?;
-}",
-    note: "Every stage answers, newest first (it is the largest and holds most keys); a key may \
-           be present when any stage says so.",
-    probe: |filter, hash| {
-        // Newest first: it is the largest stage and holds most of the keys.
-        filter.stages
-            .iter()
-            .rev()
-            .any(|stage| stage.contains_hash(hash))
-    },
-    probe_all: |filter, hashes, out| filter.stages_batch(hashes, out),
-    bytes: yes,
-}
-
-/// The byte-key contract's writes (its reads come from `read_methods!`): keys given as
-/// exactly their bytes, hashed as the [`hash`](crate::hash) module documents.
-impl<S: FilterHasher + Clone> ScalableFilter<S> {
-    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
-    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_bytes(b"key")?);
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error> {
-        self.insert_hash(self.hash_bytes(key))
-    }
-
-    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
-    /// first error (the keys before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
-    /// assert!(filter.contains_bytes(b"b"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error> {
-        let hasher = self.hasher().clone();
-        let mut result = Ok(());
-        for_each_hashed_chunk(&hasher, keys, |_, hashes| {
-            if result.is_ok() {
-                result = self.insert_hash_batch(hashes);
-            }
-        });
-        result
-    }
-}
-
-impl<S> ScalableFilter<S> {
-    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage (same lengths),
-    /// with each stage's batch lookup running inside its kernel.
-    fn stages_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        // The newest stage answers into `out`; older stages answer a chunk at a time into a
-        // buffer on the stack that is ORed in, so there is no allocation.
-        const CHUNK: usize = 256;
-        let mut stages = self.stages.iter().rev();
-        if let Some(newest) = stages.next() {
-            newest.contains_hash_batch(hashes, out);
-        }
-        let mut older = [false; CHUNK];
-        for stage in stages {
-            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-                let older = &mut older[..hashes.len()];
-                stage.contains_hash_batch(hashes, older);
-                for (answer, &found) in out.iter_mut().zip(older.iter()) {
-                    *answer |= found;
-                }
-            }
-        }
-    }
 }
 
 impl ScalableFilter {
@@ -304,21 +109,89 @@ impl<S: Clone> ScalableFilter<S> {
             last_stage_capacity: parameters.stage_capacity(0),
         })
     }
+}
 
-    /// Adds a pre-hashed key; returns `true` when it was probably present already (then nothing
-    /// is added). Errors, leaving the filter unchanged, when the newest stage is full and the
+impl<S: BuildHasher + Clone> ScalableFilter<S> {
+    /// Adds `key` (hashed once for all stages); returns `Ok(true)` when it was newly inserted,
+    /// as `HashSet::insert` does, and `Ok(false)` when some stage already (probably) held it.
+    /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(filter.insert(&42u64)?);
+    /// assert!(!filter.insert(&42u64)?);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
+        write::insert(self, key)
+    }
+
+    /// Adds every key of `keys` (each hashed once for all stages); stops at the first error
+    /// (the keys before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// let keys: Vec<u64> = (0..100).collect();
+    /// filter.insert_batch(&keys)?;
+    /// assert!(keys.iter().all(|key| filter.contains(key)));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) -> Result<(), Error> {
+        write::insert_batch(self, keys)
+    }
+}
+
+impl<S: Clone> ScalableFilter<S> {
+    /// Adds a pre-hashed key; returns `Ok(true)` when it was newly inserted, `Ok(false)` when it
+    /// was probably present already (then nothing is added). Errors, leaving the filter unchanged, when the newest stage is full and the
     /// next cannot be made.
     ///
     /// ```
     /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
     /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef)?);
+    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
     /// assert_eq!(filter.len(), 1);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
+        self.insert_one(hash)
+    }
+
+    /// Adds every hash of `hashes`; stops at the first error (the hashes before it are in).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+    /// filter.insert_hash_batch(&hashes)?;
+    /// assert!(hashes.iter().all(|&hash| filter.contains_hash(hash)));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
+        self.insert_all(hashes)
+    }
+
+    /// The newest stage.
+    fn newest_mut(&mut self) -> &mut Filter<S> {
+        let newest = self.stages.len() - 1;
+        &mut self.stages[newest]
+    }
+}
+
+/// The one primitive every write of [`ScalableFilter`] is written from (see `filter::write`):
+/// a key found in some stage is not added again; a new one goes into the newest stage, after a
+/// new stage is made when that one is full.
+impl<S: Clone> Insert for ScalableFilter<S> {
+    type Hasher = S;
+    type Error = Error;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Error> {
         if self.contains_hash(hash) {
-            return Ok(true);
+            return Ok(false);
         }
         if self.items_in_last_stage >= self.last_stage_capacity {
             let next = self.stages.len();
@@ -336,29 +209,83 @@ impl<S: Clone> ScalableFilter<S> {
         }
         self.newest_mut().insert_hash(hash);
         self.items_in_last_stage += 1;
-        Ok(false)
+        Ok(true)
+    }
+}
+
+/// The byte-key contract: keys given as exactly their bytes, hashed with
+/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
+/// another program can reproduce it. Use these for persisted string and byte keys.
+impl<S: FilterHasher + Clone> ScalableFilter<S> {
+    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
+    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+    /// assert!(filter.insert_bytes(b"key")?);
+    /// assert!(filter.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    #[inline]
+    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error> {
+        write::insert_bytes(self, key)
     }
 
-    /// Adds every hash of `hashes`; stops at the first error (the hashes before it are in).
+    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
+    /// first error (the keys before it are in).
     ///
     /// ```
     /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-    /// filter.insert_hash_batch(&hashes)?;
-    /// assert!(hashes.iter().all(|&hash| filter.contains_hash(hash)));
+    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
+    /// assert!(filter.contains_bytes(b"b"));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn insert_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
-        for &hash in hashes {
-            self.insert_hash(hash)?;
-        }
-        Ok(())
+    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error> {
+        write::insert_bytes_batch(self, keys)
     }
+}
 
-    /// The newest stage.
-    fn newest_mut(&mut self) -> &mut Filter<S> {
-        let newest = self.stages.len() - 1;
-        &mut self.stages[newest]
+read_methods! {
+    type: ScalableFilter,
+    setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
+for key in [\"apple\", \"pear\"] {
+    filter.insert(key)?;
+    filter.insert_bytes(key.as_bytes())?;
+}",
+    note: "Every stage answers, newest first (it is the largest and holds most keys); a key may \
+           be present when any stage says so.",
+    probe: |filter, hash| {
+        // Newest first: it is the largest stage and holds most of the keys.
+        filter.stages
+            .iter()
+            .rev()
+            .any(|stage| stage.contains_hash(hash))
+    },
+    probe_all: |filter, hashes, out| filter.stages_batch(hashes, out),
+    bytes: yes,
+}
+
+impl<S> ScalableFilter<S> {
+    /// Writes into `out[i]` whether `hashes[i]` may be present in any stage (same lengths),
+    /// with each stage's batch lookup running inside its kernel.
+    fn stages_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        // The newest stage answers into `out`; older stages answer a chunk at a time into a
+        // buffer on the stack that is ORed in, so there is no allocation.
+        const CHUNK: usize = 256;
+        let mut stages = self.stages.iter().rev();
+        if let Some(newest) = stages.next() {
+            newest.contains_hash_batch(hashes, out);
+        }
+        let mut older = [false; CHUNK];
+        for stage in stages {
+            for (hashes, out) in hashes.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
+                let older = &mut older[..hashes.len()];
+                stage.contains_hash_batch(hashes, older);
+                for (answer, &found) in out.iter_mut().zip(older.iter()) {
+                    *answer |= found;
+                }
+            }
+        }
     }
 }
 
@@ -496,7 +423,7 @@ impl<S> ScalableFilter<S> {
     /// The hasher keys go through.
     ///
     /// ```
-    /// use splitbloom::{Xxh3, ScalableFilter};
+    /// use splitbloom::{ScalableFilter, Xxh3};
     /// assert_eq!(*ScalableFilter::with_fpr(10, 0.01)?.hasher(), Xxh3::default());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
@@ -579,38 +506,6 @@ impl<S> ScalableFilter<S> {
     }
 }
 
-impl<S: BuildHasher + Clone> ScalableFilter<S> {
-    /// Adds `key` (hashed once for all stages); returns `true` when it was probably present.
-    /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(!filter.insert(&42u64)?);
-    /// assert!(filter.insert(&42u64)?);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
-        self.insert_hash(crate::hash::hash_key(&self.hasher, key))
-    }
-
-    /// Adds every key of `keys` (each hashed once for all stages); stops at the first error
-    /// (the keys before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// let keys: Vec<u64> = (0..100).collect();
-    /// filter.insert_batch(&keys)?;
-    /// assert!(keys.iter().all(|key| filter.contains(key)));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) -> Result<(), Error> {
-        for key in keys {
-            self.insert(key)?;
-        }
-        Ok(())
-    }
-}
-
 /// Adds every key, growing as needed.
 ///
 /// # Panics
@@ -629,10 +524,8 @@ impl<S: BuildHasher + Clone> ScalableFilter<S> {
 /// ```
 impl<S: BuildHasher + Clone, K: Hash> Extend<K> for ScalableFilter<S> {
     fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        for key in keys {
-            if let Err(error) = self.insert(&key) {
-                panic!("ScalableFilter::extend: {error}");
-            }
+        if let Err(error) = write::extend(self, keys) {
+            panic!("ScalableFilter::extend: {error}");
         }
     }
 }

@@ -35,19 +35,19 @@ trait FromSerializedBytes<'de>: Sized {
 
 impl<'de, S: FilterHasher> FromSerializedBytes<'de> for Filter<S> {
     fn from_borrowed(bytes: &'de [u8]) -> Result<Self, crate::Error> {
-        Filter::from_bytes_with_hasher(bytes)
+        Filter::from_bytes_with_hasher_type(bytes)
     }
     fn from_transient(bytes: &[u8]) -> Result<Self, crate::Error> {
-        Filter::from_bytes_with_hasher(bytes)
+        Filter::from_bytes_with_hasher_type(bytes)
     }
 }
 
 impl<'de, S: FilterHasher> FromSerializedBytes<'de> for FilterRef<'de, S> {
     fn from_borrowed(bytes: &'de [u8]) -> Result<Self, crate::Error> {
-        FilterRef::from_bytes_with_hasher(bytes)
+        FilterRef::from_bytes_with_hasher_type(bytes)
     }
     fn from_transient(bytes: &[u8]) -> Result<Self, crate::Error> {
-        Ok(FilterRef::<S>::from_bytes_with_hasher(bytes)?.into_owned())
+        Ok(FilterRef::<S>::from_bytes_with_hasher_type(bytes)?.into_owned())
     }
 }
 

@@ -1,0 +1,177 @@
+//! `shared_methods!`: the accessors and constructors every filter type shares.
+
+/// Writes the methods the filter types share beyond the reads (which `read_methods!` in
+/// `view.rs` writes) and the writes (`write.rs`): the kernel and hasher accessors and the size,
+/// and, for the types that own their memory, the sized constructors, each from the type's
+/// `with_num_blocks_and_hasher`. Each part is invoked on its own, where it belongs in the
+/// type's documentation (constructors first).
+///
+/// * `@constructors Type`: `with_fpr`, `with_bits_per_key`, `with_num_blocks` and the
+///   `_and_hasher` forms of the first two;
+/// * `@accessors Type, make, block_bytes`: `with_kernel`, `kernel`, `hasher`, `num_blocks`,
+///   `size_in_bytes`; `make` is doc-example lines that bind an empty `filter` of 8 blocks and
+///   `block_bytes` the bytes one block takes in this type.
+macro_rules! shared_methods {
+    (@accessors $Type:ident $(<$lt:lifetime>)?, $make:literal, $block_bytes:literal) => {
+        impl<S> $Type<$($lt,)? S> {
+            /// The same filter running on `kernel`; errors when this CPU cannot run it. Results
+            /// never depend on the kernel, only speed does.
+            ///
+            /// ```
+            /// use splitbloom::Kernel;
+            #[doc = $make]
+            /// let filter = filter.with_kernel(Kernel::Scalar)?;
+            /// assert_eq!(filter.kernel(), Kernel::Scalar);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_kernel(mut self, kernel: $crate::Kernel) -> Result<Self, $crate::Error> {
+                self.kernel = $crate::arch::Dispatch::new(kernel)
+                    .ok_or($crate::Error::KernelUnavailable(kernel))?;
+                Ok(self)
+            }
+
+            /// The kernel this filter runs on ([`Kernel::best`](crate::Kernel::best) unless
+            /// chosen with `with_kernel`).
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert!(filter.kernel().is_available());
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn kernel(&self) -> $crate::Kernel {
+                self.kernel.kernel()
+            }
+
+            /// The hasher keys go through.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert_eq!(*filter.hasher(), splitbloom::Xxh3::default());
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn hasher(&self) -> &S {
+                &self.hasher
+            }
+
+            /// The number of blocks.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert_eq!(filter.num_blocks(), 8);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn num_blocks(&self) -> usize {
+                self.blocks.len()
+            }
+
+            #[doc = concat!("The size of the blocks in bytes (", stringify!($block_bytes), " per block).")]
+            ///
+            /// ```
+            #[doc = $make]
+            #[doc = concat!("assert_eq!(filter.size_in_bytes(), 8 * ", stringify!($block_bytes), ");")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn size_in_bytes(&self) -> usize {
+                self.blocks.len() * $block_bytes
+            }
+        }
+    };
+    (@constructors $Type:ident) => {
+        impl $Type {
+            /// An empty filter for `items` keys with a false-positive rate of at most `fpr`,
+            /// sized with the split-block formula
+            /// ([`math::num_blocks_for_fpr`](crate::math::num_blocks_for_fpr)).
+            ///
+            /// Errors when `items` is 0, `fpr` is not strictly between 0 and 1, or the filter
+            /// would be too large to allocate.
+            ///
+            /// This and the other constructors without a hasher argument build the default
+            /// hasher. For another one, pass it:
+            #[doc = concat!("`", stringify!($Type), "::with_fpr_and_hasher(items, fpr, ParquetHash::default())`.")]
+            /// They are not generic over the hasher because Rust does not fall back to a type
+            /// parameter's default when it infers a call: a generic `with_fpr` would make every
+            #[doc = concat!("`", stringify!($Type), "::with_fpr(..)` need a type annotation, as `HashMap::new` would.")]
+            ///
+            /// ```
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr(1_000_000, 0.01)?;")]
+            /// assert_eq!(filter.num_blocks(), 41_130); // 10.53 bits per key
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(1000, 1.0).is_err());")]
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_fpr(0, 0.01).is_err());")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_fpr(items: usize, fpr: f64) -> Result<Self, $crate::Error> {
+                Self::with_fpr_and_hasher(items, fpr, $crate::Xxh3::default())
+            }
+
+            /// An empty filter for `items` keys with `bits_per_key` bits each (rounded up to
+            /// whole blocks of 256 bits).
+            ///
+            /// ```
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key(1000, 10.0)?;")]
+            /// assert_eq!(filter.num_blocks(), 40);
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_bits_per_key(1000, f64::NAN).is_err());")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_bits_per_key(items: usize, bits_per_key: f64) -> Result<Self, $crate::Error> {
+                Self::with_bits_per_key_and_hasher(
+                    items,
+                    bits_per_key,
+                    $crate::Xxh3::default(),
+                )
+            }
+
+            /// An empty filter of exactly `num_blocks` blocks.
+            ///
+            /// ```
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_num_blocks(100)?;")]
+            /// assert_eq!(filter.num_blocks(), 100);
+            #[doc = concat!("assert!(splitbloom::", stringify!($Type), "::with_num_blocks(0).is_err());")]
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_num_blocks(num_blocks: usize) -> Result<Self, $crate::Error> {
+                Self::with_num_blocks_and_hasher(num_blocks, $crate::Xxh3::default())
+            }
+        }
+
+        impl<S> $Type<S> {
+            #[doc = concat!("[`", stringify!($Type), "::with_fpr`] with a given hasher.")]
+            ///
+            /// ```
+            /// use splitbloom::{FilterHasher, Xxh3};
+            /// // The default hasher with a seed of one's own.
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_fpr_and_hasher(1000, 0.01, Xxh3::with_seed(9))?;")]
+            /// assert_eq!(filter.hasher().seed(), 9);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_fpr_and_hasher(
+                items: usize,
+                fpr: f64,
+                hasher: S,
+            ) -> Result<Self, $crate::Error> {
+                Self::with_num_blocks_and_hasher(
+                    $crate::math::num_blocks_for_fpr(items, fpr)?,
+                    hasher,
+                )
+            }
+
+            #[doc = concat!("[`", stringify!($Type), "::with_bits_per_key`] with a given hasher.")]
+            ///
+            /// ```
+            /// use splitbloom::parquet::ParquetHash;
+            #[doc = concat!("let filter = splitbloom::", stringify!($Type), "::with_bits_per_key_and_hasher(1000, 16.0, ParquetHash::default())?;")]
+            /// assert_eq!(filter.num_blocks(), 63);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn with_bits_per_key_and_hasher(
+                items: usize,
+                bits_per_key: f64,
+                hasher: S,
+            ) -> Result<Self, $crate::Error> {
+                Self::with_num_blocks_and_hasher(
+                    $crate::math::num_blocks_for_bits(items, bits_per_key)?,
+                    hasher,
+                )
+            }
+        }
+    };
+}
