@@ -1,0 +1,456 @@
+//! A key's value: a scaling chain of filters (the default, RedisBloom's model), a plain filter
+//! loaded from the crate's `SBLM` bytes, or a filter half-way through a chunked restore; and
+//! the one byte stream every transport uses (`SCANDUMP`/`LOADCHUNK`, the RDB, AOF rewrites).
+//!
+//! The stream is a header ([`Meta`]: what the value is, and each stage's block count) followed
+//! by every stage's complete `SBLM` bytes (`Filter::to_bytes`, with its own checksum), oldest
+//! stage first. A restore rebuilds each stage with `Filter::from_bytes_with_hasher`, so every
+//! stage is validated as the crate validates any file, and the restored value is bit-identical.
+
+use std::borrow::Cow;
+
+use splitbloom::{Filter, ScalableFilter, ScalableParameters};
+
+use crate::{Chain, Hash, Stage};
+
+/// RedisBloom's tightening: each new sub-filter has half the error rate of the one before, and
+/// the first has half the target.
+pub const TIGHTENING_RATIO: f64 = 0.5;
+
+/// The largest chunk `SCANDUMP` returns, as RedisBloom's (16 MiB): small enough that building
+/// and sending one reply stalls other clients for milliseconds, not for the whole filter.
+pub const MAX_CHUNK: usize = 16 << 20;
+
+/// Bytes of a stage's `SBLM` header (`splitbloom::format::HEADER_BYTES`).
+const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
+
+/// At most this many stages: with an expansion of at least 1 and capacities of at least 1,
+/// a chain reaches it only through hostile header bytes, which are refused before allocating.
+const MAX_STAGES: u64 = 4096;
+
+const META_MAGIC: &[u8; 4] = b"SBFC";
+const META_VERSION: u8 = 1;
+const META_FIXED: usize = 80;
+
+/// What a value is, apart from its bits.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Meta {
+    /// True for a plain filter (`SBF.LOAD` of `SBLM` bytes), false for a chain.
+    pub plain: bool,
+    /// True unless `NONSCALING`: a chain that adds stages when its newest is full.
+    pub scaling: bool,
+    /// The capacity the value was made with (a chain's first stage; 0 when unknown).
+    pub capacity: u64,
+    /// The target false-positive rate (0 when unknown).
+    pub error_rate: f64,
+    /// Items added that were not present before (`CARD`).
+    pub items: u64,
+    /// A chain's parameters (zero for a plain filter).
+    pub parameters: ScalableParameters,
+    /// Keys in a chain's newest stage.
+    pub items_in_last_stage: u64,
+    /// Each stage's number of blocks, oldest first.
+    pub stage_blocks: Vec<u64>,
+}
+
+impl Meta {
+    /// The header bytes: little-endian fields at fixed offsets, then one `u64` per stage.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(META_FIXED + 8 * self.stage_blocks.len());
+        out.extend_from_slice(META_MAGIC);
+        out.push(META_VERSION);
+        out.push(u8::from(self.plain));
+        out.push(u8::from(!self.scaling));
+        out.push(0);
+        let p = &self.parameters;
+        for word in [
+            self.capacity,
+            self.error_rate.to_bits(),
+            self.items,
+            p.initial_capacity as u64,
+            p.fpr.to_bits(),
+            p.growth_factor.to_bits(),
+            p.tightening_ratio.to_bits(),
+            self.items_in_last_stage,
+            self.stage_blocks.len() as u64,
+        ] {
+            out.extend_from_slice(&word.to_le_bytes());
+        }
+        for &blocks in &self.stage_blocks {
+            out.extend_from_slice(&blocks.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads [`encode`](Meta::encode)'s bytes; every field is checked before anything is
+    /// allocated for the stages.
+    pub fn decode(bytes: &[u8]) -> Result<Meta, String> {
+        if bytes.len() < META_FIXED || &bytes[..4] != META_MAGIC {
+            return Err("not a splitbloom SCANDUMP header".into());
+        }
+        if bytes[4] != META_VERSION {
+            return Err(format!(
+                "header version {} (this module reads {META_VERSION})",
+                bytes[4]
+            ));
+        }
+        if bytes[5] > 1 || bytes[6] > 1 || bytes[7] != 0 {
+            return Err("unknown header flags".into());
+        }
+        let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let num_stages = word(72);
+        if num_stages == 0 || num_stages > MAX_STAGES {
+            return Err(format!("bad stage count {num_stages}"));
+        }
+        if bytes.len() as u64 != META_FIXED as u64 + 8 * num_stages {
+            return Err("header length does not match its stage count".into());
+        }
+        let plain = bytes[5] == 1;
+        if plain && num_stages != 1 {
+            return Err("a plain filter has one stage".into());
+        }
+        let stage_blocks: Vec<u64> = (0..num_stages as usize)
+            .map(|stage| word(META_FIXED + 8 * stage))
+            .collect();
+        if stage_blocks
+            .iter()
+            .any(|&blocks| blocks == 0 || blocks > splitbloom::math::MAX_BLOCKS as u64)
+        {
+            return Err("bad stage size".into());
+        }
+        let count = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
+        let mut parameters = ScalableParameters::new(count(word(32)), f64::from_bits(word(40)));
+        parameters.growth_factor = f64::from_bits(word(48));
+        parameters.tightening_ratio = f64::from_bits(word(56));
+        if !plain {
+            parameters.check().map_err(|error| error.to_string())?;
+        }
+        Ok(Meta {
+            plain,
+            scaling: bytes[6] == 0,
+            capacity: word(8),
+            error_rate: f64::from_bits(word(16)),
+            items: word(24),
+            parameters,
+            items_in_last_stage: word(64),
+            stage_blocks,
+        })
+    }
+
+    /// Bytes of the whole stage stream (every stage's `SBLM` bytes).
+    pub fn stream_len(&self) -> u64 {
+        self.stage_blocks
+            .iter()
+            .map(|&blocks| stage_len(blocks))
+            .sum()
+    }
+}
+
+/// Bytes of one stage in the stream: its `SBLM` header and bitset.
+fn stage_len(blocks: u64) -> u64 {
+    STAGE_HEADER as u64 + blocks * splitbloom::BLOCK_BYTES as u64
+}
+
+/// A chunked restore in progress: the stages rebuilt so far and the bytes of the next.
+#[derive(Clone, Debug)]
+pub struct Restore {
+    pub meta: Meta,
+    pub done: Vec<Stage>,
+    /// The current stage's `SBLM` bytes received so far.
+    pub partial: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+pub enum Body {
+    Chain(Chain),
+    Plain(Stage),
+    Restoring(Restore),
+}
+
+/// One key's value.
+#[derive(Clone, Debug)]
+pub struct Sbf {
+    pub body: Body,
+    /// False for `NONSCALING`: past its capacity the chain refuses new items.
+    pub scaling: bool,
+    /// The capacity the value was created with (a chain's first stage).
+    pub capacity: u64,
+    /// The target false-positive rate; 0 when unknown.
+    pub error_rate: f64,
+    /// Items added that were not present before, as RedisBloom counts them; after `MERGE`,
+    /// the stages' estimate.
+    pub items: u64,
+}
+
+impl Sbf {
+    /// A chain sized like RedisBloom's: the first stage holds `capacity` items at half the
+    /// error rate, and each new stage `expansion` times the previous capacity at half its rate.
+    pub fn chain(
+        capacity: u64,
+        error_rate: f64,
+        expansion: u64,
+        scaling: bool,
+    ) -> Result<Sbf, splitbloom::Error> {
+        let mut parameters =
+            ScalableParameters::new(usize::try_from(capacity).unwrap_or(usize::MAX), error_rate);
+        parameters.growth_factor = expansion as f64;
+        parameters.tightening_ratio = TIGHTENING_RATIO;
+        let chain = ScalableFilter::with_parameters(parameters, Hash::default())?;
+        Ok(Sbf {
+            body: Body::Chain(chain),
+            scaling,
+            capacity,
+            error_rate,
+            items: 0,
+        })
+    }
+
+    /// The stages that answer lookups (none while restoring).
+    pub fn stages(&self) -> &[Stage] {
+        match &self.body {
+            Body::Chain(chain) => chain.stages(),
+            Body::Plain(filter) => std::slice::from_ref(filter),
+            Body::Restoring(_) => &[],
+        }
+    }
+
+    /// Bytes of the value as `MEMORY USAGE` counts them: the struct, every stage's bitset and
+    /// the vectors holding them.
+    pub fn memory(&self) -> usize {
+        let stages = match &self.body {
+            Body::Chain(chain) => std::mem::size_of_val(chain.stages()),
+            Body::Plain(_) => 0,
+            Body::Restoring(restore) => {
+                restore.done.capacity() * size_of::<Stage>()
+                    + restore.partial.capacity()
+                    + restore.meta.stage_blocks.capacity() * 8
+            }
+        };
+        let bits: usize = match &self.body {
+            Body::Restoring(restore) => restore.done.iter().map(Filter::size_in_bytes).sum(),
+            _ => self.stages().iter().map(Filter::size_in_bytes).sum(),
+        };
+        size_of::<Sbf>() + stages + bits
+    }
+
+    /// The value's header: what it is and the size of each stage.
+    pub fn meta(&self) -> Meta {
+        match &self.body {
+            Body::Restoring(restore) => restore.meta.clone(),
+            Body::Chain(chain) => Meta {
+                plain: false,
+                scaling: self.scaling,
+                capacity: self.capacity,
+                error_rate: self.error_rate,
+                items: self.items,
+                parameters: *chain.parameters(),
+                items_in_last_stage: chain.items_in_last_stage() as u64,
+                stage_blocks: chain
+                    .stages()
+                    .iter()
+                    .map(|stage| stage.num_blocks() as u64)
+                    .collect(),
+            },
+            Body::Plain(filter) => Meta {
+                plain: true,
+                scaling: false,
+                capacity: self.capacity,
+                error_rate: self.error_rate,
+                items: self.items,
+                parameters: zero_parameters(),
+                items_in_last_stage: 0,
+                stage_blocks: vec![filter.num_blocks() as u64],
+            },
+        }
+    }
+
+    /// The stream's bytes from `offset`, at most [`MAX_CHUNK`] and never across a stage (so a
+    /// restore can check each stage as it completes); `None` at or past the end of what the
+    /// value holds (for a restore in progress: the bytes received so far).
+    pub fn chunk_at(&self, offset: u64) -> Option<Cow<'_, [u8]>> {
+        let (stages, partial): (&[Stage], &[u8]) = match &self.body {
+            Body::Restoring(restore) => (&restore.done, &restore.partial),
+            _ => (self.stages(), &[]),
+        };
+        let mut start = 0u64;
+        for stage in stages {
+            let len = stage_len(stage.num_blocks() as u64);
+            if offset < start + len {
+                return Some(stage_chunk(stage, (offset - start) as usize));
+            }
+            start += len;
+        }
+        let at = usize::try_from(offset - start).ok()?;
+        (at < partial.len())
+            .then(|| Cow::Borrowed(&partial[at..partial.len().min(at + MAX_CHUNK)]))
+    }
+
+    /// A value from its header, every stage it has and the bytes of the next (the RDB keeps
+    /// a restore in progress that way): complete when every stage is there.
+    pub fn assemble(meta: Meta, stages: Vec<Stage>, partial: Vec<u8>) -> Result<Sbf, String> {
+        let mut restore = Restore {
+            meta,
+            done: Vec::new(),
+            partial: Vec::new(),
+        };
+        for (index, stage) in stages.into_iter().enumerate() {
+            if index >= restore.meta.stage_blocks.len()
+                || stage.num_blocks() as u64 != restore.meta.stage_blocks[index]
+            {
+                return Err(format!("stage {index} does not match its header"));
+            }
+            restore.done.push(stage);
+        }
+        let mut sbf = Sbf::restoring(restore);
+        sbf.push_bytes(&partial)?;
+        sbf.finish_if_complete()?;
+        Ok(sbf)
+    }
+
+    /// A value that will be filled by `LOADCHUNK`.
+    pub fn restoring(restore: Restore) -> Sbf {
+        Sbf {
+            scaling: restore.meta.scaling,
+            capacity: restore.meta.capacity,
+            error_rate: restore.meta.error_rate,
+            items: restore.meta.items,
+            body: Body::Restoring(restore),
+        }
+    }
+
+    /// The offset in the stream where the next `LOADCHUNK` must start.
+    pub fn restore_offset(&self) -> Option<u64> {
+        let Body::Restoring(restore) = &self.body else {
+            return None;
+        };
+        let done: u64 = restore.meta.stage_blocks[..restore.done.len()]
+            .iter()
+            .map(|&blocks| stage_len(blocks))
+            .sum();
+        Some(done + restore.partial.len() as u64)
+    }
+
+    /// Appends stream bytes to a restore in progress; a stage whose bytes are complete is
+    /// validated and rebuilt. Errors (the value unchanged) on bytes past a stage's end or a
+    /// stage that does not validate.
+    pub fn push_bytes(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+        let Body::Restoring(restore) = &mut self.body else {
+            return Err("the filter is not being restored".into());
+        };
+        while !bytes.is_empty() {
+            let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
+                return Err("chunk beyond the end of the filter".into());
+            };
+            let len = stage_len(blocks) as usize;
+            let take = (len - restore.partial.len()).min(bytes.len());
+            if restore.partial.is_empty() {
+                restore
+                    .partial
+                    .try_reserve_exact(len)
+                    .map_err(|_| format!("cannot allocate {len} bytes"))?;
+            }
+            restore.partial.extend_from_slice(&bytes[..take]);
+            bytes = &bytes[take..];
+            if restore.partial.len() == len {
+                let stage = Stage::from_bytes_with_hasher(&restore.partial).map_err(|error| {
+                    restore.partial.truncate(len - take);
+                    format!("stage {} does not validate: {error}", restore.done.len())
+                })?;
+                restore.done.push(stage);
+                restore.partial = Vec::new();
+            }
+        }
+        Ok(())
+    }
+
+    /// Turns a restore whose stages are all there into the value they make. On stages that
+    /// do not make a filter together, the restore starts over (header kept, no stages).
+    pub fn finish_if_complete(&mut self) -> Result<(), String> {
+        let Body::Restoring(restore) = &mut self.body else {
+            return Ok(());
+        };
+        if restore.done.len() < restore.meta.stage_blocks.len() {
+            return Ok(());
+        }
+        let meta = restore.meta.clone();
+        let mut done = std::mem::take(&mut restore.done);
+        if meta.plain && meta.scaling {
+            return Err("a plain filter cannot scale".into());
+        }
+        self.body = if meta.plain {
+            Body::Plain(done.pop().expect("one stage"))
+        } else {
+            let items_in_last_stage = usize::try_from(meta.items_in_last_stage)
+                .map_err(|_| "bad item count".to_string())?;
+            Body::Chain(
+                ScalableFilter::from_stages(meta.parameters, done, items_in_last_stage)
+                    .map_err(|error| format!("stages do not make a filter: {error}"))?,
+            )
+        };
+        Ok(())
+    }
+}
+
+/// Placeholder parameters for plain filters, which have none.
+fn zero_parameters() -> ScalableParameters {
+    let mut parameters = ScalableParameters::new(0, 0.0);
+    parameters.growth_factor = 0.0;
+    parameters.tightening_ratio = 0.0;
+    parameters
+}
+
+/// Up to [`MAX_CHUNK`] bytes of `stage`'s `SBLM` bytes from `at` (below their length).
+fn stage_chunk(stage: &Stage, at: usize) -> Cow<'_, [u8]> {
+    let len = STAGE_HEADER + stage.size_in_bytes();
+    let end = len.min(at + MAX_CHUNK);
+    if at >= STAGE_HEADER {
+        return bitset_bytes(stage, at - STAGE_HEADER, end - STAGE_HEADER);
+    }
+    let mut out = Vec::with_capacity(end - at);
+    out.extend_from_slice(&stage_header(stage)[at..]);
+    out.extend_from_slice(&bitset_bytes(stage, 0, end - STAGE_HEADER));
+    Cow::Owned(out)
+}
+
+/// The stage's 32-byte `SBLM` header, as `Filter::to_bytes` starts: its checksum covers the
+/// whole bitset, so this reads every byte of the stage once (at memory speed) but copies none.
+fn stage_header(stage: &Stage) -> [u8; STAGE_HEADER] {
+    struct FirstBytes {
+        header: [u8; STAGE_HEADER],
+        seen: usize,
+    }
+    impl std::io::Write for FirstBytes {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            let take = (STAGE_HEADER - self.seen).min(bytes.len());
+            self.header[self.seen..self.seen + take].copy_from_slice(&bytes[..take]);
+            self.seen += take;
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut first = FirstBytes {
+        header: [0; STAGE_HEADER],
+        seen: 0,
+    };
+    stage
+        .write_to(&mut first)
+        .expect("writing to memory cannot fail");
+    first.header
+}
+
+/// Bytes `from..to` of the stage's bitset in the format's byte order (little-endian words).
+fn bitset_bytes(stage: &Stage, from: usize, to: usize) -> Cow<'_, [u8]> {
+    let words = stage.as_words();
+    if cfg!(target_endian = "little") {
+        Cow::Borrowed(&bytemuck::cast_slice::<u32, u8>(words)[from..to])
+    } else {
+        let bytes: Vec<u8> = words[from / 4..to.div_ceil(4)]
+            .iter()
+            .flat_map(|word| word.to_le_bytes())
+            .collect();
+        let skip = from % 4;
+        Cow::Owned(bytes[skip..skip + (to - from)].to_vec())
+    }
+}
