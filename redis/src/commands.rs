@@ -70,7 +70,10 @@ fn text(arg: &RedisString) -> Option<&str> {
 }
 
 fn parse_f64(arg: &RedisString) -> Option<f64> {
-    text(arg)?.parse::<f64>().ok().filter(|value| !value.is_nan())
+    text(arg)?
+        .parse::<f64>()
+        .ok()
+        .filter(|value| !value.is_nan())
 }
 
 fn parse_i64(arg: &RedisString) -> Option<i64> {
@@ -102,7 +105,10 @@ impl Create {
     fn make(&self, ctx: &Context) -> Result<Sbf, RedisError> {
         check_memory(
             ctx,
-            stage_bytes(self.capacity, self.error_rate * crate::value::TIGHTENING_RATIO),
+            stage_bytes(
+                self.capacity,
+                self.error_rate * crate::value::TIGHTENING_RATIO,
+            ),
         )?;
         Sbf::chain(self.capacity, self.error_rate, self.expansion, self.scaling)
             .map_err(|error| RedisError::String(format!("ERR could not create filter: {error}")))
@@ -251,7 +257,9 @@ fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                 .ok_or_else(|| err("ERR bad expansion"))?;
             at += 2;
         } else {
-            return Err(err("ERR unknown argument (RESERVE takes EXPANSION e and NONSCALING)"));
+            return Err(err(
+                "ERR unknown argument (RESERVE takes EXPANSION e and NONSCALING)",
+            ));
         }
     }
     let key = ctx.open_key_writable(&args[1]);
@@ -388,9 +396,7 @@ fn five_fields(sbf: &Sbf) -> [(&'static str, RedisValue); 5] {
         let capacity: u64 = (0..stages)
             .map(|stage| meta.parameters.stage_capacity(stage) as u64)
             .sum();
-        let expansion = sbf
-            .scaling
-            .then_some(meta.parameters.growth_factor as u64);
+        let expansion = sbf.scaling.then_some(meta.parameters.growth_factor as u64);
         (capacity, stages, expansion)
     };
     [
@@ -409,11 +415,7 @@ fn five_fields(sbf: &Sbf) -> [(&'static str, RedisValue); 5] {
 }
 
 /// `INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]` and, for `SBF.INFO`, the extra fields.
-fn info_common(
-    ctx: &Context,
-    args: Vec<RedisString>,
-    extra: bool,
-) -> RedisResult {
+fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResult {
     if !(2..=3).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -461,7 +463,10 @@ fn info_common(
             .first()
             .map_or_else(String::new, |stage| stage.kernel().to_string());
         let extras = [
-            ("Error rate", RedisValue::BulkString(sbf.error_rate.to_string())),
+            (
+                "Error rate",
+                RedisValue::BulkString(sbf.error_rate.to_string()),
+            ),
             ("Blocks", RedisValue::Integer(blocks as i64)),
             ("Bytes", RedisValue::Integer(bytes as i64)),
             (
@@ -472,9 +477,15 @@ fn info_common(
                     0
                 }),
             ),
-            ("Estimated FPR", RedisValue::BulkString(format!("{fpr:.6e}"))),
+            (
+                "Estimated FPR",
+                RedisValue::BulkString(format!("{fpr:.6e}")),
+            ),
             ("Fill ratio", RedisValue::BulkString(format!("{fill:.6}"))),
-            ("Hasher", RedisValue::BulkString(format!("{:?}", Hash::KIND))),
+            (
+                "Hasher",
+                RedisValue::BulkString(format!("{:?}", Hash::KIND)),
+            ),
             ("Seed", RedisValue::Integer(seed as i64)),
             ("Kernel", RedisValue::BulkString(kernel)),
         ];
@@ -549,9 +560,8 @@ fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
     if iter == 1 {
-        let meta = Meta::decode(data).map_err(|error| {
-            RedisError::String(format!("ERR received bad data: {error}"))
-        })?;
+        let meta = Meta::decode(data)
+            .map_err(|error| RedisError::String(format!("ERR received bad data: {error}")))?;
         check_memory(ctx, meta.stream_len())?;
         key.set_value(
             &SBF_TYPE,
@@ -678,8 +688,9 @@ fn merge_plain(
         }) => filter.clone(),
         _ => {
             check_memory(ctx, first.size_in_bytes() as u64)?;
-            Stage::with_num_blocks_and_hasher(first.num_blocks(), *first.hasher())
-                .map_err(|error| RedisError::String(format!("ERR could not create filter: {error}")))?
+            Stage::with_num_blocks_and_hasher(first.num_blocks(), *first.hasher()).map_err(
+                |error| RedisError::String(format!("ERR could not create filter: {error}")),
+            )?
         }
     };
     for filter in filters {
@@ -720,7 +731,11 @@ fn merge_chains(
         }
         chains.push(chain);
     }
-    let num_stages = chains.iter().map(|chain| chain.stages().len()).max().unwrap_or(1);
+    let num_stages = chains
+        .iter()
+        .map(|chain| chain.stages().len())
+        .max()
+        .unwrap_or(1);
     let scaling = dest.is_none_or(|dest| dest.scaling);
     if !scaling && num_stages > 1 {
         return Err(err(
@@ -755,12 +770,8 @@ fn merge_chains(
         .filter(|chain| chain.stages().len() == num_stages)
         .map(|chain| chain.items_in_last_stage())
         .sum();
-    let chain = Chain::from_stages(
-        *first.parameters(),
-        stages,
-        in_last.min(last_capacity),
-    )
-    .map_err(|error| RedisError::String(format!("ERR {error}")))?;
+    let chain = Chain::from_stages(*first.parameters(), stages, in_last.min(last_capacity))
+        .map_err(|error| RedisError::String(format!("ERR {error}")))?;
     Ok(Body::Chain(chain))
 }
 
@@ -779,7 +790,11 @@ fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         Body::Plain(filter) => filter.serialized_len(),
         Body::Chain(chain) => {
             splitbloom::format::SCALABLE_HEADER_BYTES
-                + chain.stages().iter().map(Stage::serialized_len).sum::<usize>()
+                + chain
+                    .stages()
+                    .iter()
+                    .map(Stage::serialized_len)
+                    .sum::<usize>()
         }
     };
     if len > MAX_DUMP_BYTES {

@@ -126,9 +126,7 @@ fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
     }
     let config = |name: &str| -> Option<String> {
         match ctx.call("CONFIG", &["GET", name]).ok()? {
-            redis_module::RedisValue::Array(items) => {
-                String::try_from(items.get(1)?.clone()).ok()
-            }
+            redis_module::RedisValue::Array(items) => String::try_from(items.get(1)?.clone()).ok(),
             _ => None,
         }
     };
@@ -170,8 +168,9 @@ fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
 /// Bitset bytes of a stage for `items` at `error_rate` (what `check_memory` is asked about).
 fn stage_bytes(items: u64, error_rate: f64) -> u64 {
     let items = usize::try_from(items).unwrap_or(usize::MAX);
-    splitbloom::math::num_blocks_for_fpr(items, error_rate)
-        .map_or(u64::MAX, |blocks| blocks as u64 * splitbloom::BLOCK_BYTES as u64)
+    splitbloom::math::num_blocks_for_fpr(items, error_rate).map_or(u64::MAX, |blocks| {
+        blocks as u64 * splitbloom::BLOCK_BYTES as u64
+    })
 }
 
 static SBF_TYPE: RedisType = RedisType::new(

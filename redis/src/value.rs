@@ -281,8 +281,7 @@ impl Sbf {
             start += len;
         }
         let at = usize::try_from(offset - start).ok()?;
-        (at < partial.len())
-            .then(|| Cow::Borrowed(&partial[at..partial.len().min(at + MAX_CHUNK)]))
+        (at < partial.len()).then(|| Cow::Borrowed(&partial[at..partial.len().min(at + MAX_CHUNK)]))
     }
 
     /// A value from its header, every stage it has and the bytes of the next (the RDB keeps

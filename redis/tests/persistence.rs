@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Conn, Reply, Server, wait_until};
+use common::{Conn, ModuleHasher, Reply, Server, wait_until};
 
 /// Filters of several shapes: defaults, a large one, another seed (via LOAD), a MERGE result.
 fn populate(c: &mut Conn) {
@@ -29,8 +29,7 @@ fn populate(c: &mut Conn) {
         "b",
     ]);
     let seeded =
-        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, splitbloom::Xxh3Hash::with_seed(99))
-            .unwrap();
+        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, ModuleHasher::with_seed(99)).unwrap();
     let mut seeded = seeded;
     seeded.insert_bytes(b"seeded-key");
     c.cmd(&[b"SBF.LOAD".as_slice(), b"seeded", &seeded.to_bytes()]);
@@ -124,8 +123,8 @@ fn aof_rewrite_and_restart_keep_filters_bit_identical() {
     let rewritten = std::fs::read_dir(&aof_dir)
         .unwrap()
         .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
-        .any(|bytes| bytes.windows(8).any(|window| window == b"SBF.LOAD"));
-    assert!(rewritten, "the rewritten AOF holds SBF.LOAD commands");
+        .any(|bytes| bytes.windows(13).any(|window| window == b"SBF.LOADCHUNK"));
+    assert!(rewritten, "the rewritten AOF holds SBF.LOADCHUNK commands");
 
     let server = server.restart();
     let mut c = server.conn();
@@ -143,9 +142,24 @@ fn memory_usage_counts_the_bitset() {
     c.cmd(&["SBF.RESERVE", "f", "0.01", "1000000"]);
     let bytes = c.cmd(&["SBF.INFO", "f", "SIZE"]).ints()[0];
     let usage = c.cmd(&["MEMORY", "USAGE", "f"]).int();
-    // 1,316,160 bytes of bitset, plus the key and the value's header.
-    assert!((1_316_160..1_316_160 + 4096).contains(&usage), "{usage}");
-    assert!((1_316_160..=usage).contains(&bytes), "{bytes} {usage}");
+    let info = c.cmd(&["SBF.INFO", "f"]);
+    let Reply::Array(Some(fields)) = info else {
+        panic!("{info:?}")
+    };
+    let bitset = fields
+        .chunks(2)
+        .find(|pair| pair[0].text() == "Bytes")
+        .unwrap()[1]
+        .int();
+    // The first sub-filter is sized at half the error rate, as RedisBloom's.
+    let expected = splitbloom::math::num_blocks_for_fpr(1_000_000, 0.005).unwrap() as i64 * 32;
+    assert!(
+        (expected * 99 / 100..=expected * 101 / 100).contains(&bitset),
+        "{bitset} {expected}"
+    );
+    // The bitset, plus the key and the value's header.
+    assert!((bitset..bitset + 4096).contains(&usage), "{usage}");
+    assert!((bitset..=usage).contains(&bytes), "{bytes} {usage}");
 }
 
 /// CRC-64/Jones as Redis computes it for DUMP payloads (reflected, initial 0, no final xor).
@@ -184,7 +198,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let payload = c.cmd(&["DUMP", "f"]).bytes();
     assert_eq!(&payload[..2], [7, 0x81]);
     let id = u64::from_be_bytes(payload[2..10].try_into().unwrap());
-    assert_eq!(id & 0x3ff, 1, "encoding version 1");
+    assert_eq!(id & 0x3ff, 2, "encoding version 2");
 
     // The untouched payload restores bit-identically (the control).
     assert_eq!(
@@ -194,7 +208,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["SBF.DUMP", "copy"]).bytes(), filter);
 
     let mut bad_version = payload.clone();
-    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 2).to_be_bytes());
+    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 3).to_be_bytes());
     reseal(&mut bad_version);
     let mut bad_filter = payload.clone();
     // A bit of the bitset, inside the crate's checksummed bytes, near the end of the value.
@@ -204,7 +218,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let truncated = payload[..payload.len() - 20].to_vec();
 
     for (name, bad) in [
-        ("version 2", &bad_version),
+        ("version 3", &bad_version),
         ("flipped bit", &bad_filter),
         ("truncated", &truncated),
     ] {
@@ -222,7 +236,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["EXISTS", "new"]).int(), 0);
     assert_eq!(c.cmd(&["SBF.DUMP", "f"]).bytes(), filter);
     assert!(
-        server.log().contains("refusing RDB encoding version 2"),
+        server.log().contains("refusing RDB encoding version 3"),
         "{}",
         server.log()
     );

@@ -14,6 +14,10 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+/// The hasher the module stores its filters with (the crate's default), named once for the
+/// tests.
+pub type ModuleHasher = splitbloom::Xxh3Plain;
+
 /// One RESP2 reply.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
