@@ -2,8 +2,6 @@
 //! strings (clients and their tests match them); only `INFO` differs: `BF.INFO` has exactly
 //! RedisBloom's five fields, `SBF.INFO` adds the filter's own.
 
-use std::collections::HashSet;
-
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use splitbloom::FilterHasher;
 
@@ -103,15 +101,20 @@ impl Create {
     }
 
     fn make(&self, ctx: &Context) -> Result<Sbf, RedisError> {
-        check_memory(
-            ctx,
-            stage_bytes(
-                self.capacity,
-                self.error_rate * crate::value::TIGHTENING_RATIO,
-            ),
-        )?;
-        Sbf::chain(self.capacity, self.error_rate, self.expansion, self.scaling)
-            .map_err(|error| RedisError::String(format!("ERR could not create filter: {error}")))
+        let cannot = |error| RedisError::String(format!("ERR could not create filter: {error}"));
+        if self.scaling {
+            check_memory(
+                ctx,
+                stage_bytes(
+                    self.capacity,
+                    self.error_rate * crate::value::TIGHTENING_RATIO,
+                ),
+            )?;
+            Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
+        } else {
+            check_memory(ctx, stage_bytes(self.capacity, self.error_rate))?;
+            Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
+        }
     }
 }
 
@@ -126,22 +129,35 @@ fn add_all(
     match &mut sbf.body {
         Body::Restoring(_) => Err(err(RESTORING)),
         Body::Plain(filter) => {
-            // A plain filter never refuses an item: it only fills up.
+            // A plain filter of known capacity is a NONSCALING one: full at its capacity.
+            // Loaded without a capacity (0), it never refuses an item: it only fills up.
+            let full_at = (sbf.capacity > 0).then_some(sbf.capacity);
             let hashes: Vec<u64> = items
                 .iter()
                 .map(|item| filter.hash_bytes(item.as_slice()))
                 .collect();
+            // One batch lookup first: it overlaps the cache misses, and the inserts below then
+            // find their blocks in cache.
             let mut present = vec![false; hashes.len()];
             filter.contains_hash_batch(&hashes, &mut present);
-            filter.insert_hash_batch(&hashes);
-            let mut seen = HashSet::new();
-            let new: Vec<bool> = hashes
-                .iter()
-                .zip(&present)
-                .map(|(&hash, &present)| !present && seen.insert(hash))
-                .collect();
-            sbf.items += new.iter().filter(|&&new| new).count() as u64;
-            Ok((new, None))
+            let mut new = Vec::with_capacity(hashes.len());
+            let mut stop = None;
+            for (&hash, &present) in hashes.iter().zip(&present) {
+                if present {
+                    new.push(false);
+                    continue;
+                }
+                if full_at.is_some_and(|capacity| sbf.items >= capacity)
+                    && !filter.contains_hash(hash)
+                {
+                    stop = Some(FULL);
+                    break;
+                }
+                let added = newly_added(filter.insert_hash(hash));
+                sbf.items += u64::from(added);
+                new.push(added);
+            }
+            Ok((new, stop))
         }
         Body::Chain(chain) => {
             let hashes: Vec<u64> = items
@@ -169,10 +185,15 @@ fn add_all(
                         break;
                     }
                     let next = last + 1;
-                    let bytes = stage_bytes(
-                        parameters.stage_capacity(next) as u64,
-                        parameters.stage_fpr(next),
-                    );
+                    let capacity = parameters.stage_capacity(next) as u64;
+                    let bytes = stage_bytes(capacity, parameters.stage_fpr(next));
+                    // Error rates halve with every sub-filter; past some point a split-block
+                    // filter reaches them only with absurd sizes (a classic filter needs 512
+                    // bits per item only below 1e-100).
+                    if bytes > (64 * capacity).max(64 << 10) {
+                        stop = Some(TOO_TIGHT);
+                        break;
+                    }
                     if check_memory(ctx, bytes).is_err() {
                         stop = Some(NO_STAGE);
                         break;
@@ -191,6 +212,8 @@ fn add_all(
         }
     }
 }
+
+const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
 
 /// Adds `items` to `key`, creating it when missing (unless `create` is `None`); replicates the
 /// command verbatim whenever it may have changed the key.
@@ -550,7 +573,8 @@ fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `LOADCHUNK key iter data`, with the pairs `SCANDUMP` gave, in order: iterator 1 (the header)
 /// starts a restore, replacing the key; each later chunk is appended, and every sub-filter is
-/// validated (checksum included) as its last byte arrives.
+/// validated (checksum included) as its last byte arrives. A chunk that does not validate
+/// leaves the restore where it was, so it can be sent again.
 fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
@@ -560,8 +584,7 @@ fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let key = ctx.open_key_writable(&args[1]);
     let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
     if iter == 1 {
-        let meta = Meta::decode(data)
-            .map_err(|error| RedisError::String(format!("ERR received bad data: {error}")))?;
+        let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
         check_memory(ctx, meta.stream_len())?;
         key.set_value(
             &SBF_TYPE,
@@ -575,26 +598,30 @@ fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Ok(RedisValue::SimpleStringStatic("OK"));
     }
     let sbf = existing.ok_or_else(|| err(NOT_FOUND))?;
-    let Some(expected) = sbf.restore_offset() else {
-        return Err(err(
-            "ERR the filter is complete: a restore starts with LOADCHUNK key 1 <header>",
-        ));
-    };
+    // A chunk for a complete filter, or not the next one of a restore: RedisBloom's error.
     let offset = u64::try_from(iter)
         .ok()
         .and_then(|iter| iter.checked_sub(1 + data.len() as u64));
-    if offset != Some(expected) {
-        return Err(RedisError::String(format!(
-            "ERR invalid offset: this chunk ends at iterator {iter}, and the restore expects the chunk that starts at iterator {}",
-            expected + 1
-        )));
+    if sbf.restore_offset().is_none() || offset != sbf.restore_offset() {
+        return Err(err(NO_LINK));
     }
     sbf.push_bytes(data)
         .and_then(|()| sbf.finish_if_complete())
-        .map_err(|error| RedisError::String(format!("ERR received bad data: {error}")))?;
+        .map_err(|error| {
+            err(if error == crate::value::TOO_BIG {
+                TOO_BIG
+            } else {
+                BAD_DATA
+            })
+        })?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
+
+/// RedisBloom's `LOADCHUNK` errors, which clients and RedisBloom's tests match exactly.
+const BAD_DATA: &str = "ERR received bad data";
+const NO_LINK: &str = "ERR invalid offset - no link found";
+const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 
 /// `SBF.MERGE dest src [src ...]`: `dest` becomes the union of itself (when present) and every
 /// source. Plain filters merge when their sizes and hashers match; chains when their

@@ -24,9 +24,10 @@ pub const MAX_CHUNK: usize = 16 << 20;
 /// Bytes of a stage's `SBLM` header (`splitbloom::format::HEADER_BYTES`).
 const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
 
-/// At most this many stages: with an expansion of at least 1 and capacities of at least 1,
-/// a chain reaches it only through hostile header bytes, which are refused before allocating.
-const MAX_STAGES: u64 = 4096;
+/// At most this many stages: far more than a chain reaches before its sub-filters' sizes are
+/// refused (see `commands::add_all`), so only hostile header bytes have more, and they are
+/// refused before anything is allocated.
+const MAX_STAGES: u64 = 1 << 16;
 
 const META_MAGIC: &[u8; 4] = b"SBFC";
 const META_VERSION: u8 = 1;
@@ -54,7 +55,8 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// The header bytes: little-endian fields at fixed offsets, then one `u64` per stage.
+    /// The header bytes: little-endian fields at fixed offsets, one `u64` per stage, and the
+    /// XXH3-64 (seed 0) of all that, so a corrupted header is refused as a whole.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(META_FIXED + 8 * self.stage_blocks.len());
         out.extend_from_slice(META_MAGIC);
@@ -79,14 +81,20 @@ impl Meta {
         for &blocks in &self.stage_blocks {
             out.extend_from_slice(&blocks.to_le_bytes());
         }
+        let checksum = xxhash_rust::xxh3::xxh3_64(&out);
+        out.extend_from_slice(&checksum.to_le_bytes());
         out
     }
 
     /// Reads [`encode`](Meta::encode)'s bytes; every field is checked before anything is
     /// allocated for the stages.
     pub fn decode(bytes: &[u8]) -> Result<Meta, String> {
-        if bytes.len() < META_FIXED || &bytes[..4] != META_MAGIC {
+        if bytes.len() < META_FIXED + 8 || &bytes[..4] != META_MAGIC {
             return Err("not a splitbloom SCANDUMP header".into());
+        }
+        let (body, checksum) = bytes.split_at(bytes.len() - 8);
+        if xxhash_rust::xxh3::xxh3_64(body).to_le_bytes() != checksum {
+            return Err("header checksum mismatch".into());
         }
         if bytes[4] != META_VERSION {
             return Err(format!(
@@ -102,7 +110,7 @@ impl Meta {
         if num_stages == 0 || num_stages > MAX_STAGES {
             return Err(format!("bad stage count {num_stages}"));
         }
-        if bytes.len() as u64 != META_FIXED as u64 + 8 * num_stages {
+        if bytes.len() as u64 != META_FIXED as u64 + 8 * num_stages + 8 {
             return Err("header length does not match its stage count".into());
         }
         let plain = bytes[5] == 1;
@@ -151,6 +159,9 @@ fn stage_len(blocks: u64) -> u64 {
     STAGE_HEADER as u64 + blocks * splitbloom::BLOCK_BYTES as u64
 }
 
+/// What `push_bytes` answers for bytes past the end of the stream.
+pub const TOO_BIG: &str = "chunk beyond the end of the filter";
+
 /// A chunked restore in progress: the stages rebuilt so far and the bytes of the next.
 #[derive(Clone, Debug)]
 pub struct Restore {
@@ -183,6 +194,23 @@ pub struct Sbf {
 }
 
 impl Sbf {
+    /// A `NONSCALING` filter, sized as RedisBloom sizes one: `capacity` items at the full
+    /// error rate, in one plain filter that refuses new items once `capacity` are in.
+    pub fn nonscaling(capacity: u64, error_rate: f64) -> Result<Sbf, splitbloom::Error> {
+        let items = usize::try_from(capacity).unwrap_or(usize::MAX);
+        Ok(Sbf {
+            body: Body::Plain(Filter::with_fpr_and_hasher(
+                items,
+                error_rate,
+                Hash::default(),
+            )?),
+            scaling: false,
+            capacity,
+            error_rate,
+            items: 0,
+        })
+    }
+
     /// A chain sized like RedisBloom's: the first stage holds `capacity` items at half the
     /// error rate, and each new stage `expansion` times the previous capacity at half its rate.
     pub fn chain(
@@ -330,15 +358,24 @@ impl Sbf {
     }
 
     /// Appends stream bytes to a restore in progress; a stage whose bytes are complete is
-    /// validated and rebuilt. Errors (the value unchanged) on bytes past a stage's end or a
-    /// stage that does not validate.
+    /// validated and rebuilt. Errors (the value unchanged) on bytes past the stream's end or
+    /// a stage that does not validate.
     pub fn push_bytes(&mut self, mut bytes: &[u8]) -> Result<(), String> {
         let Body::Restoring(restore) = &mut self.body else {
             return Err("the filter is not being restored".into());
         };
+        let remaining = restore.meta.stream_len()
+            - restore.meta.stage_blocks[..restore.done.len()]
+                .iter()
+                .map(|&blocks| stage_len(blocks))
+                .sum::<u64>()
+            - restore.partial.len() as u64;
+        if bytes.len() as u64 > remaining {
+            return Err(TOO_BIG.into());
+        }
         while !bytes.is_empty() {
             let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
-                return Err("chunk beyond the end of the filter".into());
+                return Err(TOO_BIG.into());
             };
             let len = stage_len(blocks) as usize;
             let take = (len - restore.partial.len()).min(bytes.len());
