@@ -255,8 +255,8 @@ impl Sbf {
             }
         };
         let bits: usize = match &self.body {
-            Body::Restoring(restore) => restore.done.iter().map(Filter::size_in_bytes).sum(),
-            _ => self.stages().iter().map(Filter::size_in_bytes).sum(),
+            Body::Restoring(restore) => restore.done.iter().map(allocated_bytes).sum(),
+            _ => self.stages().iter().map(allocated_bytes).sum(),
         };
         size_of::<Sbf>() + stages + bits
     }
@@ -424,6 +424,19 @@ impl Sbf {
             )
         };
         Ok(())
+    }
+}
+
+/// The bytes the crate allocates for a stage's bitset: its size, except that bitsets of 8 MiB
+/// and more take whole 2 MiB huge pages plus one, so that the bitset can start on a huge-page
+/// boundary (`storage/blocks.rs` in the crate, which does not expose the figure).
+fn allocated_bytes(stage: &Stage) -> usize {
+    const HUGE_PAGE: usize = 2 << 20;
+    let bytes = stage.size_in_bytes();
+    if bytes < 8 << 20 {
+        bytes
+    } else {
+        bytes.next_multiple_of(HUGE_PAGE) + HUGE_PAGE
     }
 }
 

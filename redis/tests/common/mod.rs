@@ -9,7 +9,7 @@
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 /// tests.
 pub type ModuleHasher = splitbloom::Xxh3Plain;
 
-/// One RESP2 reply.
+/// One RESP2 or RESP3 reply.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     Status(String),
@@ -26,6 +26,14 @@ pub enum Reply {
     Int(i64),
     Bulk(Option<Vec<u8>>),
     Array(Option<Vec<Reply>>),
+    /// RESP3's null (`_`).
+    Null,
+    /// RESP3's map (`%`), in the server's order.
+    Map(Vec<(Reply, Reply)>),
+    /// RESP3's double (`,`), as sent.
+    Double(String),
+    /// RESP3's boolean (`#`).
+    Bool(bool),
 }
 
 impl Reply {
@@ -160,12 +168,24 @@ fn read_reply(reader: &mut impl BufRead) -> Reply {
             bytes.truncate(len as usize);
             Reply::Bulk(Some(bytes))
         }
-        "*" => {
+        // `~` is RESP3's set, read as an array.
+        "*" | "~" => {
             let len: i64 = rest.parse().unwrap();
             if len < 0 {
                 return Reply::Array(None);
             }
             Reply::Array(Some((0..len).map(|_| read_reply(reader)).collect()))
+        }
+        "_" => Reply::Null,
+        "," => Reply::Double(rest.to_owned()),
+        "#" => Reply::Bool(rest == "t"),
+        "%" => {
+            let len: usize = rest.parse().unwrap();
+            Reply::Map(
+                (0..len)
+                    .map(|_| (read_reply(reader), read_reply(reader)))
+                    .collect(),
+            )
         }
         _ => panic!("unknown RESP reply {line:?}"),
     }
@@ -188,6 +208,15 @@ pub fn module_path() -> PathBuf {
         .max()
         .map(|(_, path)| path)
         .expect("libsplitbloom_redis.so is built (cargo test -p splitbloom-redis builds it)")
+}
+
+/// The peers' modules (RedisBloom 2.4.23, valkey-bloom): `$SPLITBLOOM_PEERS_DIR`, else
+/// `../shared/peers/redis/` beside the repository, as CI provides it; `None` when absent.
+pub fn peers_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("SPLITBLOOM_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/peers/redis"));
+    dir.join("redisbloom-2.4.23.so").is_file().then_some(dir)
 }
 
 /// A port nobody listens on right now.
@@ -236,6 +265,8 @@ pub struct Server {
     module_args: Vec<String>,
     /// A virtual memory limit (`prlimit --as`), in bytes.
     memory_limit: Option<u64>,
+    /// The module loaded: splitbloom's ([`module_path`]) unless a peer's.
+    module: PathBuf,
 }
 
 impl Server {
@@ -258,7 +289,25 @@ impl Server {
     ) -> Server {
         let dir = scratch_dir(tag);
         let strings = |args: &[&str]| args.iter().map(|arg| arg.to_string()).collect();
-        Server::spawn(dir, strings(extra), strings(module_args), memory_limit)
+        Server::spawn(
+            dir,
+            strings(extra),
+            strings(module_args),
+            memory_limit,
+            module_path(),
+        )
+    }
+
+    /// A server with another module (a peer's `.so`) instead of splitbloom's.
+    pub fn start_module(tag: &str, module: &Path, extra: &[&str], module_args: &[&str]) -> Server {
+        let strings = |args: &[&str]| args.iter().map(|arg| arg.to_string()).collect();
+        Server::spawn(
+            scratch_dir(tag),
+            strings(extra),
+            strings(module_args),
+            None,
+            module.to_path_buf(),
+        )
     }
 
     fn spawn(
@@ -266,6 +315,7 @@ impl Server {
         extra: Vec<String>,
         module_args: Vec<String>,
         memory_limit: Option<u64>,
+        module: PathBuf,
     ) -> Server {
         for _attempt in 0..5 {
             let port = if extra.iter().any(|arg| arg == "--cluster-enabled") {
@@ -289,7 +339,7 @@ impl Server {
                 .arg(&dir)
                 .args(["--logfile", "redis.log"])
                 .arg("--loadmodule")
-                .arg(module_path())
+                .arg(&module)
                 .args(&module_args)
                 .args(&extra)
                 .stdin(Stdio::null())
@@ -304,6 +354,7 @@ impl Server {
                 extra: extra.clone(),
                 module_args: module_args.clone(),
                 memory_limit,
+                module: module.clone(),
             };
             if server.wait_ready() {
                 return server;
@@ -360,7 +411,8 @@ impl Server {
         let dir = std::mem::take(&mut this.dir);
         let extra = std::mem::take(&mut this.extra);
         let module_args = std::mem::take(&mut this.module_args);
-        Server::spawn(dir, extra, module_args, this.memory_limit)
+        let module = std::mem::take(&mut this.module);
+        Server::spawn(dir, extra, module_args, this.memory_limit, module)
     }
 }
 
