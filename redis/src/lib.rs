@@ -108,7 +108,7 @@ unsafe impl GlobalAlloc for TryRedisAlloc {
 }
 
 /// Checks that a new filter or sub-filter of `bytes` may be created: under `MAX_FILTER_BYTES`,
-/// under `maxmemory` (when eviction cannot make room), and, on a server without
+/// under `maxmemory` when the policy is `noeviction`, and, on a server without
 /// `RedisModule_TryAlloc`, that the system would grant it. Commands from the primary or read
 /// while loading are never refused, so replicas and restarts stay identical to the primary.
 fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
@@ -138,7 +138,9 @@ fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
         let ratio = unsafe { raw::RedisModule_GetUsedMemoryRatio.map_or(0.0, |ratio| ratio()) };
         let used = (f64::from(ratio) * maxmemory as f64) as u64;
         let evicts = config("maxmemory-policy").is_some_and(|policy| policy != "noeviction");
-        if bytes > maxmemory || (!evicts && used.saturating_add(bytes) > maxmemory) {
+        // With an eviction policy Redis makes room after the command (evicting this filter
+        // too if nothing else will do), as for any other value.
+        if !evicts && used.saturating_add(bytes) > maxmemory {
             return Err(RedisError::String(format!(
                 "OOM cannot create a filter of {bytes} bytes: used memory {used} would exceed 'maxmemory' ({maxmemory})"
             )));
@@ -457,16 +459,18 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
     }
     if BF_COMMANDS.load(Ordering::Relaxed) {
         use commands::*;
-        register!(ctx, c"BF.RESERVE", reserve, c"write deny-oom");
-        register!(ctx, c"BF.ADD", add, c"write deny-oom");
-        register!(ctx, c"BF.MADD", madd, c"write deny-oom");
-        register!(ctx, c"BF.INSERT", insert, c"write deny-oom");
-        register!(ctx, c"BF.EXISTS", exists, c"readonly fast");
-        register!(ctx, c"BF.MEXISTS", mexists, c"readonly fast");
-        register!(ctx, c"BF.INFO", bf_info, c"readonly fast");
-        register!(ctx, c"BF.CARD", card, c"readonly fast");
-        register!(ctx, c"BF.SCANDUMP", scandump, c"readonly fast");
-        register!(ctx, c"BF.LOADCHUNK", loadchunk, c"write deny-oom");
+        // Lower case, as RedisBloom registers them: Redis names the command in its errors
+        // ("wrong number of arguments for 'bf.add' command") as it was registered.
+        register!(ctx, c"bf.reserve", reserve, c"write deny-oom");
+        register!(ctx, c"bf.add", add, c"write deny-oom");
+        register!(ctx, c"bf.madd", madd, c"write deny-oom");
+        register!(ctx, c"bf.insert", insert, c"write deny-oom");
+        register!(ctx, c"bf.exists", exists, c"readonly fast");
+        register!(ctx, c"bf.mexists", mexists, c"readonly fast");
+        register!(ctx, c"bf.info", bf_info, c"readonly fast");
+        register!(ctx, c"bf.card", card, c"readonly fast");
+        register!(ctx, c"bf.scandump", scandump, c"readonly fast");
+        register!(ctx, c"bf.loadchunk", loadchunk, c"write deny-oom");
     }
     Status::Ok
 }

@@ -301,7 +301,7 @@ fn bf_commands_refuse_to_shadow_a_loaded_redisbloom() {
     ]);
     assert!(!up, "splitbloom with BF_COMMANDS loaded beside RedisBloom");
     assert!(
-        log.contains("cannot register BF.RESERVE") && log.contains("RedisBloom"),
+        log.contains("cannot register bf.reserve") && log.contains("RedisBloom"),
         "{log}"
     );
     // Without BF_COMMANDS the two sit side by side: the module's name is not `bf`.

@@ -141,8 +141,12 @@ fn ping(port: u16) -> std::io::Result<String> {
 }
 
 fn read_line(reader: &mut impl BufRead) -> String {
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("read from redis");
+    // Bytes, not `read_line`: an error may quote a binary argument.
+    let mut bytes = Vec::new();
+    reader
+        .read_until(b'\n', &mut bytes)
+        .expect("read from redis");
+    let mut line = String::from_utf8_lossy(&bytes).into_owned();
     assert!(
         line.ends_with("\r\n"),
         "connection closed or bad line {line:?}"
