@@ -262,10 +262,43 @@ fn a_replica_answers_like_its_primary() {
     p.cmd(&["SBF.MERGE", "m1", "m1", "small"]);
     let bytes = p.cmd(&["SBF.DUMP", "ins"]).bytes();
     p.cmd(&[b"SBF.LOAD".as_slice(), b"loaded", &bytes]);
+    // New sub-filters, a NONSCALING filter's partial batch, a chunked restore and COPY.
+    let more: Vec<String> = (0..500).map(|i| format!("more:{i}")).collect();
+    let mut madd = vec!["SBF.MADD".to_string(), "small".into()];
+    madd.extend(more);
+    p.cmd(&madd);
+    assert!(p.cmd(&["SBF.INFO", "small", "FILTERS"]).ints()[0] > 1);
+    p.cmd(&["SBF.RESERVE", "fixed", "0.01", "2", "NONSCALING"]);
+    assert_eq!(
+        p.cmd(&["SBF.MADD", "fixed", "a", "b", "c"]),
+        Reply::Array(Some(vec![
+            Reply::Int(1),
+            Reply::Int(1),
+            Reply::Error("ERR non scaling filter is full".into())
+        ]))
+    );
+    let mut iter = 0;
+    loop {
+        let Reply::Array(Some(pair)) = p.cmd(&["SBF.SCANDUMP", "ins", &iter.to_string()]) else {
+            panic!("SCANDUMP")
+        };
+        iter = pair[0].int();
+        if iter == 0 {
+            break;
+        }
+        let chunk = pair[1].bytes();
+        p.cmd(&[
+            b"SBF.LOADCHUNK".as_slice(),
+            b"restored",
+            iter.to_string().as_bytes(),
+            &chunk,
+        ]);
+    }
+    assert_eq!(p.cmd(&["COPY", "big", "copied"]).int(), 1);
     assert_eq!(p.cmd(&["WAIT", "1", "10000"]).int(), 1);
 
     assert_same(&state(&mut r), &state(&mut p), "the replica differs");
-    for key in ["new", "loaded"] {
+    for key in ["new", "loaded", "fixed", "restored", "copied"] {
         assert!(
             r.cmd(&["SBF.DUMP", key]) == p.cmd(&["SBF.DUMP", key]),
             "{key}"
