@@ -76,32 +76,35 @@ static BF_COMMANDS: AtomicBool = AtomicBool::new(false);
 
 /// Redis's allocator, through `RedisModule_TryAlloc` when the server has it, so that an
 /// allocation that cannot be satisfied returns null (an error reply for the crate's fallible
-/// allocations) instead of aborting the server as `RedisModule_Alloc` does.
+/// allocations) instead of aborting the server as `RedisModule_Alloc` does. Outside Redis (the
+/// library's unit tests) the API pointers are never set and it is the system allocator.
 struct TryRedisAlloc;
 
-// SAFETY: every pointer comes from Redis's allocator (TryAlloc/Alloc) and goes back to
-// RedisModule_Free; sizes are rounded up to the alignment, which jemalloc honours for the
-// power-of-two size classes Rust asks for (the reasoning of redis-module's `RedisAlloc`).
+// SAFETY: inside Redis the API pointers are set by RedisModule_Init before the module's first
+// allocation (redis-module's OnLoad copies the name into a stack buffer before Init) and never
+// change, so every pointer comes from Redis's allocator and goes back to RedisModule_Free;
+// sizes are rounded up to the alignment, which jemalloc honours for the size classes Rust asks
+// for (the reasoning of redis-module's `RedisAlloc`). Outside Redis they are never set, and
+// every call goes to `System` with the caller's layout.
 unsafe impl GlobalAlloc for TryRedisAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         let size = (layout.size() + layout.align() - 1) & !(layout.align() - 1);
-        // SAFETY: the API pointers are set by RedisModule_Init, before any allocation of the
-        // module (redis-module's OnLoad copies the name into a stack buffer before Init).
+        // SAFETY: see the impl; `layout` is the caller's, valid for `System`.
         unsafe {
             match (raw::RedisModule_TryAlloc, raw::RedisModule_Alloc) {
                 (Some(try_alloc), _) => try_alloc(size).cast(),
                 (None, Some(alloc)) => alloc(size).cast(),
-                (None, None) => std::process::abort(),
+                (None, None) => std::alloc::System.alloc(layout),
             }
         }
     }
 
-    unsafe fn dealloc(&self, ptr: *mut u8, _layout: Layout) {
-        // SAFETY: `ptr` came from `alloc` above, so from Redis's allocator.
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above, from the same allocator (see the impl).
         unsafe {
             match raw::RedisModule_Free {
                 Some(free) => free(ptr.cast()),
-                None => std::process::abort(),
+                None => std::alloc::System.dealloc(ptr, layout),
             }
         }
     }
