@@ -9,9 +9,9 @@ use crate::value::{Body, Meta, Restore, Sbf};
 use crate::{Chain, Hash, SBF_TYPE, Stage, check_memory, newly_added, stage_bytes};
 
 /// The largest value `SBF.DUMP` answers in one reply. Building and sending a reply stalls every
-/// other client for about 2.5 ms per MB (`redis/README.md`), so this keeps the stall near
-/// 80 ms; larger filters go through `SCANDUMP`'s 16 MiB chunks.
-const MAX_DUMP_BYTES: usize = 32 << 20;
+/// other client for about 10 ms per MB (`redis/README.md`), so this keeps the stall under
+/// 100 ms; larger filters go through `SCANDUMP`'s 16 MiB chunks.
+const MAX_DUMP_BYTES: usize = 8 << 20;
 
 /// Redis's own WRONGTYPE error for keys of other types: redis-module 2.0.7 says only "Existing
 /// key has wrong Redis type", without the `WRONGTYPE` code clients look for.
@@ -539,8 +539,8 @@ fn card_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `SCANDUMP key iter`: RedisBloom's iterator. Iterator 0 answers `[1, header]`; iterator `i`
-/// answers the stream's bytes from offset `i - 1` (at most 16 MiB, never across a sub-filter)
-/// with the iterator of the next chunk; the end is `[0, ""]`.
+/// answers the stream's chunk at offset `i - 1` (at most 16 MiB, never across a sub-filter,
+/// checksummed) with the iterator of the next chunk; the end is `[0, ""]`.
 fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
@@ -566,7 +566,7 @@ fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         .ok()
         .and_then(|offset| sbf.chunk_at(offset));
     match chunk {
-        Some(chunk) => pair(iter + chunk.len() as i64, chunk.into_owned()),
+        Some(chunk) => pair(iter + chunk.len() as i64, chunk),
         None => pair(0, Vec::new()),
     }
 }
@@ -585,7 +585,7 @@ fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
     if iter == 1 {
         let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
-        check_memory(ctx, meta.stream_len())?;
+        check_memory(ctx, meta.bitset_len())?;
         key.set_value(
             &SBF_TYPE,
             Sbf::restoring(Restore {
@@ -605,7 +605,7 @@ fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if sbf.restore_offset().is_none() || offset != sbf.restore_offset() {
         return Err(err(NO_LINK));
     }
-    sbf.push_bytes(data)
+    sbf.push_chunk(offset.expect("checked above"), data)
         .and_then(|()| sbf.finish_if_complete())
         .map_err(|error| {
             err(if error == crate::value::TOO_BIG {

@@ -216,8 +216,8 @@ unsafe fn value<'a>(value: *const c_void) -> &'a Sbf {
 }
 
 /// RDB encoding 2: the header (`value::Meta`) as a string, the number of complete stages,
-/// each stage's `SBLM` bytes as a string, then the bytes of a stage a restore has received
-/// in part (empty otherwise).
+/// each stage's `SBLM` bytes as a string (checksummed by the crate), then the bitset bytes of
+/// a stage a restore has received in part (empty otherwise).
 ///
 /// # Safety
 ///
@@ -227,7 +227,13 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
     let sbf = unsafe { self::value(value) };
     raw::save_slice(rdb, &sbf.meta().encode());
     let (stages, partial): (&[Stage], &[u8]) = match &sbf.body {
-        value::Body::Restoring(restore) => (&restore.done, &restore.partial),
+        value::Body::Restoring(restore) => (
+            &restore.done,
+            restore
+                .partial
+                .get(splitbloom::format::HEADER_BYTES..)
+                .unwrap_or(&[]),
+        ),
         _ => (sbf.stages(), &[]),
     };
     raw::save_unsigned(rdb, stages.len() as u64);
@@ -276,7 +282,7 @@ fn load_value(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
         );
     }
     let partial = raw::load_string_buffer(rdb).map_err(io)?;
-    Sbf::assemble(meta, stages, partial.as_ref().to_vec())
+    Sbf::assemble(meta, stages, partial.as_ref())
 }
 
 /// Rewrites a key as `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them: one argument of

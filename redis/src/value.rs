@@ -1,15 +1,17 @@
 //! A key's value: a scaling chain of filters (the default, RedisBloom's model), a plain filter
-//! loaded from the crate's `SBLM` bytes, or a filter half-way through a chunked restore; and
-//! the one byte stream every transport uses (`SCANDUMP`/`LOADCHUNK`, the RDB, AOF rewrites).
+//! (`NONSCALING`, or `SBF.LOAD` of the crate's `SBLM` bytes), or a filter half-way through a
+//! chunked restore; and the byte stream of `SCANDUMP`/`LOADCHUNK` and AOF rewrites.
 //!
-//! The stream is a header ([`Meta`]: what the value is, and each stage's block count) followed
-//! by every stage's complete `SBLM` bytes (`Filter::to_bytes`, with its own checksum), oldest
-//! stage first. A restore rebuilds each stage with `Filter::from_bytes_with_hasher`, so every
-//! stage is validated as the crate validates any file, and the restored value is bit-identical.
+//! The stream is a header ([`Meta`]: what the value is, its hasher's seed, each stage's block
+//! count, checksummed) followed by every stage's bitset, oldest stage first, in chunks of at
+//! most 16 MiB that never cross a stage. Each chunk is its bitset bytes followed by the XXH3-64
+//! of them seeded with the chunk's offset in the stream, so a chunk is checked, and bound to
+//! its place, on its own: a whole-stage checksum would make the first chunk of a 200 MB stage
+//! hash all of it while every other client waits.
 
 use std::borrow::Cow;
 
-use splitbloom::{Filter, ScalableFilter, ScalableParameters};
+use splitbloom::{Filter, FilterHasher, FilterRef, ScalableFilter, ScalableParameters};
 
 use crate::{Chain, Hash, Stage};
 
@@ -21,6 +23,12 @@ pub const TIGHTENING_RATIO: f64 = 0.5;
 /// and sending one reply stalls other clients for milliseconds, not for the whole filter.
 pub const MAX_CHUNK: usize = 16 << 20;
 
+/// Bytes of a chunk's checksum, after its bitset bytes.
+const CHECK: usize = 8;
+
+/// Bitset bytes in a full chunk.
+const MAX_PAYLOAD: usize = MAX_CHUNK - CHECK;
+
 /// Bytes of a stage's `SBLM` header (`splitbloom::format::HEADER_BYTES`).
 const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
 
@@ -31,7 +39,7 @@ const MAX_STAGES: u64 = 1 << 16;
 
 const META_MAGIC: &[u8; 4] = b"SBFC";
 const META_VERSION: u8 = 1;
-const META_FIXED: usize = 80;
+const META_FIXED: usize = 88;
 
 /// What a value is, apart from its bits.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,6 +58,8 @@ pub struct Meta {
     pub parameters: ScalableParameters,
     /// Keys in a chain's newest stage.
     pub items_in_last_stage: u64,
+    /// The hasher's seed (every stage has the same).
+    pub seed: u64,
     /// Each stage's number of blocks, oldest first.
     pub stage_blocks: Vec<u64>,
 }
@@ -63,7 +73,7 @@ impl Meta {
         out.push(META_VERSION);
         out.push(u8::from(self.plain));
         out.push(u8::from(!self.scaling));
-        out.push(0);
+        out.push(Hash::KIND.id());
         let p = &self.parameters;
         for word in [
             self.capacity,
@@ -75,6 +85,7 @@ impl Meta {
             p.tightening_ratio.to_bits(),
             self.items_in_last_stage,
             self.stage_blocks.len() as u64,
+            self.seed,
         ] {
             out.extend_from_slice(&word.to_le_bytes());
         }
@@ -102,8 +113,15 @@ impl Meta {
                 bytes[4]
             ));
         }
-        if bytes[5] > 1 || bytes[6] > 1 || bytes[7] != 0 {
+        if bytes[5] > 1 || bytes[6] > 1 {
             return Err("unknown header flags".into());
+        }
+        if bytes[7] != Hash::KIND.id() {
+            return Err(format!(
+                "hasher id {} (this module stores {})",
+                bytes[7],
+                Hash::KIND.id()
+            ));
         }
         let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
         let num_stages = word(72);
@@ -141,33 +159,52 @@ impl Meta {
             items: word(24),
             parameters,
             items_in_last_stage: word(64),
+            seed: word(80),
             stage_blocks,
         })
     }
 
-    /// Bytes of the whole stage stream (every stage's `SBLM` bytes).
-    pub fn stream_len(&self) -> u64 {
+    /// Bytes of every stage's bitset.
+    pub fn bitset_len(&self) -> u64 {
         self.stage_blocks
             .iter()
-            .map(|&blocks| stage_len(blocks))
+            .map(|&blocks| bitset_len(blocks))
             .sum()
+    }
+
+    /// The `SBLM` header of stage `blocks` (its checksum field 0: a restored stage is read
+    /// with `from_trusted_bytes`, its chunks having been checked one by one).
+    fn stage_header(&self, blocks: u64) -> [u8; STAGE_HEADER] {
+        let mut header = [0; STAGE_HEADER];
+        header[..4].copy_from_slice(&splitbloom::format::MAGIC);
+        header[4..6].copy_from_slice(&splitbloom::format::VERSION.to_le_bytes());
+        header[6] = Hash::KIND.id();
+        header[8..16].copy_from_slice(&self.seed.to_le_bytes());
+        header[16..24].copy_from_slice(&blocks.to_le_bytes());
+        header
     }
 }
 
-/// Bytes of one stage in the stream: its `SBLM` header and bitset.
-fn stage_len(blocks: u64) -> u64 {
-    STAGE_HEADER as u64 + blocks * splitbloom::BLOCK_BYTES as u64
+fn bitset_len(blocks: u64) -> u64 {
+    blocks * splitbloom::BLOCK_BYTES as u64
 }
 
-/// What `push_bytes` answers for bytes past the end of the stream.
-pub const TOO_BIG: &str = "chunk beyond the end of the filter";
+/// Bytes of a stage of `bitset` bytes in the stream: the bitset and one checksum per chunk.
+fn wire_len(bitset: u64) -> u64 {
+    bitset + CHECK as u64 * bitset.div_ceil(MAX_PAYLOAD as u64)
+}
+
+/// What `push_bitset` answers for bytes that are not the next chunk of the stream.
+pub const TOO_BIG: &str = "not the next chunk of the filter";
+/// What `push_chunk` answers for a chunk whose checksum does not match.
+const BAD_CHUNK: &str = "chunk checksum mismatch";
 
 /// A chunked restore in progress: the stages rebuilt so far and the bytes of the next.
 #[derive(Clone, Debug)]
 pub struct Restore {
     pub meta: Meta,
     pub done: Vec<Stage>,
-    /// The current stage's `SBLM` bytes received so far.
+    /// The current stage's `SBLM` bytes received so far: its header, then its bitset.
     pub partial: Vec<u8>,
 }
 
@@ -273,6 +310,7 @@ impl Sbf {
                 items: self.items,
                 parameters: *chain.parameters(),
                 items_in_last_stage: chain.items_in_last_stage() as u64,
+                seed: chain.hasher().seed(),
                 stage_blocks: chain
                     .stages()
                     .iter()
@@ -287,34 +325,46 @@ impl Sbf {
                 items: self.items,
                 parameters: zero_parameters(),
                 items_in_last_stage: 0,
+                seed: filter.hasher().seed(),
                 stage_blocks: vec![filter.num_blocks() as u64],
             },
         }
     }
 
-    /// The stream's bytes from `offset`, at most [`MAX_CHUNK`] and never across a stage (so a
-    /// restore can check each stage as it completes); `None` at or past the end of what the
-    /// value holds (for a restore in progress: the bytes received so far).
-    pub fn chunk_at(&self, offset: u64) -> Option<Cow<'_, [u8]>> {
+    /// The stream's chunk at `offset` (past the header): at most [`MAX_CHUNK`] bytes, never
+    /// across a stage, ending with its checksum; from the middle of a chunk, the rest of it.
+    /// `None` at or past the end of what the value holds (for a restore in progress: what it
+    /// has received).
+    pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
         let (stages, partial): (&[Stage], &[u8]) = match &self.body {
-            Body::Restoring(restore) => (&restore.done, &restore.partial),
+            Body::Restoring(restore) => (
+                &restore.done,
+                restore.partial.get(STAGE_HEADER..).unwrap_or(&[]),
+            ),
             _ => (self.stages(), &[]),
         };
         let mut start = 0u64;
         for stage in stages {
-            let len = stage_len(stage.num_blocks() as u64);
+            let bitset = stage.size_in_bytes();
+            let len = wire_len(bitset as u64);
             if offset < start + len {
-                return Some(stage_chunk(stage, (offset - start) as usize));
+                return Some(wire_chunk(start, offset - start, bitset, |from, to| {
+                    bitset_bytes(stage, from, to)
+                }));
             }
             start += len;
         }
-        let at = usize::try_from(offset - start).ok()?;
-        (at < partial.len()).then(|| Cow::Borrowed(&partial[at..partial.len().min(at + MAX_CHUNK)]))
+        let within = offset.checked_sub(start)?;
+        (within < wire_len(partial.len() as u64)).then(|| {
+            wire_chunk(start, within, partial.len(), |from, to| {
+                Cow::Borrowed(&partial[from..to])
+            })
+        })
     }
 
-    /// A value from its header, every stage it has and the bytes of the next (the RDB keeps
-    /// a restore in progress that way): complete when every stage is there.
-    pub fn assemble(meta: Meta, stages: Vec<Stage>, partial: Vec<u8>) -> Result<Sbf, String> {
+    /// A value from its header, every stage it has and the bitset bytes of the next (the RDB
+    /// keeps a restore in progress that way): complete when every stage is there.
+    pub fn assemble(meta: Meta, stages: Vec<Stage>, partial: &[u8]) -> Result<Sbf, String> {
         let mut restore = Restore {
             meta,
             done: Vec::new(),
@@ -329,7 +379,9 @@ impl Sbf {
             restore.done.push(stage);
         }
         let mut sbf = Sbf::restoring(restore);
-        sbf.push_bytes(&partial)?;
+        for chunk in partial.chunks(MAX_PAYLOAD) {
+            sbf.push_bitset(chunk)?;
+        }
         sbf.finish_if_complete()?;
         Ok(sbf)
     }
@@ -345,56 +397,69 @@ impl Sbf {
         }
     }
 
-    /// The offset in the stream where the next `LOADCHUNK` must start.
+    /// The offset in the stream (past the header) where the next `LOADCHUNK` must start.
     pub fn restore_offset(&self) -> Option<u64> {
         let Body::Restoring(restore) = &self.body else {
             return None;
         };
         let done: u64 = restore.meta.stage_blocks[..restore.done.len()]
             .iter()
-            .map(|&blocks| stage_len(blocks))
+            .map(|&blocks| wire_len(bitset_len(blocks)))
             .sum();
-        Some(done + restore.partial.len() as u64)
+        let received = restore.partial.len().saturating_sub(STAGE_HEADER) as u64;
+        Some(done + wire_len(received))
     }
 
-    /// Appends stream bytes to a restore in progress; a stage whose bytes are complete is
-    /// validated and rebuilt. Errors (the value unchanged) on bytes past the stream's end or
-    /// a stage that does not validate.
-    pub fn push_bytes(&mut self, mut bytes: &[u8]) -> Result<(), String> {
+    /// Takes the stream's chunk at `offset` (which [`restore_offset`](Sbf::restore_offset)
+    /// gave): its checksum must match, and it must be the whole next chunk of its stage.
+    pub fn push_chunk(&mut self, offset: u64, chunk: &[u8]) -> Result<(), String> {
+        let Some(payload_len) = chunk.len().checked_sub(CHECK).filter(|&len| len > 0) else {
+            return Err(BAD_CHUNK.into());
+        };
+        let (payload, check) = chunk.split_at(payload_len);
+        if xxhash_rust::xxh3::xxh3_64_with_seed(payload, offset).to_le_bytes() != check {
+            return Err(BAD_CHUNK.into());
+        }
+        self.push_bitset(payload)
+    }
+
+    /// Appends bitset bytes to a restore in progress, a chunk's worth at a time (the whole
+    /// next chunk of the current stage); a stage whose bytes are complete becomes a filter.
+    /// Errors (the value unchanged) on bytes that are not that chunk.
+    pub fn push_bitset(&mut self, bytes: &[u8]) -> Result<(), String> {
         let Body::Restoring(restore) = &mut self.body else {
             return Err("the filter is not being restored".into());
         };
-        let remaining = restore.meta.stream_len()
-            - restore.meta.stage_blocks[..restore.done.len()]
-                .iter()
-                .map(|&blocks| stage_len(blocks))
-                .sum::<u64>()
-            - restore.partial.len() as u64;
-        if bytes.len() as u64 > remaining {
+        let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
+            return Err(TOO_BIG.into());
+        };
+        let bitset = bitset_len(blocks) as usize;
+        if restore.partial.is_empty() {
+            restore
+                .partial
+                .try_reserve_exact(STAGE_HEADER + bitset)
+                .map_err(|_| format!("cannot allocate {bitset} bytes"))?;
+            restore
+                .partial
+                .extend_from_slice(&restore.meta.stage_header(blocks));
+        }
+        let received = restore.partial.len() - STAGE_HEADER;
+        if bytes.len() != MAX_PAYLOAD.min(bitset - received) {
             return Err(TOO_BIG.into());
         }
-        while !bytes.is_empty() {
-            let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
-                return Err(TOO_BIG.into());
-            };
-            let len = stage_len(blocks) as usize;
-            let take = (len - restore.partial.len()).min(bytes.len());
-            if restore.partial.is_empty() {
-                restore
-                    .partial
-                    .try_reserve_exact(len)
-                    .map_err(|_| format!("cannot allocate {len} bytes"))?;
-            }
-            restore.partial.extend_from_slice(&bytes[..take]);
-            bytes = &bytes[take..];
-            if restore.partial.len() == len {
-                let stage = Stage::from_bytes_with_hasher(&restore.partial).map_err(|error| {
-                    restore.partial.truncate(len - take);
-                    format!("stage {} does not validate: {error}", restore.done.len())
+        restore.partial.extend_from_slice(bytes);
+        if restore.partial.len() == STAGE_HEADER + bitset {
+            let stage = FilterRef::<Hash>::from_trusted_bytes_with_hasher(&restore.partial)
+                .and_then(|view| view.to_filter())
+                .map_err(|error| {
+                    restore.partial.truncate(STAGE_HEADER + received);
+                    format!(
+                        "stage {} does not make a filter: {error}",
+                        restore.done.len()
+                    )
                 })?;
-                restore.done.push(stage);
-                restore.partial = Vec::new();
-            }
+            restore.done.push(stage);
+            restore.partial = Vec::new();
         }
         Ok(())
     }
@@ -448,45 +513,28 @@ fn zero_parameters() -> ScalableParameters {
     parameters
 }
 
-/// Up to [`MAX_CHUNK`] bytes of `stage`'s `SBLM` bytes from `at` (below their length).
-fn stage_chunk(stage: &Stage, at: usize) -> Cow<'_, [u8]> {
-    let len = STAGE_HEADER + stage.size_in_bytes();
-    let end = len.min(at + MAX_CHUNK);
-    if at >= STAGE_HEADER {
-        return bitset_bytes(stage, at - STAGE_HEADER, end - STAGE_HEADER);
+/// The chunk of a stage's stream (the stage starting at `start` in the stream, `bitset` bytes
+/// long, read through `bytes`) that holds the stage's stream offset `within`, from there on.
+fn wire_chunk<'a>(
+    start: u64,
+    within: u64,
+    bitset: usize,
+    bytes: impl Fn(usize, usize) -> Cow<'a, [u8]>,
+) -> Vec<u8> {
+    let index = (within / MAX_CHUNK as u64) as usize;
+    let from = index * MAX_PAYLOAD;
+    let to = bitset.min(from + MAX_PAYLOAD);
+    let payload = bytes(from, to);
+    let check = xxhash_rust::xxh3::xxh3_64_with_seed(&payload, start + (index * MAX_CHUNK) as u64);
+    let skip = (within - (index * MAX_CHUNK) as u64) as usize;
+    let mut out = Vec::with_capacity(payload.len() + CHECK - skip.min(payload.len() + CHECK));
+    if skip < payload.len() {
+        out.extend_from_slice(&payload[skip..]);
+        out.extend_from_slice(&check.to_le_bytes());
+    } else {
+        out.extend_from_slice(&check.to_le_bytes()[skip - payload.len()..]);
     }
-    let mut out = Vec::with_capacity(end - at);
-    out.extend_from_slice(&stage_header(stage)[at..]);
-    out.extend_from_slice(&bitset_bytes(stage, 0, end - STAGE_HEADER));
-    Cow::Owned(out)
-}
-
-/// The stage's 32-byte `SBLM` header, as `Filter::to_bytes` starts: its checksum covers the
-/// whole bitset, so this reads every byte of the stage once (at memory speed) but copies none.
-fn stage_header(stage: &Stage) -> [u8; STAGE_HEADER] {
-    struct FirstBytes {
-        header: [u8; STAGE_HEADER],
-        seen: usize,
-    }
-    impl std::io::Write for FirstBytes {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            let take = (STAGE_HEADER - self.seen).min(bytes.len());
-            self.header[self.seen..self.seen + take].copy_from_slice(&bytes[..take]);
-            self.seen += take;
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut first = FirstBytes {
-        header: [0; STAGE_HEADER],
-        seen: 0,
-    };
-    stage
-        .write_to(&mut first)
-        .expect("writing to memory cannot fail");
-    first.header
+    out
 }
 
 /// Bytes `from..to` of the stage's bitset in the format's byte order (little-endian words).
