@@ -395,6 +395,12 @@ fn scandump_and_loadchunk_restore_bit_identically() {
         scandump(&mut c, "BF.SCANDUMP", "large").len() > 2,
         "large is chunked"
     );
+    // One SBF.DUMP reply is bounded; the error points to the chunked dump.
+    assert!(
+        c.cmd(&["SBF.DUMP", "large"])
+            .error()
+            .contains("use SBF.SCANDUMP")
+    );
 
     // A restore in progress: answers nothing yet, takes no items, survives a reload, and
     // refuses chunks out of order or corrupted (which can then be sent again).
