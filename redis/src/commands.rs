@@ -8,9 +8,10 @@ use splitbloom::FilterHasher;
 use crate::value::{Body, Meta, Restore, Sbf};
 use crate::{Chain, Hash, SBF_TYPE, Stage, check_memory, newly_added, stage_bytes};
 
-/// The largest value `SBF.DUMP` answers in one reply. Building and sending a reply stalls every
-/// other client for about 10 ms per MB (`redis/README.md`), so this keeps the stall under
-/// 100 ms; larger filters go through `SCANDUMP`'s 16 MiB chunks.
+/// The largest value `SBF.DUMP` answers in one reply. Building and sending one reply stalls
+/// every other client, longer than linearly in its size (`redis/README.md` has the
+/// measurements), so this keeps the stall well under 100 ms; larger filters go through
+/// `SCANDUMP`'s 16 MiB chunks.
 const MAX_DUMP_BYTES: usize = 8 << 20;
 
 /// Redis's own WRONGTYPE error for keys of other types: redis-module 2.0.7 says only "Existing

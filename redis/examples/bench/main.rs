@@ -9,6 +9,7 @@
 //!
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- modules [keys] [rounds]
+//! cargo run --release -p splitbloom-redis --example bench -- dumps   # the dump stalls only
 //! ```
 //!
 //! `contenders`: one redis-server, the same keys, four ways users keep a shared "seen" set in
@@ -124,6 +125,7 @@ fn main() {
             args.next();
             modules::run(args)
         }
+        Some("dumps") => modules::run_dumps(),
         _ => modules::run(args),
     }
 }
