@@ -62,9 +62,8 @@ fn default_capacity() -> u64 {
     DEFAULT_CAPACITY.load(Ordering::Relaxed)
 }
 
-/// The RDB encoding this module writes: 2 is the stream of `value.rs` (header, each stage's
-/// `SBLM` bytes, a restore's partial stage). `rdb_load` refuses any other, encoding 1 (plain
-/// filters with the hasher id 2 that was removed before any release) included.
+/// The RDB encoding this module writes: a header, each stage's `SBLM` bytes, a restore's
+/// partial stage (see [`rdb_save`]). `rdb_load` refuses any other version.
 const ENCODING_VERSION: c_int = 2;
 
 /// The largest filter or sub-filter (bitset bytes) a command may create; set by the
