@@ -7,8 +7,9 @@
 # `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen) only when missing, with
 # retries. The servers are started by the tests themselves; none is left running.
 #
-# `--bench` instead runs the measured comparison (redis/examples/bench.rs, a release build,
-# 10^6 keys; several minutes on the shared machine): not for CI.
+# `--bench` instead runs the measured comparison (redis/examples/bench/, a release build,
+# `modules [keys] [rounds]` by default: the three Bloom modules; `contenders [keys] [batch]`:
+# the module against a Redis set and SETBIT; minutes on the shared machine): not for CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
@@ -22,6 +23,15 @@ if [ "${1:-}" = "--bench" ]; then
   cargo run --release -p splitbloom-redis --example bench -- "${@:2}"
   exit 0
 fi
+
+# The peers (RedisBloom 2.4.23, valkey-bloom) for the differential and ported tests
+# (redis/tests/peers.rs, redisbloom.rs): ../shared/peers/redis/ beside the repository, as CI
+# has it. Without it those tests say SKIPPED.
+if [ -z "${SPLITBLOOM_PEERS_DIR:-}" ] && [ -f ../shared/peers/redis/redisbloom-2.4.23.so ]; then
+  SPLITBLOOM_PEERS_DIR="$(cd ../shared/peers/redis && pwd)"
+  export SPLITBLOOM_PEERS_DIR
+fi
+echo "peers: ${SPLITBLOOM_PEERS_DIR:-absent (the differential and ported tests will skip)}"
 
 section "redis: module tests"
 cargo test -p splitbloom-redis

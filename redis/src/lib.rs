@@ -1,115 +1,173 @@
-//! splitbloom as a Redis module: a `SBFfilter` data type holding a [`splitbloom::Filter`] and
-//! the `SBF.*` commands, which mirror RedisBloom's `BF.*` (see the README's "Redis" section for
-//! the mapping and every difference).
+//! splitbloom as a Redis module: a `SBFfilter` data type holding a scaling chain of
+//! [`splitbloom::Filter`]s ([`splitbloom::ScalableFilter`], sized as RedisBloom sizes its
+//! sub-filters), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
+//! RedisBloom's own `BF.*` names with RedisBloom 2.4's replies (`redis/README.md` lists every
+//! command and difference).
 //!
 //! Load it with `redis-server --loadmodule target/release/libsplitbloom_redis.so`; it needs
-//! Redis 7.0 or later.
+//! Redis 7.0 or later. Module arguments, as name/value pairs: `BF_COMMANDS yes|no`,
+//! `ERROR_RATE r` and `INITIAL_SIZE n` (what `ADD`/`INSERT` create filters with, 0.01 and 100
+//! by default, as RedisBloom's), `MAX_FILTER_BYTES n` (the largest filter or sub-filter a
+//! command may create, default 4 GiB).
 //!
-//! Memory: the module's global allocator is the system allocator, not Redis's, because Redis's
-//! (`RedisModule_Alloc`) aborts the whole server when an allocation fails, and a filter's size is
-//! chosen by a client. A capacity whose memory cannot be had therefore gets an error reply. The
-//! cost: filter memory is not in `INFO memory`'s `used_memory` (so `maxmemory` does not see it);
-//! `MEMORY USAGE key` does report it. Since an operating system that overcommits grants almost
-//! any size (and the first `SBF.DUMP` or save would then touch it all), commands that create a
-//! filter also refuse one above `MAX_FILTER_BYTES` (a module argument, default 4 GiB:
-//! `--loadmodule libsplitbloom_redis.so MAX_FILTER_BYTES 17179869184`).
+//! Memory: every allocation goes through Redis's allocator, so filters count in `used_memory`,
+//! `maxmemory` and eviction see them, and `MEMORY USAGE` reports each value exactly. A command
+//! that would create a filter (or a new sub-filter) first checks that it fits: under
+//! `MAX_FILTER_BYTES`, and under `maxmemory` when the policy is `noeviction` (an `OOM` error
+//! reply otherwise). The allocation itself goes through `RedisModule_TryAlloc` (Redis 7.0.15
+//! has it), so an allocation the system refuses is an error reply too, not an abort; on a
+//! server without it the module falls back to `RedisModule_Alloc`, which aborts the server
+//! on failure, and first probes the size with the system allocator to refuse what the system
+//! would refuse.
 
-use std::collections::HashSet;
+use std::alloc::{GlobalAlloc, Layout};
 use std::ffi::c_void;
 use std::os::raw::c_int;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use redis_module::native_types::RedisType;
-use redis_module::{
-    Context, RedisError, RedisResult, RedisString, RedisValue, Status, raw, redis_module,
-};
-use splitbloom::{Filter, FilterHasher, Xxh3};
+use redis_module::{Context, RedisError, RedisString, Status, raw, redis_module};
 
-/// The filter type every key holds: the crate's default hasher, XXH3 (hasher id 4, `Xxh3`), any
-/// seed (the default seed unless `SBF.LOAD` brought another one). One hasher for every key,
-/// because a key's type cannot say which hasher its bytes use.
-type Bloom = Filter<Xxh3>;
+mod commands;
+mod value;
 
-/// RedisBloom's defaults when `ADD`/`MADD`/`INSERT` create a filter.
-const DEFAULT_ERROR_RATE: f64 = 0.01;
-const DEFAULT_CAPACITY: u64 = 100;
+use value::{Meta, Sbf};
 
-/// The RDB encoding this module writes; `rdb_load` refuses any other.
-const ENCODING_VERSION: c_int = 1;
+/// The hasher every filter of this module uses: the crate's default, named once here.
+type Hash = splitbloom::Xxh3;
+/// One stage (sub-filter) of a value.
+type Stage = splitbloom::Filter<Hash>;
+/// A scaling chain of stages.
+type Chain = splitbloom::ScalableFilter<Hash>;
 
-/// The largest filter (bitset bytes) a command may create; set by the `MAX_FILTER_BYTES` module
-/// argument.
-static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(DEFAULT_MAX_FILTER_BYTES);
-const DEFAULT_MAX_FILTER_BYTES: u64 = 4 << 30;
+/// RedisBloom's defaults when `ADD`/`MADD`/`INSERT` create a filter; the module arguments
+/// `ERROR_RATE` and `INITIAL_SIZE` change them.
+static DEFAULT_ERROR_RATE_BITS: AtomicU64 = AtomicU64::new(0.01f64.to_bits());
+static DEFAULT_CAPACITY: AtomicU64 = AtomicU64::new(100);
+/// RedisBloom's default expansion.
+const DEFAULT_EXPANSION: u64 = 2;
 
-/// Refuses filters of more than `MAX_FILTER_BYTES`.
-fn check_size(num_blocks: usize) -> Result<(), RedisError> {
-    let bytes = num_blocks as u64 * splitbloom::BLOCK_BYTES as u64;
+fn default_error_rate() -> f64 {
+    f64::from_bits(DEFAULT_ERROR_RATE_BITS.load(Ordering::Relaxed))
+}
+
+fn default_capacity() -> u64 {
+    DEFAULT_CAPACITY.load(Ordering::Relaxed)
+}
+
+/// The RDB encoding this module writes: a header, each stage's `SBLM` bytes, a restore's
+/// partial stage (see [`rdb_save`]). `rdb_load` refuses any other version.
+const ENCODING_VERSION: c_int = 2;
+
+/// The largest filter or sub-filter (bitset bytes) a command may create; set by the
+/// `MAX_FILTER_BYTES` module argument.
+static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(4 << 30);
+
+/// Whether `BF_COMMANDS yes` registered RedisBloom's names.
+static BF_COMMANDS: AtomicBool = AtomicBool::new(false);
+
+/// Redis's allocator, through `RedisModule_TryAlloc` when the server has it, so that an
+/// allocation that cannot be satisfied returns null (an error reply for the crate's fallible
+/// allocations) instead of aborting the server as `RedisModule_Alloc` does. Outside Redis (the
+/// library's unit tests) the API pointers are never set and it is the system allocator.
+struct TryRedisAlloc;
+
+// SAFETY: inside Redis the API pointers are set by RedisModule_Init before the module's first
+// allocation (redis-module's OnLoad copies the name into a stack buffer before Init) and never
+// change, so every pointer comes from Redis's allocator and goes back to RedisModule_Free;
+// sizes are rounded up to the alignment, which jemalloc honours for the size classes Rust asks
+// for (the reasoning of redis-module's `RedisAlloc`). Outside Redis they are never set, and
+// every call goes to `System` with the caller's layout.
+unsafe impl GlobalAlloc for TryRedisAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let size = (layout.size() + layout.align() - 1) & !(layout.align() - 1);
+        // SAFETY: see the impl; `layout` is the caller's, valid for `System`.
+        unsafe {
+            match (raw::RedisModule_TryAlloc, raw::RedisModule_Alloc) {
+                (Some(try_alloc), _) => try_alloc(size).cast(),
+                (None, Some(alloc)) => alloc(size).cast(),
+                (None, None) => std::alloc::System.alloc(layout),
+            }
+        }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `alloc` above, from the same allocator (see the impl).
+        unsafe {
+            match raw::RedisModule_Free {
+                Some(free) => free(ptr.cast()),
+                None => std::alloc::System.dealloc(ptr, layout),
+            }
+        }
+    }
+}
+
+/// Checks that a new filter or sub-filter of `bytes` may be created: under `MAX_FILTER_BYTES`,
+/// under `maxmemory` when the policy is `noeviction`, and, on a server without
+/// `RedisModule_TryAlloc`, that the system would grant it. Commands from the primary or read
+/// while loading are never refused, so replicas and restarts stay identical to the primary.
+fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
+    let flags = ctx.get_flags();
+    if flags.contains(redis_module::ContextFlags::REPLICATED)
+        || flags.contains(redis_module::ContextFlags::LOADING)
+    {
+        return Ok(());
+    }
     let max = MAX_FILTER_BYTES.load(Ordering::Relaxed);
     if bytes > max {
-        return Err(err(&format!(
-            "cannot create filter: {bytes} bytes is above MAX_FILTER_BYTES ({max})"
+        return Err(RedisError::String(format!(
+            "ERR cannot create filter: {bytes} bytes is above MAX_FILTER_BYTES ({max})"
         )));
+    }
+    let config = |name: &str| -> Option<String> {
+        match ctx.call("CONFIG", &["GET", name]).ok()? {
+            redis_module::RedisValue::Array(items) => String::try_from(items.get(1)?.clone()).ok(),
+            _ => None,
+        }
+    };
+    let maxmemory: u64 = config("maxmemory")
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0);
+    if maxmemory > 0 {
+        // SAFETY: a plain getter, available since Redis 6.0.
+        let ratio = unsafe { raw::RedisModule_GetUsedMemoryRatio.map_or(0.0, |ratio| ratio()) };
+        let used = (f64::from(ratio) * maxmemory as f64) as u64;
+        let evicts = config("maxmemory-policy").is_some_and(|policy| policy != "noeviction");
+        // With an eviction policy Redis makes room after the command (evicting this filter
+        // too if nothing else will do), as for any other value.
+        if !evicts && used.saturating_add(bytes) > maxmemory {
+            return Err(RedisError::String(format!(
+                "OOM cannot create a filter of {bytes} bytes: used memory {used} would exceed 'maxmemory' ({maxmemory})"
+            )));
+        }
+    }
+    // SAFETY: the API pointers are written once, by RedisModule_Init, before any command runs.
+    if unsafe { raw::RedisModule_TryAlloc }.is_none() {
+        let refused = || {
+            RedisError::String(format!(
+                "ERR cannot create filter: the system refuses {bytes} bytes"
+            ))
+        };
+        let size = usize::try_from(bytes).map_err(|_| refused())?;
+        let layout = Layout::from_size_align(size.max(1), 64).map_err(|_| refused())?;
+        // SAFETY: a non-zero size; the block is freed at once with the same layout.
+        unsafe {
+            let probe = std::alloc::System.alloc(layout);
+            if probe.is_null() {
+                return Err(refused());
+            }
+            std::alloc::System.dealloc(probe, layout);
+        }
     }
     Ok(())
 }
 
-/// One key's value.
-struct Sbf {
-    filter: Bloom,
-    /// The capacity the filter was sized for; 0 when unknown (bytes loaded without it).
-    capacity: u64,
-    /// The target false-positive rate at `capacity`; 0 when unknown.
-    error_rate: f64,
-    /// Items added that were not present before, like RedisBloom's counter; after `MERGE` or a
-    /// bare `LOAD`, the filter's estimate.
-    items: u64,
-}
-
-impl Sbf {
-    fn new(capacity: u64, error_rate: f64) -> Result<Sbf, RedisError> {
-        let cannot = |error: splitbloom::Error| err(&format!("cannot create filter: {error}"));
-        // Sizes are usize in the crate; a capacity beyond it is refused as too large.
-        let items = usize::try_from(capacity).unwrap_or(usize::MAX);
-        check_size(splitbloom::math::num_blocks_for_fpr(items, error_rate).map_err(cannot)?)?;
-        let filter =
-            Bloom::with_fpr_and_hasher(items, error_rate, Xxh3::default()).map_err(cannot)?;
-        Ok(Sbf {
-            filter,
-            capacity,
-            error_rate,
-            items: 0,
-        })
-    }
-
-    fn estimated_items(&self) -> u64 {
-        let estimate = self.filter.estimated_items();
-        if estimate.is_finite() && estimate > 0.0 {
-            estimate.round() as u64
-        } else {
-            0
-        }
-    }
-
-    /// Adds `items` through the pre-hashed batch path; `out[i]` is whether item `i` was new: its
-    /// bits were not all set before this call and no earlier item of the call had its hash.
-    fn add_all(&mut self, items: &[RedisString]) -> Vec<bool> {
-        let hashes: Vec<u64> = items
-            .iter()
-            .map(|item| self.filter.hash_bytes(item.as_slice()))
-            .collect();
-        let mut present = vec![false; hashes.len()];
-        self.filter.contains_hash_batch(&hashes, &mut present);
-        self.filter.insert_hash_batch(&hashes);
-        let mut seen = HashSet::new();
-        let new: Vec<bool> = hashes
-            .iter()
-            .zip(&present)
-            .map(|(&hash, &present)| !present && seen.insert(hash))
-            .collect();
-        self.items += new.iter().filter(|&&new| new).count() as u64;
-        new
-    }
+/// Bitset bytes of a stage for `items` at `error_rate` (what `check_memory` is asked about).
+fn stage_bytes(items: u64, error_rate: f64) -> u64 {
+    let items = usize::try_from(items).unwrap_or(usize::MAX);
+    splitbloom::math::num_blocks_for_fpr(items, error_rate).map_or(u64::MAX, |blocks| {
+        blocks as u64 * splitbloom::BLOCK_BYTES as u64
+    })
 }
 
 static SBF_TYPE: RedisType = RedisType::new(
@@ -129,7 +187,7 @@ static SBF_TYPE: RedisType = RedisType::new(
         aux_save_triggers: 0,
         free_effort: None,
         unlink: None,
-        copy: None,
+        copy: Some(copy),
         defrag: None,
         copy2: None,
         free_effort2: None,
@@ -138,24 +196,47 @@ static SBF_TYPE: RedisType = RedisType::new(
     },
 );
 
-/// RDB encoding 1: capacity (unsigned), error rate (double), items (unsigned), then the crate's
-/// own format (`Filter::to_bytes`: versioned, checksummed) as one string.
+/// The value a type method is given.
 ///
 /// # Safety
 ///
-/// Redis calls it with `value` a live value of this type, made by this module (`set_value::<Sbf>`
-/// or [`rdb_load`]), not yet freed.
+/// `value` is a live value of this type, made by this module (`set_value::<Sbf>` or
+/// [`rdb_load`]/[`copy`]), not yet freed.
+unsafe fn value<'a>(value: *const c_void) -> &'a Sbf {
+    // SAFETY: the caller's contract.
+    unsafe { &*value.cast::<Sbf>() }
+}
+
+/// RDB encoding 2: the header (`value::Meta`) as a string, the number of complete stages,
+/// each stage's `SBLM` bytes as a string (checksummed by the crate), then the bitset bytes of
+/// a stage a restore has received in part (empty otherwise).
+///
+/// # Safety
+///
+/// Redis calls it with `value` a live value of this type, made by this module.
 unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) {
-    // SAFETY: Redis passes a value this module created with `set_value::<Sbf>`.
-    let sbf = unsafe { &*value.cast::<Sbf>() };
-    raw::save_unsigned(rdb, sbf.capacity);
-    raw::save_double(rdb, sbf.error_rate);
-    raw::save_unsigned(rdb, sbf.items);
-    raw::save_slice(rdb, &sbf.filter.to_bytes());
+    // SAFETY: Redis passes a value of this type.
+    let sbf = unsafe { self::value(value) };
+    raw::save_slice(rdb, &sbf.meta().encode());
+    let (stages, partial): (&[Stage], &[u8]) = match &sbf.body {
+        value::Body::Restoring(restore) => (
+            &restore.done,
+            restore
+                .partial
+                .get(splitbloom::format::HEADER_BYTES..)
+                .unwrap_or(&[]),
+        ),
+        _ => (sbf.stages(), &[]),
+    };
+    raw::save_unsigned(rdb, stages.len() as u64);
+    for stage in stages {
+        raw::save_slice(rdb, &stage.to_bytes());
+    }
+    raw::save_slice(rdb, partial);
 }
 
 /// Reads a value saved by [`rdb_save`]; a null pointer (Redis then refuses the RDB) for an
-/// unknown encoding version or a filter that does not validate.
+/// unknown encoding version or bytes that do not validate.
 ///
 /// # Safety
 ///
@@ -178,60 +259,90 @@ unsafe extern "C" fn rdb_load(rdb: *mut raw::RedisModuleIO, encver: c_int) -> *m
 
 fn load_value(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
     let io = |error: redis_module::error::Error| format!("RDB read failed: {error}");
-    let capacity = raw::load_unsigned(rdb).map_err(io)?;
-    let error_rate = raw::load_double(rdb).map_err(io)?;
-    let items = raw::load_unsigned(rdb).map_err(io)?;
-    let bytes = raw::load_string_buffer(rdb).map_err(io)?;
-    let filter = Bloom::from_bytes_with_hasher_type(bytes.as_ref())
-        .map_err(|error| format!("bad filter in RDB: {error}"))?;
-    Ok(Sbf {
-        filter,
-        capacity,
-        error_rate,
-        items,
-    })
+    let meta = Meta::decode(raw::load_string_buffer(rdb).map_err(io)?.as_ref())
+        .map_err(|error| format!("bad header in RDB: {error}"))?;
+    let count = raw::load_unsigned(rdb).map_err(io)?;
+    if count > meta.stage_blocks.len() as u64 {
+        return Err("more stages in RDB than its header has".into());
+    }
+    let mut stages = Vec::with_capacity(count as usize);
+    for _ in 0..count {
+        let bytes = raw::load_string_buffer(rdb).map_err(io)?;
+        stages.push(
+            Stage::from_bytes_with_hasher_type(bytes.as_ref())
+                .map_err(|error| format!("bad filter in RDB: {error}"))?,
+        );
+    }
+    let partial = raw::load_string_buffer(rdb).map_err(io)?;
+    Sbf::assemble(meta, stages, partial.as_ref())
 }
 
-/// Rewrites a key as one `SBF.LOAD key bytes CAPACITY c ERROR e CARD n`.
+/// Rewrites a key as `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them: one argument of
+/// at most 16 MiB each, far below Redis's `proto-max-bulk-len`, whatever the filter's size.
 ///
 /// # Safety
 ///
-/// Redis calls it with `value` a live value of this type, made by this module (`set_value::<Sbf>`
-/// or [`rdb_load`]), not yet freed.
+/// Redis calls it with `value` a live value of this type, made by this module.
 unsafe extern "C" fn aof_rewrite(
     aof: *mut raw::RedisModuleIO,
     key: *mut raw::RedisModuleString,
     value: *mut c_void,
 ) {
-    // SAFETY: Redis passes a value this module created with `set_value::<Sbf>`.
-    let sbf = unsafe { &*value.cast::<Sbf>() };
-    let bytes = sbf.filter.to_bytes();
-    let capacity = sbf.capacity.to_string();
-    let error_rate = sbf.error_rate.to_string();
-    let items = sbf.items.to_string();
-    // SAFETY: Redis set the API pointers before calling any type method; the format "sbcbcbcb"
-    // matches the arguments: `s` a RedisModuleString (the key Redis gave us), each `c` a
-    // NUL-terminated C string, each `b` a pointer and its length.
-    unsafe {
-        let emit = raw::RedisModule_EmitAOF.expect("Redis provides RedisModule_EmitAOF");
-        emit(
-            aof,
-            c"SBF.LOAD".as_ptr(),
-            c"sbcbcbcb".as_ptr(),
-            key,
-            bytes.as_ptr(),
-            bytes.len(),
-            c"CAPACITY".as_ptr(),
-            capacity.as_ptr(),
-            capacity.len(),
-            c"ERROR".as_ptr(),
-            error_rate.as_ptr(),
-            error_rate.len(),
-            c"CARD".as_ptr(),
-            items.as_ptr(),
-            items.len(),
-        );
+    // SAFETY: Redis passes a value of this type.
+    let sbf = unsafe { self::value(value) };
+    let emit_chunk = |iter: u64, bytes: &[u8]| {
+        let iter = iter.to_string();
+        // SAFETY: Redis set the API pointers before calling any type method; the format "sbb"
+        // matches the arguments: `s` a RedisModuleString (the key Redis gave us), each `b` a
+        // pointer and its length.
+        unsafe {
+            let emit = raw::RedisModule_EmitAOF.expect("Redis provides RedisModule_EmitAOF");
+            emit(
+                aof,
+                c"SBF.LOADCHUNK".as_ptr(),
+                c"sbb".as_ptr(),
+                key,
+                iter.as_ptr(),
+                iter.len(),
+                bytes.as_ptr(),
+                bytes.len(),
+            );
+        }
+    };
+    emit_chunk(1, &sbf.meta().encode());
+    let mut offset = 0u64;
+    while let Some(chunk) = sbf.chunk_at(offset) {
+        offset += chunk.len() as u64;
+        emit_chunk(offset + 1, &chunk);
     }
+}
+
+/// `COPY`: a deep copy; null (Redis then answers an error) when its memory cannot be had.
+///
+/// # Safety
+///
+/// Redis calls it with `value` a live value of this type, made by this module.
+unsafe extern "C" fn copy(
+    _from: *mut raw::RedisModuleString,
+    _to: *mut raw::RedisModuleString,
+    value: *const c_void,
+) -> *mut c_void {
+    // SAFETY: Redis passes a value of this type.
+    let sbf = unsafe { self::value(value) };
+    // Cloning allocates the bitsets through `Vec`'s infallible path: check the size first.
+    let bytes: usize = sbf.memory();
+    let Ok(layout) = Layout::from_size_align(bytes, 64) else {
+        return std::ptr::null_mut();
+    };
+    // SAFETY: a non-zero size, freed at once with the same layout.
+    unsafe {
+        let probe = TryRedisAlloc.alloc(layout);
+        if probe.is_null() {
+            return std::ptr::null_mut();
+        }
+        TryRedisAlloc.dealloc(probe, layout);
+    }
+    Box::into_raw(Box::new(sbf.clone())).cast()
 }
 
 /// Frees a value.
@@ -240,483 +351,150 @@ unsafe extern "C" fn aof_rewrite(
 ///
 /// Redis calls it once per value, with `value` made by this module through `Box::new`.
 unsafe extern "C" fn free(value: *mut c_void) {
-    // SAFETY: Redis frees each value once; it was made by `Box::new` in `set_value`/`rdb_load`.
+    // SAFETY: Redis frees each value once; it was made by `Box::new`.
     drop(unsafe { Box::from_raw(value.cast::<Sbf>()) });
 }
 
-/// `MEMORY USAGE`: the value's struct and its bitset.
+/// `MEMORY USAGE`: the value's struct, its stages and their bitsets (`Sbf::memory`).
 ///
 /// # Safety
 ///
-/// Redis calls it with `value` a live value of this type, made by this module (`set_value::<Sbf>`
-/// or [`rdb_load`]), not yet freed.
+/// Redis calls it with `value` a live value of this type, made by this module.
 unsafe extern "C" fn mem_usage(value: *const c_void) -> usize {
-    // SAFETY: Redis passes a value this module created with `set_value::<Sbf>`.
-    let sbf = unsafe { &*value.cast::<Sbf>() };
-    size_of::<Sbf>() + sbf.filter.size_in_bytes()
+    // SAFETY: Redis passes a value of this type.
+    unsafe { self::value(value) }.memory()
 }
 
-/// Redis's own WRONGTYPE error for keys of other types: redis-module 2.0.7 says only "Existing
-/// key has wrong Redis type", without the `WRONGTYPE` code clients look for.
-fn redis_errors(result: RedisResult) -> RedisResult {
-    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    result.map_err(|error| match error {
-        RedisError::WrongType => RedisError::Str(WRONGTYPE),
-        RedisError::Str(message) if message.contains("wrong Redis type") => {
-            RedisError::Str(WRONGTYPE)
+/// Registers one command under a name known only at load time (`BF.*`), with the wrapper
+/// `redis_module!` would generate.
+macro_rules! register {
+    ($ctx:expr, $name:literal, $handler:expr, $flags:literal) => {{
+        extern "C" fn command(
+            ctx: *mut raw::RedisModuleCtx,
+            argv: *mut *mut raw::RedisModuleString,
+            argc: c_int,
+        ) -> c_int {
+            let context = Context::new(ctx);
+            let args = redis_module::decode_args(ctx, argv, argc);
+            let response = $handler(&context, args);
+            context.reply(response) as c_int
         }
-        error => error,
-    })
-}
-
-fn err(message: &str) -> RedisError {
-    RedisError::String(format!("ERR {message}"))
-}
-
-/// An error rate strictly between 0 and 1.
-fn parse_error_rate(arg: &RedisString) -> Result<f64, RedisError> {
-    arg.try_as_str()
-        .ok()
-        .and_then(|text| text.parse::<f64>().ok())
-        .filter(|rate| rate.is_finite() && *rate > 0.0 && *rate < 1.0)
-        .ok_or_else(|| err("bad error rate (must be a number strictly between 0 and 1)"))
-}
-
-/// A capacity of at least 1.
-fn parse_capacity(arg: &RedisString) -> Result<u64, RedisError> {
-    arg.try_as_str()
-        .ok()
-        .and_then(|text| text.parse::<u64>().ok())
-        .filter(|&capacity| capacity >= 1)
-        .ok_or_else(|| err("bad capacity (must be an integer of at least 1)"))
-}
-
-fn ints(answers: &[bool]) -> RedisValue {
-    RedisValue::Array(
-        answers
-            .iter()
-            .map(|&answer| RedisValue::Integer(i64::from(answer)))
-            .collect(),
-    )
-}
-
-/// Adds `items` to `key`, creating it with `capacity`/`error_rate` when missing (unless
-/// `create` is false); replicates the command verbatim.
-fn add_items(
-    ctx: &Context,
-    key: &RedisString,
-    items: &[RedisString],
-    create: Option<(u64, f64)>,
-) -> Result<Vec<bool>, RedisError> {
-    let key = ctx.open_key_writable(key);
-    let answers = match key.get_value::<Sbf>(&SBF_TYPE)? {
-        Some(sbf) => sbf.add_all(items),
-        None => {
-            let (capacity, error_rate) = create.ok_or_else(|| err("not found"))?;
-            let mut sbf = Sbf::new(capacity, error_rate)?;
-            let answers = sbf.add_all(items);
-            key.set_value(&SBF_TYPE, sbf)?;
-            answers
-        }
-    };
-    ctx.replicate_verbatim();
-    Ok(answers)
-}
-
-/// `SBF.RESERVE key error_rate capacity [NONSCALING]`
-fn reserve(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if !(4..=5).contains(&args.len()) {
-        return Err(RedisError::WrongArity);
-    }
-    let error_rate = parse_error_rate(&args[2])?;
-    let capacity = parse_capacity(&args[3])?;
-    if let Some(option) = args.get(4)
-        && !option.as_slice().eq_ignore_ascii_case(b"NONSCALING")
-    {
-        return Err(err(
-            "unknown option (splitbloom filters never scale; EXPANSION is not supported)",
-        ));
-    }
-    let key = ctx.open_key_writable(&args[1]);
-    if key.get_value::<Sbf>(&SBF_TYPE)?.is_some() {
-        return Err(err("item exists"));
-    }
-    key.set_value(&SBF_TYPE, Sbf::new(capacity, error_rate)?)?;
-    ctx.replicate_verbatim();
-    Ok(RedisValue::SimpleStringStatic("OK"))
-}
-
-/// `SBF.ADD key item`
-fn add(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() != 3 {
-        return Err(RedisError::WrongArity);
-    }
-    let answers = add_items(
-        ctx,
-        &args[1],
-        &args[2..],
-        Some((DEFAULT_CAPACITY, DEFAULT_ERROR_RATE)),
-    )?;
-    Ok(RedisValue::Integer(i64::from(answers[0])))
-}
-
-/// `SBF.MADD key item [item ...]`
-fn madd(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 {
-        return Err(RedisError::WrongArity);
-    }
-    let answers = add_items(
-        ctx,
-        &args[1],
-        &args[2..],
-        Some((DEFAULT_CAPACITY, DEFAULT_ERROR_RATE)),
-    )?;
-    Ok(ints(&answers))
-}
-
-/// `SBF.INSERT key [CAPACITY c] [ERROR e] [NOCREATE] [NONSCALING] ITEMS item [item ...]`
-fn insert(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 4 {
-        return Err(RedisError::WrongArity);
-    }
-    let mut capacity = DEFAULT_CAPACITY;
-    let mut error_rate = DEFAULT_ERROR_RATE;
-    let mut create = true;
-    let mut at = 2;
-    let items_at = loop {
-        let Some(option) = args.get(at) else {
-            return Err(err("ITEMS is missing"));
-        };
-        let option = option.as_slice().to_ascii_uppercase();
-        match option.as_slice() {
-            b"CAPACITY" => {
-                capacity = parse_capacity(args.get(at + 1).ok_or(RedisError::WrongArity)?)?;
-                at += 2;
-            }
-            b"ERROR" => {
-                error_rate = parse_error_rate(args.get(at + 1).ok_or(RedisError::WrongArity)?)?;
-                at += 2;
-            }
-            b"NOCREATE" => {
-                create = false;
-                at += 1;
-            }
-            b"NONSCALING" => at += 1,
-            b"ITEMS" => break at + 1,
-            b"EXPANSION" => {
-                return Err(err(
-                    "EXPANSION is not supported: splitbloom filters never scale",
-                ));
-            }
-            _ => return Err(err("unknown option")),
-        }
-    };
-    if items_at >= args.len() {
-        return Err(RedisError::WrongArity);
-    }
-    if !create
-        && (args[2..items_at].iter()).any(|arg| {
-            arg.as_slice().eq_ignore_ascii_case(b"CAPACITY")
-                || arg.as_slice().eq_ignore_ascii_case(b"ERROR")
-        })
-    {
-        return Err(err("NOCREATE cannot be combined with CAPACITY or ERROR"));
-    }
-    let answers = add_items(
-        ctx,
-        &args[1],
-        &args[items_at..],
-        create.then_some((capacity, error_rate)),
-    )?;
-    Ok(ints(&answers))
-}
-
-/// Answers for `items` in `key`: all false when the key is missing.
-fn exists_items(
-    ctx: &Context,
-    key: &RedisString,
-    items: &[RedisString],
-) -> Result<Vec<bool>, RedisError> {
-    let key = ctx.open_key(key);
-    let mut answers = vec![false; items.len()];
-    if let Some(sbf) = key.get_value::<Sbf>(&SBF_TYPE)? {
-        let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
-        sbf.filter.contains_bytes_batch(&keys, &mut answers);
-    }
-    Ok(answers)
-}
-
-/// `SBF.EXISTS key item`
-fn exists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() != 3 {
-        return Err(RedisError::WrongArity);
-    }
-    let answers = exists_items(ctx, &args[1], &args[2..])?;
-    Ok(RedisValue::Integer(i64::from(answers[0])))
-}
-
-/// `SBF.MEXISTS key item [item ...]`
-fn mexists(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 {
-        return Err(RedisError::WrongArity);
-    }
-    Ok(ints(&exists_items(ctx, &args[1], &args[2..])?))
-}
-
-/// `SBF.INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]`
-fn info(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if !(2..=3).contains(&args.len()) {
-        return Err(RedisError::WrongArity);
-    }
-    let key = ctx.open_key(&args[1]);
-    let sbf = key
-        .get_value::<Sbf>(&SBF_TYPE)?
-        .ok_or_else(|| err("not found"))?;
-    let size = (size_of::<Sbf>() + sbf.filter.size_in_bytes()) as i64;
-    if let Some(field) = args.get(2) {
-        let value = match field.as_slice().to_ascii_uppercase().as_slice() {
-            b"CAPACITY" => sbf.capacity as i64,
-            b"SIZE" => size,
-            b"FILTERS" => 1,
-            b"ITEMS" => sbf.items as i64,
-            b"EXPANSION" => return Ok(RedisValue::Null),
-            _ => return Err(err("invalid information value")),
-        };
-        return Ok(RedisValue::Array(vec![RedisValue::Integer(value)]));
-    }
-    let field = |name: &str| RedisValue::SimpleString(name.to_owned());
-    let hasher = sbf.filter.hasher();
-    Ok(RedisValue::Array(vec![
-        field("Capacity"),
-        RedisValue::Integer(sbf.capacity as i64),
-        field("Size"),
-        RedisValue::Integer(size),
-        field("Number of filters"),
-        RedisValue::Integer(1),
-        field("Number of items inserted"),
-        RedisValue::Integer(sbf.items as i64),
-        field("Expansion rate"),
-        RedisValue::Null,
-        field("Error rate"),
-        RedisValue::BulkString(sbf.error_rate.to_string()),
-        field("Blocks"),
-        RedisValue::Integer(sbf.filter.num_blocks() as i64),
-        field("Bytes"),
-        RedisValue::Integer(sbf.filter.size_in_bytes() as i64),
-        field("Estimated items"),
-        RedisValue::Integer(sbf.estimated_items() as i64),
-        field("Estimated FPR"),
-        RedisValue::BulkString(format!("{:.6e}", sbf.filter.estimated_fpr())),
-        field("Fill ratio"),
-        RedisValue::BulkString(format!("{:.6}", sbf.filter.fill_ratio())),
-        field("Hasher"),
-        RedisValue::BulkString(format!("{:?}", Xxh3::KIND)),
-        field("Seed"),
-        RedisValue::Integer(hasher.seed() as i64),
-        field("Kernel"),
-        RedisValue::BulkString(sbf.filter.kernel().to_string()),
-    ]))
-}
-
-/// `SBF.CARD key`
-fn card(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() != 2 {
-        return Err(RedisError::WrongArity);
-    }
-    let key = ctx.open_key(&args[1]);
-    let items = key.get_value::<Sbf>(&SBF_TYPE)?.map_or(0, |sbf| sbf.items);
-    Ok(RedisValue::Integer(items as i64))
-}
-
-/// `SBF.MERGE dest src [src ...]`: `dest` becomes the union of itself (when present) and every
-/// source. Every source is checked before `dest` changes.
-fn merge(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 {
-        return Err(RedisError::WrongArity);
-    }
-    let dest_name = &args[1];
-    let dest = ctx.open_key_writable(dest_name);
-    let dest_value = dest.get_value::<Sbf>(&SBF_TYPE)?;
-    // A source named like `dest` adds nothing (and must not be borrowed twice).
-    let source_keys: Vec<_> = args[2..]
-        .iter()
-        .filter(|name| name.as_slice() != dest_name.as_slice())
-        .map(|name| ctx.open_key(name))
-        .collect();
-    let mut sources = Vec::with_capacity(source_keys.len());
-    for key in &source_keys {
-        sources.push(
-            key.get_value::<Sbf>(&SBF_TYPE)?
-                .ok_or_else(|| err("source not found"))?,
-        );
-    }
-    let reference = match (&dest_value, sources.first()) {
-        (Some(dest), _) => &dest.filter,
-        (None, Some(first)) => &first.filter,
-        (None, None) => return Err(err("source not found")),
-    };
-    for source in &sources {
-        if source.filter.num_blocks() != reference.num_blocks() {
-            return Err(err(&format!(
-                "filters differ in size ({} and {} blocks)",
-                reference.num_blocks(),
-                source.filter.num_blocks()
-            )));
-        }
-        if source.filter.hasher() != reference.hasher() {
-            return Err(err("filters differ in hasher (seed)"));
-        }
-    }
-    let union = |target: &mut Sbf| -> Result<(), RedisError> {
-        for source in &sources {
-            target
-                .filter
-                .union(&source.filter)
-                .map_err(|error| err(&error.to_string()))?;
-        }
-        target.items = target.estimated_items();
-        Ok(())
-    };
-    match dest_value {
-        Some(target) => union(target)?,
-        None => {
-            let first = sources[0];
-            check_size(first.filter.num_blocks())?;
-            let filter = Bloom::with_num_blocks_and_hasher(
-                first.filter.num_blocks(),
-                *first.filter.hasher(),
+        // SAFETY: called from OnLoad, with the API pointers set; the strings are
+        // NUL-terminated literals Redis copies.
+        let status = unsafe {
+            raw::RedisModule_CreateCommand.expect("Redis provides RedisModule_CreateCommand")(
+                $ctx.ctx,
+                $name.as_ptr(),
+                Some(command),
+                $flags.as_ptr(),
+                1,
+                1,
+                1,
             )
-            .map_err(|error| err(&format!("cannot create filter: {error}")))?;
-            let mut target = Sbf {
-                filter,
-                capacity: first.capacity,
-                error_rate: first.error_rate,
-                items: 0,
-            };
-            union(&mut target)?;
-            dest.set_value(&SBF_TYPE, target)?;
+        };
+        if status != raw::Status::Ok as c_int {
+            $ctx.log_warning(&format!(
+                "splitbloom: cannot register {} (BF_COMMANDS yes): a command of that name exists \
+                 already, so RedisBloom or valkey-bloom (module name bf) is loaded; load splitbloom \
+                 without BF_COMMANDS to run it beside them",
+                $name.to_str().unwrap_or("a BF command")
+            ));
+            return Status::Err;
         }
-    }
-    ctx.replicate_verbatim();
-    Ok(RedisValue::SimpleStringStatic("OK"))
+    }};
 }
 
-/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` writes it.
-fn dump(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() != 2 {
-        return Err(RedisError::WrongArity);
-    }
-    let key = ctx.open_key(&args[1]);
-    let sbf = key
-        .get_value::<Sbf>(&SBF_TYPE)?
-        .ok_or_else(|| err("not found"))?;
-    Ok(RedisValue::StringBuffer(sbf.filter.to_bytes()))
-}
-
-/// `SBF.LOAD key bytes [CAPACITY c] [ERROR e] [CARD n]`: validates `bytes` (magic, version,
-/// hasher, length, checksum) and stores them at `key`, replacing a filter there.
-fn load(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-    if args.len() < 3 || args.len().is_multiple_of(2) {
-        return Err(RedisError::WrongArity);
-    }
-    let mut capacity = None;
-    let mut error_rate = None;
-    let mut items = None;
-    for pair in args[3..].chunks(2) {
-        match pair[0].as_slice().to_ascii_uppercase().as_slice() {
-            // 0 is "unknown", as INFO reports it for filters loaded without it.
-            b"CAPACITY" if pair[1].as_slice() == b"0" => capacity = Some(0),
-            b"CAPACITY" => capacity = Some(parse_capacity(&pair[1])?),
-            b"ERROR" => {
-                // 0 is "unknown", as INFO reports it for filters loaded without it.
-                error_rate = Some(if pair[1].as_slice() == b"0" {
-                    0.0
-                } else {
-                    parse_error_rate(&pair[1])?
-                });
-            }
-            b"CARD" => {
-                items = Some(
-                    pair[1]
-                        .try_as_str()
-                        .ok()
-                        .and_then(|text| text.parse::<u64>().ok())
-                        .ok_or_else(|| err("bad CARD (must be a non-negative integer)"))?,
-                );
-            }
-            _ => return Err(err("unknown option")),
-        }
-    }
-    let key = ctx.open_key_writable(&args[1]);
-    // WRONGTYPE before the (possibly long) validation.
-    key.get_value::<Sbf>(&SBF_TYPE)?;
-    let filter = Bloom::from_bytes_with_hasher_type(args[2].as_slice()).map_err(|error| match error {
-        // The crate's message tells a Rust caller which type to name; a Redis user needs to
-        // know which hasher the module takes (see `Bloom`).
-        splitbloom::Error::HasherKindMismatch { found, .. } => err(&format!(
-            "bad filter bytes: the filter uses hasher id {} ({found:?}), and this module stores Xxh3 (hasher id 4) filters: build it with splitbloom::Xxh3 or `splitbloom build --hasher xxh3`",
-            found.id()
-        )),
-        error => err(&format!("bad filter bytes: {error}")),
-    })?;
-    let mut sbf = Sbf {
-        filter,
-        capacity: capacity.unwrap_or(0),
-        error_rate: error_rate.unwrap_or(0.0),
-        items: 0,
-    };
-    sbf.items = items.unwrap_or_else(|| sbf.estimated_items());
-    key.set_value(&SBF_TYPE, sbf)?;
-    ctx.replicate_verbatim();
-    Ok(RedisValue::SimpleStringStatic("OK"))
-}
-
-/// Module arguments: `[MAX_FILTER_BYTES n]`.
+/// Module arguments, as name/value pairs: `BF_COMMANDS yes|no`, `ERROR_RATE r`,
+/// `INITIAL_SIZE n`, `MAX_FILTER_BYTES n`.
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     // `rdb_load` checks every read, so a truncated RDB is an error, not a crash.
     ctx.set_module_options(redis_module::ModuleOptions::HANDLE_IO_ERRORS);
-    match args {
-        [] => Status::Ok,
-        [name, value] if name.as_slice().eq_ignore_ascii_case(b"MAX_FILTER_BYTES") => {
-            match value
-                .try_as_str()
+    if !args.len().is_multiple_of(2) {
+        ctx.log_warning(
+            "splitbloom: module arguments are name/value pairs: BF_COMMANDS yes|no, ERROR_RATE r, INITIAL_SIZE n, MAX_FILTER_BYTES n",
+        );
+        return Status::Err;
+    }
+    for pair in args.chunks(2) {
+        let name = pair[0].to_string_lossy().to_ascii_uppercase();
+        let value = pair[1].to_string_lossy();
+        let ok = match name.as_str() {
+            "BF_COMMANDS" => match value.to_ascii_lowercase().as_str() {
+                "yes" => {
+                    BF_COMMANDS.store(true, Ordering::Relaxed);
+                    true
+                }
+                "no" => true,
+                _ => false,
+            },
+            "ERROR_RATE" => value
+                .parse::<f64>()
                 .ok()
-                .and_then(|text| text.parse::<u64>().ok())
-            {
-                Some(max) => {
-                    MAX_FILTER_BYTES.store(max, Ordering::Relaxed);
-                    Status::Ok
-                }
-                None => {
-                    ctx.log_warning("splitbloom: MAX_FILTER_BYTES must be a byte count");
-                    Status::Err
-                }
+                .filter(|rate| *rate > 0.0 && *rate < 1.0)
+                .map(|rate| DEFAULT_ERROR_RATE_BITS.store(rate.to_bits(), Ordering::Relaxed))
+                .is_some(),
+            "INITIAL_SIZE" => value
+                .parse::<u64>()
+                .ok()
+                .filter(|&size| size >= 1)
+                .map(|size| DEFAULT_CAPACITY.store(size, Ordering::Relaxed))
+                .is_some(),
+            "MAX_FILTER_BYTES" => value
+                .parse::<u64>()
+                .ok()
+                .map(|max| MAX_FILTER_BYTES.store(max, Ordering::Relaxed))
+                .is_some(),
+            _ => {
+                ctx.log_warning(&format!(
+                    "splitbloom: unknown module argument {name} (known: BF_COMMANDS, ERROR_RATE, INITIAL_SIZE, MAX_FILTER_BYTES)"
+                ));
+                return Status::Err;
             }
-        }
-        _ => {
-            ctx.log_warning("splitbloom: the only module argument is MAX_FILTER_BYTES n");
-            Status::Err
+        };
+        if !ok {
+            ctx.log_warning(&format!(
+                "splitbloom: bad value {value:?} for {name} (BF_COMMANDS: yes or no; ERROR_RATE: strictly between 0 and 1; INITIAL_SIZE: an integer of at least 1; MAX_FILTER_BYTES: a byte count)"
+            ));
+            return Status::Err;
         }
     }
+    if BF_COMMANDS.load(Ordering::Relaxed) {
+        use commands::*;
+        // Lower case, as RedisBloom registers them: Redis names the command in its errors
+        // ("wrong number of arguments for 'bf.add' command") as it was registered.
+        register!(ctx, c"bf.reserve", reserve, c"write deny-oom");
+        register!(ctx, c"bf.add", add, c"write deny-oom");
+        register!(ctx, c"bf.madd", madd, c"write deny-oom");
+        register!(ctx, c"bf.insert", insert, c"write deny-oom");
+        register!(ctx, c"bf.exists", exists, c"readonly fast");
+        register!(ctx, c"bf.mexists", mexists, c"readonly fast");
+        register!(ctx, c"bf.info", bf_info, c"readonly fast");
+        register!(ctx, c"bf.card", card, c"readonly fast");
+        register!(ctx, c"bf.scandump", scandump, c"readonly fast");
+        register!(ctx, c"bf.loadchunk", loadchunk, c"write deny-oom");
+    }
+    Status::Ok
 }
 
 redis_module! {
     name: "splitbloom",
     version: 1,
-    allocator: (std::alloc::System, std::alloc::System),
+    allocator: (TryRedisAlloc, TryRedisAlloc),
     data_types: [SBF_TYPE],
     init: init,
     commands: [
-        ["SBF.RESERVE", |ctx, args| redis_errors(reserve(ctx, args)), "write deny-oom", 1, 1, 1],
-        ["SBF.ADD", |ctx, args| redis_errors(add(ctx, args)), "write deny-oom", 1, 1, 1],
-        ["SBF.MADD", |ctx, args| redis_errors(madd(ctx, args)), "write deny-oom", 1, 1, 1],
-        ["SBF.INSERT", |ctx, args| redis_errors(insert(ctx, args)), "write deny-oom", 1, 1, 1],
-        ["SBF.EXISTS", |ctx, args| redis_errors(exists(ctx, args)), "readonly fast", 1, 1, 1],
-        ["SBF.MEXISTS", |ctx, args| redis_errors(mexists(ctx, args)), "readonly fast", 1, 1, 1],
-        ["SBF.INFO", |ctx, args| redis_errors(info(ctx, args)), "readonly", 1, 1, 1],
-        ["SBF.CARD", |ctx, args| redis_errors(card(ctx, args)), "readonly fast", 1, 1, 1],
-        ["SBF.MERGE", |ctx, args| redis_errors(merge(ctx, args)), "write deny-oom", 1, -1, 1],
-        ["SBF.DUMP", |ctx, args| redis_errors(dump(ctx, args)), "readonly", 1, 1, 1],
-        ["SBF.LOAD", |ctx, args| redis_errors(load(ctx, args)), "write deny-oom", 1, 1, 1],
+        ["SBF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1],
+        ["SBF.ADD", commands::add, "write deny-oom", 1, 1, 1],
+        ["SBF.MADD", commands::madd, "write deny-oom", 1, 1, 1],
+        ["SBF.INSERT", commands::insert, "write deny-oom", 1, 1, 1],
+        ["SBF.EXISTS", commands::exists, "readonly fast", 1, 1, 1],
+        ["SBF.MEXISTS", commands::mexists, "readonly fast", 1, 1, 1],
+        ["SBF.INFO", commands::sbf_info, "readonly", 1, 1, 1],
+        ["SBF.CARD", commands::card, "readonly fast", 1, 1, 1],
+        ["SBF.SCANDUMP", commands::scandump, "readonly fast", 1, 1, 1],
+        ["SBF.LOADCHUNK", commands::loadchunk, "write deny-oom", 1, 1, 1],
+        ["SBF.MERGE", commands::merge, "write deny-oom", 1, -1, 1],
+        ["SBF.DUMP", commands::dump, "readonly", 1, 1, 1],
+        ["SBF.LOAD", commands::load, "write deny-oom", 1, 1, 1],
     ],
 }

@@ -35,8 +35,8 @@ impl ClusterClient {
     }
 
     /// Runs a command whose first key is `args[1]`; returns the reply and the port that gave it.
-    fn cmd(&mut self, args: &[&str]) -> (Reply, u16) {
-        let slot = key_slot(args[1].as_bytes());
+    fn cmd<A: AsRef<[u8]>>(&mut self, args: &[A]) -> (Reply, u16) {
+        let slot = key_slot(args[1].as_ref());
         let mut port = *self.slots.get(&slot).unwrap_or(&self.first);
         for _ in 0..5 {
             let reply = self.conn(port).cmd(args);
@@ -57,7 +57,10 @@ impl ClusterClient {
                 _ => return (reply, port),
             }
         }
-        panic!("too many redirects for {args:?}");
+        panic!(
+            "too many redirects for {:?}",
+            String::from_utf8_lossy(args[0].as_ref())
+        );
     }
 }
 
@@ -173,4 +176,58 @@ fn three_node_cluster_with_moved_redirects() {
         .expect("two filters on one node in different slots");
     let (reply, _) = client.cmd(&["SBF.MERGE", &a, &a, &b]);
     assert!(reply.error().starts_with("CROSSSLOT"), "{reply:?}");
+
+    // Scaling, NONSCALING, SCANDUMP/LOADCHUNK and COPY through redirects: a chain of three
+    // sub-filters is dumped from its node and restored under a key in the same slot.
+    let (reply, _) = client.cmd(&["SBF.RESERVE", "{chain}", "0.01", "10", "EXPANSION", "2"]);
+    assert_eq!(reply, Reply::Status("OK".into()));
+    let items: Vec<String> = (0..60).map(|i| format!("c{i}")).collect();
+    let mut madd = vec!["SBF.MADD", "{chain}"];
+    madd.extend(items.iter().map(String::as_str));
+    let added: i64 = client.cmd(&madd).0.ints().iter().sum();
+    let (filters, _) = client.cmd(&["SBF.INFO", "{chain}", "FILTERS"]);
+    assert_eq!(filters.ints(), [3]);
+    let mut chunks = Vec::new();
+    let mut iter = 0;
+    loop {
+        let (reply, _) = client.cmd(&["SBF.SCANDUMP", "{chain}", &iter.to_string()]);
+        let Reply::Array(Some(pair)) = reply else {
+            panic!("{reply:?}")
+        };
+        iter = pair[0].int();
+        if iter == 0 {
+            break;
+        }
+        chunks.push((iter.to_string(), pair[1].bytes()));
+    }
+    for (iter, bytes) in &chunks {
+        let args: [&[u8]; 4] = [
+            b"SBF.LOADCHUNK",
+            b"{chain}:restored",
+            iter.as_bytes(),
+            bytes,
+        ];
+        let (reply, _) = client.cmd(&args);
+        assert_eq!(reply, Reply::Status("OK".into()));
+    }
+    let (copied, _) = client.cmd(&["COPY", "{chain}", "{chain}:copy"]);
+    assert_eq!(copied.int(), 1);
+    for key in ["{chain}:restored", "{chain}:copy"] {
+        let mut mexists = vec!["SBF.MEXISTS", key];
+        mexists.extend(items.iter().map(String::as_str));
+        let (reply, _) = client.cmd(&mexists);
+        assert!(reply.ints().iter().all(|&found| found == 1), "{key}");
+        assert_eq!(client.cmd(&["SBF.CARD", key]).0.int(), added, "{key}");
+    }
+    let (reply, _) = client.cmd(&["SBF.RESERVE", "{fixed}", "0.01", "2", "NONSCALING"]);
+    assert_eq!(reply, Reply::Status("OK".into()));
+    let (reply, _) = client.cmd(&["SBF.MADD", "{fixed}", "a", "b", "c"]);
+    assert_eq!(
+        reply,
+        Reply::Array(Some(vec![
+            Reply::Int(1),
+            Reply::Int(1),
+            Reply::Error("ERR non scaling filter is full".into())
+        ]))
+    );
 }

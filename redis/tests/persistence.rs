@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Conn, Reply, Server, wait_until};
+use common::{Conn, ModuleHasher, Reply, Server, wait_until};
 
 /// Filters of several shapes: defaults, a large one, another seed (via LOAD), a MERGE result.
 fn populate(c: &mut Conn) {
@@ -29,17 +29,38 @@ fn populate(c: &mut Conn) {
         "b",
     ]);
     let seeded =
-        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, splitbloom::Xxh3::with_seed(99))
-            .unwrap();
+        splitbloom::Filter::with_fpr_and_hasher(500, 0.01, ModuleHasher::with_seed(99)).unwrap();
     let mut seeded = seeded;
     seeded.insert_bytes(b"seeded-key");
     c.cmd(&[b"SBF.LOAD".as_slice(), b"seeded", &seeded.to_bytes()]);
     c.cmd(&["SBF.RESERVE", "m1", "0.01", "100"]);
     c.cmd(&["SBF.ADD", "m1", "x"]);
     c.cmd(&["SBF.MERGE", "merged", "m1", "small"]);
+    // A chain of three sub-filters, and a chunked restore of it stopped after the first.
+    c.cmd(&["SBF.RESERVE", "chain", "0.01", "100"]);
+    let items: Vec<String> = (0..400).map(|i| format!("chain:{i}")).collect();
+    let mut madd = vec!["SBF.MADD".to_string(), "chain".into()];
+    madd.extend(items);
+    c.cmd(&madd);
+    assert_eq!(c.cmd(&["SBF.INFO", "chain", "FILTERS"]).ints(), [3]);
+    for iter in [0, 1] {
+        let Reply::Array(Some(pair)) = c.cmd(&["SBF.SCANDUMP", "chain", &iter.to_string()]) else {
+            panic!("SCANDUMP")
+        };
+        let (next, chunk) = (pair[0].int().to_string(), pair[1].bytes());
+        let reply = c.cmd(&[
+            b"SBF.LOADCHUNK".as_slice(),
+            b"partial",
+            next.as_bytes(),
+            &chunk,
+        ]);
+        assert_eq!(reply, Reply::Status("OK".into()));
+    }
 }
 
-const KEYS: [&str; 6] = ["big", "small", "ins", "seeded", "m1", "merged"];
+const KEYS: [&str; 8] = [
+    "big", "small", "ins", "seeded", "m1", "merged", "chain", "partial",
+];
 
 /// Every filter's bytes and INFO, in order.
 fn state(c: &mut Conn) -> Vec<Reply> {
@@ -86,7 +107,8 @@ fn debug_reload_and_rdb_restart_keep_filters_bit_identical() {
     let mut c = server.conn();
     populate(&mut c);
     let before = state(&mut c);
-    assert!(before.iter().all(|reply| !reply.is_error()));
+    // Every key answers, but SBF.DUMP of the restore in progress.
+    assert_eq!(before.iter().filter(|reply| reply.is_error()).count(), 1);
 
     assert_eq!(c.cmd(&["DEBUG", "RELOAD"]), Reply::Status("OK".into()));
     assert_same(&state(&mut c), &before, "DEBUG RELOAD changed a filter");
@@ -124,8 +146,8 @@ fn aof_rewrite_and_restart_keep_filters_bit_identical() {
     let rewritten = std::fs::read_dir(&aof_dir)
         .unwrap()
         .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
-        .any(|bytes| bytes.windows(8).any(|window| window == b"SBF.LOAD"));
-    assert!(rewritten, "the rewritten AOF holds SBF.LOAD commands");
+        .any(|bytes| bytes.windows(13).any(|window| window == b"SBF.LOADCHUNK"));
+    assert!(rewritten, "the rewritten AOF holds SBF.LOADCHUNK commands");
 
     let server = server.restart();
     let mut c = server.conn();
@@ -143,9 +165,24 @@ fn memory_usage_counts_the_bitset() {
     c.cmd(&["SBF.RESERVE", "f", "0.01", "1000000"]);
     let bytes = c.cmd(&["SBF.INFO", "f", "SIZE"]).ints()[0];
     let usage = c.cmd(&["MEMORY", "USAGE", "f"]).int();
-    // 1,316,160 bytes of bitset, plus the key and the value's header.
-    assert!((1_316_160..1_316_160 + 4096).contains(&usage), "{usage}");
-    assert!((1_316_160..=usage).contains(&bytes), "{bytes} {usage}");
+    let info = c.cmd(&["SBF.INFO", "f"]);
+    let Reply::Array(Some(fields)) = info else {
+        panic!("{info:?}")
+    };
+    let bitset = fields
+        .chunks(2)
+        .find(|pair| pair[0].text() == "Bytes")
+        .unwrap()[1]
+        .int();
+    // The first sub-filter is sized at half the error rate, as RedisBloom's.
+    let expected = splitbloom::math::num_blocks_for_fpr(1_000_000, 0.005).unwrap() as i64 * 32;
+    assert!(
+        (expected * 99 / 100..=expected * 101 / 100).contains(&bitset),
+        "{bitset} {expected}"
+    );
+    // The bitset, plus the key and the value's header.
+    assert!((bitset..bitset + 4096).contains(&usage), "{usage}");
+    assert!((bitset..=usage).contains(&bytes), "{bytes} {usage}");
 }
 
 /// CRC-64/Jones as Redis computes it for DUMP payloads (reflected, initial 0, no final xor).
@@ -184,7 +221,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let payload = c.cmd(&["DUMP", "f"]).bytes();
     assert_eq!(&payload[..2], [7, 0x81]);
     let id = u64::from_be_bytes(payload[2..10].try_into().unwrap());
-    assert_eq!(id & 0x3ff, 1, "encoding version 1");
+    assert_eq!(id & 0x3ff, 2, "encoding version 2");
 
     // The untouched payload restores bit-identically (the control).
     assert_eq!(
@@ -194,7 +231,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["SBF.DUMP", "copy"]).bytes(), filter);
 
     let mut bad_version = payload.clone();
-    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 2).to_be_bytes());
+    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 3).to_be_bytes());
     reseal(&mut bad_version);
     let mut bad_filter = payload.clone();
     // A bit of the bitset, inside the crate's checksummed bytes, near the end of the value.
@@ -204,7 +241,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let truncated = payload[..payload.len() - 20].to_vec();
 
     for (name, bad) in [
-        ("version 2", &bad_version),
+        ("version 3", &bad_version),
         ("flipped bit", &bad_filter),
         ("truncated", &truncated),
     ] {
@@ -222,7 +259,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["EXISTS", "new"]).int(), 0);
     assert_eq!(c.cmd(&["SBF.DUMP", "f"]).bytes(), filter);
     assert!(
-        server.log().contains("refusing RDB encoding version 2"),
+        server.log().contains("refusing RDB encoding version 3"),
         "{}",
         server.log()
     );
@@ -248,10 +285,43 @@ fn a_replica_answers_like_its_primary() {
     p.cmd(&["SBF.MERGE", "m1", "m1", "small"]);
     let bytes = p.cmd(&["SBF.DUMP", "ins"]).bytes();
     p.cmd(&[b"SBF.LOAD".as_slice(), b"loaded", &bytes]);
+    // New sub-filters, a NONSCALING filter's partial batch, a chunked restore and COPY.
+    let more: Vec<String> = (0..500).map(|i| format!("more:{i}")).collect();
+    let mut madd = vec!["SBF.MADD".to_string(), "small".into()];
+    madd.extend(more);
+    p.cmd(&madd);
+    assert!(p.cmd(&["SBF.INFO", "small", "FILTERS"]).ints()[0] > 1);
+    p.cmd(&["SBF.RESERVE", "fixed", "0.01", "2", "NONSCALING"]);
+    assert_eq!(
+        p.cmd(&["SBF.MADD", "fixed", "a", "b", "c"]),
+        Reply::Array(Some(vec![
+            Reply::Int(1),
+            Reply::Int(1),
+            Reply::Error("ERR non scaling filter is full".into())
+        ]))
+    );
+    let mut iter = 0;
+    loop {
+        let Reply::Array(Some(pair)) = p.cmd(&["SBF.SCANDUMP", "ins", &iter.to_string()]) else {
+            panic!("SCANDUMP")
+        };
+        iter = pair[0].int();
+        if iter == 0 {
+            break;
+        }
+        let chunk = pair[1].bytes();
+        p.cmd(&[
+            b"SBF.LOADCHUNK".as_slice(),
+            b"restored",
+            iter.to_string().as_bytes(),
+            &chunk,
+        ]);
+    }
+    assert_eq!(p.cmd(&["COPY", "big", "copied"]).int(), 1);
     assert_eq!(p.cmd(&["WAIT", "1", "10000"]).int(), 1);
 
     assert_same(&state(&mut r), &state(&mut p), "the replica differs");
-    for key in ["new", "loaded"] {
+    for key in ["new", "loaded", "fixed", "restored", "copied"] {
         assert!(
             r.cmd(&["SBF.DUMP", key]) == p.cmd(&["SBF.DUMP", key]),
             "{key}"

@@ -9,12 +9,16 @@
 
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-/// One RESP2 reply.
+/// The hasher the module stores its filters with (the crate's default), named once for the
+/// tests.
+pub type ModuleHasher = splitbloom::Xxh3;
+
+/// One RESP2 or RESP3 reply.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reply {
     Status(String),
@@ -22,6 +26,14 @@ pub enum Reply {
     Int(i64),
     Bulk(Option<Vec<u8>>),
     Array(Option<Vec<Reply>>),
+    /// RESP3's null (`_`).
+    Null,
+    /// RESP3's map (`%`), in the server's order.
+    Map(Vec<(Reply, Reply)>),
+    /// RESP3's double (`,`), as sent.
+    Double(String),
+    /// RESP3's boolean (`#`).
+    Bool(bool),
 }
 
 impl Reply {
@@ -129,8 +141,12 @@ fn ping(port: u16) -> std::io::Result<String> {
 }
 
 fn read_line(reader: &mut impl BufRead) -> String {
-    let mut line = String::new();
-    reader.read_line(&mut line).expect("read from redis");
+    // Bytes, not `read_line`: an error may quote a binary argument.
+    let mut bytes = Vec::new();
+    reader
+        .read_until(b'\n', &mut bytes)
+        .expect("read from redis");
+    let mut line = String::from_utf8_lossy(&bytes).into_owned();
     assert!(
         line.ends_with("\r\n"),
         "connection closed or bad line {line:?}"
@@ -156,12 +172,24 @@ fn read_reply(reader: &mut impl BufRead) -> Reply {
             bytes.truncate(len as usize);
             Reply::Bulk(Some(bytes))
         }
-        "*" => {
+        // `~` is RESP3's set, read as an array.
+        "*" | "~" => {
             let len: i64 = rest.parse().unwrap();
             if len < 0 {
                 return Reply::Array(None);
             }
             Reply::Array(Some((0..len).map(|_| read_reply(reader)).collect()))
+        }
+        "_" => Reply::Null,
+        "," => Reply::Double(rest.to_owned()),
+        "#" => Reply::Bool(rest == "t"),
+        "%" => {
+            let len: usize = rest.parse().unwrap();
+            Reply::Map(
+                (0..len)
+                    .map(|_| (read_reply(reader), read_reply(reader)))
+                    .collect(),
+            )
         }
         _ => panic!("unknown RESP reply {line:?}"),
     }
@@ -184,6 +212,15 @@ pub fn module_path() -> PathBuf {
         .max()
         .map(|(_, path)| path)
         .expect("libsplitbloom_redis.so is built (cargo test -p splitbloom-redis builds it)")
+}
+
+/// The peers' modules (RedisBloom 2.4.23, valkey-bloom): `$SPLITBLOOM_PEERS_DIR`, else
+/// `../shared/peers/redis/` beside the repository, as CI provides it; `None` when absent.
+pub fn peers_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("SPLITBLOOM_PEERS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/peers/redis"));
+    dir.join("redisbloom-2.4.23.so").is_file().then_some(dir)
 }
 
 /// A port nobody listens on right now.
@@ -232,6 +269,8 @@ pub struct Server {
     module_args: Vec<String>,
     /// A virtual memory limit (`prlimit --as`), in bytes.
     memory_limit: Option<u64>,
+    /// The module loaded: splitbloom's ([`module_path`]) unless a peer's.
+    module: PathBuf,
 }
 
 impl Server {
@@ -254,7 +293,25 @@ impl Server {
     ) -> Server {
         let dir = scratch_dir(tag);
         let strings = |args: &[&str]| args.iter().map(|arg| arg.to_string()).collect();
-        Server::spawn(dir, strings(extra), strings(module_args), memory_limit)
+        Server::spawn(
+            dir,
+            strings(extra),
+            strings(module_args),
+            memory_limit,
+            module_path(),
+        )
+    }
+
+    /// A server with another module (a peer's `.so`) instead of splitbloom's.
+    pub fn start_module(tag: &str, module: &Path, extra: &[&str], module_args: &[&str]) -> Server {
+        let strings = |args: &[&str]| args.iter().map(|arg| arg.to_string()).collect();
+        Server::spawn(
+            scratch_dir(tag),
+            strings(extra),
+            strings(module_args),
+            None,
+            module.to_path_buf(),
+        )
     }
 
     fn spawn(
@@ -262,6 +319,7 @@ impl Server {
         extra: Vec<String>,
         module_args: Vec<String>,
         memory_limit: Option<u64>,
+        module: PathBuf,
     ) -> Server {
         for _attempt in 0..5 {
             let port = if extra.iter().any(|arg| arg == "--cluster-enabled") {
@@ -285,7 +343,7 @@ impl Server {
                 .arg(&dir)
                 .args(["--logfile", "redis.log"])
                 .arg("--loadmodule")
-                .arg(module_path())
+                .arg(&module)
                 .args(&module_args)
                 .args(&extra)
                 .stdin(Stdio::null())
@@ -300,6 +358,7 @@ impl Server {
                 extra: extra.clone(),
                 module_args: module_args.clone(),
                 memory_limit,
+                module: module.clone(),
             };
             if server.wait_ready() {
                 return server;
@@ -356,7 +415,8 @@ impl Server {
         let dir = std::mem::take(&mut this.dir);
         let extra = std::mem::take(&mut this.extra);
         let module_args = std::mem::take(&mut this.module_args);
-        Server::spawn(dir, extra, module_args, this.memory_limit)
+        let module = std::mem::take(&mut this.module);
+        Server::spawn(dir, extra, module_args, this.memory_limit, module)
     }
 }
 

@@ -1,5 +1,19 @@
-//! The measured comparison behind the README's Redis table: one redis-server, the same keys,
-//! four ways users keep a shared "seen" set in Redis, all pipelined over one connection.
+//! Two measured comparisons, pipelined over one connection:
+//!
+//! `modules` (the default; `redis/README.md`): splitbloom (with `BF_COMMANDS yes`), RedisBloom
+//! 2.4.23 and valkey-bloom (`../shared/peers/redis/`), one redis-server each, the same `BF.*`
+//! commands: insert and lookup throughput (median of interleaved rounds), false-positive rate,
+//! `MEMORY USAGE`, `used_memory` and RSS at 1%, 0.1% and 0.01%, a scaling table (a filter
+//! reserved for C items holding 1, 2, 5 and 10 C), and the longest wait of another client
+//! while a 200 MB filter is dumped through `SCANDUMP` (and through one `SBF.DUMP`).
+//!
+//! ```text
+//! cargo run --release -p splitbloom-redis --example bench -- modules [keys] [rounds]
+//! cargo run --release -p splitbloom-redis --example bench -- dumps   # the dump stalls only
+//! ```
+//!
+//! `contenders`: one redis-server, the same keys, four ways users keep a shared "seen" set in
+//! Redis:
 //!
 //! * `SBF.MADD` / `SBF.MEXISTS` (this module), `BATCH` keys per command;
 //! * `SBF.ADD` / `SBF.EXISTS`, one key per command;
@@ -8,26 +22,28 @@
 //!   lookup, bit positions by double hashing (h1 + i·h2 mod m) of XXH3, m sized for 1%.
 //!
 //! ```text
-//! cargo run --release -p splitbloom-redis --example bench -- [keys] [batch]
+//! cargo run --release -p splitbloom-redis --example bench -- contenders [keys] [batch]
 //! ```
 //! (`bash scripts/test-redis.sh --bench` installs redis-server first.) Not for CI: at 10^6 keys
 //! it takes minutes on a shared machine.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../../tests/common/mod.rs"]
 mod common;
+
+mod modules;
 
 use std::time::Instant;
 
 use common::{Conn, Reply, Server};
-use splitbloom::{FilterHasher, Xxh3};
+use splitbloom::FilterHasher;
 
 /// Commands in flight before reading their replies.
-const DEPTH: usize = 64;
+pub const DEPTH: usize = 64;
 const FPR: f64 = 0.01;
 const K: u64 = 7;
 
 /// Sends `commands` pipelined `DEPTH` at a time; calls `sink` on each reply in order.
-fn pipeline(
+pub fn pipeline(
     conn: &mut Conn,
     commands: impl Iterator<Item = Vec<Vec<u8>>>,
     mut sink: impl FnMut(Reply),
@@ -48,7 +64,7 @@ fn pipeline(
     }
 }
 
-fn batched<'a>(
+pub fn batched<'a>(
     name: &'a str,
     key: &'a str,
     items: &'a [Vec<u8>],
@@ -76,7 +92,7 @@ fn single<'a>(
 }
 
 /// Counts the 1s among integer and integer-array replies.
-fn count_ones(reply: Reply) -> usize {
+pub fn count_ones(reply: Reply) -> usize {
     match reply {
         Reply::Int(value) => usize::from(value == 1),
         Reply::Array(Some(items)) => items.into_iter().map(count_ones).sum(),
@@ -99,7 +115,22 @@ fn memory(conn: &mut Conn, key: &str) -> i64 {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args = std::env::args().skip(1).peekable();
+    match args.peek().map(String::as_str) {
+        Some("contenders") => {
+            args.next();
+            contenders(args)
+        }
+        Some("modules") => {
+            args.next();
+            modules::run(args)
+        }
+        Some("dumps") => modules::run_dumps(),
+        _ => modules::run(args),
+    }
+}
+
+fn contenders(mut args: impl Iterator<Item = String>) {
     let n: usize = args.next().map_or(1_000_000, |a| a.parse().expect("keys"));
     let batch: usize = args.next().map_or(1000, |a| a.parse().expect("batch"));
     let present: Vec<Vec<u8>> = (0..n).map(|i| format!("user:{i}").into_bytes()).collect();
@@ -192,7 +223,7 @@ fn main() {
 
     // The classic SETBIT/GETBIT Bloom filter: m bits for 1% with the optimal k (7).
     let m = (-(n as f64) * FPR.ln() / std::f64::consts::LN_2.powi(2)).ceil() as u64;
-    let hasher = Xxh3::default();
+    let hasher = common::ModuleHasher::default();
     let positions = |item: &[u8]| {
         let hash = hasher.hash_bytes(item);
         let (h1, h2) = (hash & 0xffff_ffff, hash >> 32);

@@ -1,0 +1,929 @@
+//! The commands. `SBF.X` and `BF.X` share one handler, with RedisBloom 2.4's replies and error
+//! strings (clients and their tests match them); only `INFO` differs: `BF.INFO` has exactly
+//! RedisBloom's five fields, `SBF.INFO` adds the filter's own.
+
+use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
+use splitbloom::FilterHasher;
+
+use crate::value::{Body, Meta, Restore, Sbf};
+use crate::{Chain, Hash, SBF_TYPE, Stage, check_memory, stage_bytes};
+
+/// The largest value `SBF.DUMP` answers in one reply. Building and sending one reply stalls
+/// every other client, longer than linearly in its size (`redis/README.md` has the
+/// measurements), so this keeps the stall well under 100 ms; larger filters go through
+/// `SCANDUMP`'s 16 MiB chunks.
+const MAX_DUMP_BYTES: usize = 8 << 20;
+
+/// Redis's own WRONGTYPE error for keys of other types: redis-module 2.0.7 says only "Existing
+/// key has wrong Redis type", without the `WRONGTYPE` code clients look for.
+fn redis_errors(result: RedisResult) -> RedisResult {
+    const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    result.map_err(|error| match error {
+        RedisError::WrongType => RedisError::Str(WRONGTYPE),
+        RedisError::Str(message) if message.contains("wrong Redis type") => {
+            RedisError::Str(WRONGTYPE)
+        }
+        error => error,
+    })
+}
+
+/// Public handlers: each maps the module crate's WRONGTYPE to Redis's.
+macro_rules! handlers {
+    ($($name:ident => $inner:ident),* $(,)?) => {
+        $(
+            pub fn $name(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+                redis_errors($inner(ctx, args))
+            }
+        )*
+    };
+}
+
+handlers! {
+    reserve => reserve_,
+    add => add_,
+    madd => madd_,
+    insert => insert_,
+    exists => exists_,
+    mexists => mexists_,
+    bf_info => bf_info_,
+    sbf_info => sbf_info_,
+    card => card_,
+    scandump => scandump_,
+    loadchunk => loadchunk_,
+    merge => merge_,
+    dump => dump_,
+    load => load_,
+}
+
+fn err(message: &'static str) -> RedisError {
+    RedisError::Str(message)
+}
+
+const NOT_FOUND: &str = "ERR not found";
+const RESTORING: &str = "ERR the filter is being restored: finish its LOADCHUNK sequence first";
+const FULL: &str = "ERR non scaling filter is full";
+const NO_STAGE: &str = "OOM cannot create a new sub-filter: maxmemory, MAX_FILTER_BYTES or the system allocator refused it";
+
+fn text(arg: &RedisString) -> Option<&str> {
+    arg.try_as_str().ok()
+}
+
+fn parse_f64(arg: &RedisString) -> Option<f64> {
+    text(arg)?
+        .parse::<f64>()
+        .ok()
+        .filter(|value| !value.is_nan())
+}
+
+fn parse_i64(arg: &RedisString) -> Option<i64> {
+    text(arg)?.parse::<i64>().ok()
+}
+
+fn is(arg: &RedisString, word: &str) -> bool {
+    arg.as_slice().eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// What `ADD`/`INSERT` create a missing key with.
+struct Create {
+    capacity: u64,
+    error_rate: f64,
+    expansion: u64,
+    scaling: bool,
+}
+
+impl Create {
+    fn defaults() -> Create {
+        Create {
+            capacity: crate::default_capacity(),
+            error_rate: crate::default_error_rate(),
+            expansion: crate::DEFAULT_EXPANSION,
+            scaling: true,
+        }
+    }
+
+    fn make(&self, ctx: &Context) -> Result<Sbf, RedisError> {
+        let cannot = |error| RedisError::String(format!("ERR could not create filter: {error}"));
+        if self.scaling {
+            check_memory(
+                ctx,
+                stage_bytes(
+                    self.capacity,
+                    self.error_rate * crate::value::TIGHTENING_RATIO,
+                ),
+            )?;
+            Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
+        } else {
+            check_memory(ctx, stage_bytes(self.capacity, self.error_rate))?;
+            Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
+        }
+    }
+}
+
+/// Whether each item was newly added, and the error that stopped the batch, if one did (the
+/// items before it are in, as RedisBloom's).
+fn add_all(
+    ctx: &Context,
+    sbf: &mut Sbf,
+    items: &[RedisString],
+) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
+    let scaling = sbf.scaling;
+    match &mut sbf.body {
+        Body::Restoring(_) => Err(err(RESTORING)),
+        Body::Plain(filter) => {
+            // A plain filter of known capacity is a NONSCALING one: full at its capacity.
+            // Loaded without a capacity (0), it never refuses an item: it only fills up.
+            let full_at = (sbf.capacity > 0).then_some(sbf.capacity);
+            let hashes: Vec<u64> = items
+                .iter()
+                .map(|item| filter.hash_bytes(item.as_slice()))
+                .collect();
+            // One batch lookup first: it overlaps the cache misses, and the inserts below then
+            // find their blocks in cache.
+            let mut present = vec![false; hashes.len()];
+            filter.contains_hash_batch(&hashes, &mut present);
+            let mut new = Vec::with_capacity(hashes.len());
+            let mut stop = None;
+            for (&hash, &present) in hashes.iter().zip(&present) {
+                if present {
+                    new.push(false);
+                    continue;
+                }
+                if full_at.is_some_and(|capacity| sbf.items >= capacity)
+                    && !filter.contains_hash(hash)
+                {
+                    stop = Some(FULL);
+                    break;
+                }
+                let added = filter.insert_hash(hash);
+                sbf.items += u64::from(added);
+                new.push(added);
+            }
+            Ok((new, stop))
+        }
+        Body::Chain(chain) => {
+            let hashes: Vec<u64> = items
+                .iter()
+                .map(|item| chain.hash_bytes(item.as_slice()))
+                .collect();
+            // One batch lookup first: it overlaps the cache misses, and the inserts below then
+            // find their blocks in cache.
+            let mut present = vec![false; hashes.len()];
+            chain.contains_hash_batch(&hashes, &mut present);
+            let mut new = Vec::with_capacity(hashes.len());
+            let mut stop = None;
+            for (&hash, &present) in hashes.iter().zip(&present) {
+                if present {
+                    new.push(false);
+                    continue;
+                }
+                let last = chain.stages().len() - 1;
+                let parameters = *chain.parameters();
+                if chain.items_in_last_stage() >= parameters.stage_capacity(last)
+                    && !chain.contains_hash(hash)
+                {
+                    if !scaling {
+                        stop = Some(FULL);
+                        break;
+                    }
+                    let next = last + 1;
+                    let capacity = parameters.stage_capacity(next) as u64;
+                    let bytes = stage_bytes(capacity, parameters.stage_fpr(next));
+                    // Error rates halve with every sub-filter; past some point a split-block
+                    // filter reaches them only with absurd sizes (a classic filter needs 512
+                    // bits per item only below 1e-100).
+                    if bytes > (64 * capacity).max(64 << 10) {
+                        stop = Some(TOO_TIGHT);
+                        break;
+                    }
+                    if check_memory(ctx, bytes).is_err() {
+                        stop = Some(NO_STAGE);
+                        break;
+                    }
+                }
+                match chain.insert_hash(hash) {
+                    Ok(added) => new.push(added),
+                    Err(_) => {
+                        stop = Some(NO_STAGE);
+                        break;
+                    }
+                }
+            }
+            sbf.items += new.iter().filter(|&&new| new).count() as u64;
+            Ok((new, stop))
+        }
+    }
+}
+
+const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
+
+/// Adds `items` to `key`, creating it when missing (unless `create` is `None`); replicates the
+/// command verbatim whenever it may have changed the key.
+fn add_items(
+    ctx: &Context,
+    key: &RedisString,
+    items: &[RedisString],
+    create: Option<Create>,
+) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
+    let key = ctx.open_key_writable(key);
+    let result = match key.get_value::<Sbf>(&SBF_TYPE)? {
+        Some(sbf) => add_all(ctx, sbf, items)?,
+        None => {
+            let mut sbf = create.ok_or_else(|| err(NOT_FOUND))?.make(ctx)?;
+            let result = add_all(ctx, &mut sbf, items)?;
+            key.set_value(&SBF_TYPE, sbf)?;
+            result
+        }
+    };
+    ctx.replicate_verbatim();
+    Ok(result)
+}
+
+/// An array of 0/1 answers, ending with the error that stopped the batch.
+fn answers(new: &[bool], stop: Option<&'static str>) -> RedisValue {
+    let mut out: Vec<RedisValue> = new
+        .iter()
+        .map(|&answer| RedisValue::Integer(i64::from(answer)))
+        .collect();
+    if let Some(message) = stop {
+        out.push(RedisValue::StaticError(message));
+    }
+    RedisValue::Array(out)
+}
+
+/// `RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]`
+fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if !(4..=7).contains(&args.len()) {
+        return Err(RedisError::WrongArity);
+    }
+    let error_rate = parse_f64(&args[2]).ok_or_else(|| err("ERR bad error rate"))?;
+    if !(error_rate > 0.0 && error_rate < 1.0) {
+        return Err(err("ERR (0 < error rate range < 1) "));
+    }
+    let capacity = parse_i64(&args[3]).ok_or_else(|| err("ERR bad capacity"))?;
+    if capacity <= 0 {
+        return Err(err("ERR (capacity should be larger than 0)"));
+    }
+    let options = &args[4..];
+    let scaling = !options.iter().any(|arg| is(arg, "NONSCALING"));
+    let mut expansion = crate::DEFAULT_EXPANSION;
+    let mut at = 0;
+    while at < options.len() {
+        if is(&options[at], "NONSCALING") {
+            at += 1;
+        } else if is(&options[at], "EXPANSION") {
+            let value = options.get(at + 1).ok_or_else(|| err("ERR no expansion"))?;
+            if !scaling {
+                return Err(err("Nonscaling filters cannot expand"));
+            }
+            expansion = parse_i64(value)
+                .and_then(|value| u64::try_from(value).ok())
+                .filter(|&value| value >= 1)
+                .ok_or_else(|| err("ERR bad expansion"))?;
+            at += 2;
+        } else {
+            return Err(err(
+                "ERR unknown argument (RESERVE takes EXPANSION e and NONSCALING)",
+            ));
+        }
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    if key.get_value::<Sbf>(&SBF_TYPE)?.is_some() {
+        return Err(err("ERR item exists"));
+    }
+    let create = Create {
+        capacity: capacity as u64,
+        error_rate,
+        expansion,
+        scaling,
+    };
+    key.set_value(&SBF_TYPE, create.make(ctx)?)?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `ADD key item`
+fn add_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
+    match stop {
+        Some(message) => Err(err(message)),
+        None => Ok(RedisValue::Integer(i64::from(new[0]))),
+    }
+}
+
+/// `MADD key item [item ...]`
+fn madd_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
+    Ok(answers(&new, stop))
+}
+
+/// `INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item ...`
+fn insert_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 4 {
+        return Err(RedisError::WrongArity);
+    }
+    let mut create = Create::defaults();
+    let mut capacity = create.capacity as i64;
+    let mut expansion = create.expansion as i64;
+    let mut autocreate = true;
+    let mut at = 2;
+    let items_at = loop {
+        let Some(option) = args.get(at) else {
+            return Err(RedisError::WrongArity);
+        };
+        let value = || args.get(at + 1).ok_or(RedisError::WrongArity);
+        if is(option, "ITEMS") {
+            break at + 1;
+        } else if is(option, "ERROR") {
+            create.error_rate = parse_f64(value()?).ok_or_else(|| err("Bad error rate"))?;
+            at += 2;
+        } else if is(option, "EXPANSION") {
+            expansion = parse_i64(value()?).ok_or_else(|| err("Bad expansion"))?;
+            at += 2;
+        } else if is(option, "CAPACITY") {
+            capacity = parse_i64(value()?).ok_or_else(|| err("Bad capacity"))?;
+            at += 2;
+        } else if is(option, "NOCREATE") {
+            autocreate = false;
+            at += 1;
+        } else if is(option, "NONSCALING") {
+            create.scaling = false;
+            at += 1;
+        } else {
+            return Err(err("Unknown argument received"));
+        }
+    };
+    if items_at >= args.len() {
+        return Err(RedisError::WrongArity);
+    }
+    if !(create.error_rate > 0.0 && create.error_rate < 1.0) || capacity < 1 || expansion < 1 {
+        return Err(err("Bad argument received"));
+    }
+    create.capacity = capacity as u64;
+    create.expansion = expansion as u64;
+    let (new, stop) = add_items(
+        ctx,
+        &args[1],
+        &args[items_at..],
+        autocreate.then_some(create),
+    )?;
+    Ok(answers(&new, stop))
+}
+
+/// Answers for `items` in `key`: all 0 when the key is missing or holds another type, as
+/// RedisBloom answers.
+fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<bool> {
+    let key = ctx.open_key(key);
+    let mut answers = vec![false; items.len()];
+    if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
+        let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
+        match &sbf.body {
+            Body::Chain(chain) => chain.contains_bytes_batch(&keys, &mut answers),
+            Body::Plain(filter) => filter.contains_bytes_batch(&keys, &mut answers),
+            // Nothing answers before a restore completes.
+            Body::Restoring(_) => {}
+        }
+    }
+    answers
+}
+
+/// `EXISTS key item`
+fn exists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let answers = exists_items(ctx, &args[1], &args[2..]);
+    Ok(RedisValue::Integer(i64::from(answers[0])))
+}
+
+/// `MEXISTS key item [item ...]`
+fn mexists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    Ok(answers(&exists_items(ctx, &args[1], &args[2..]), None))
+}
+
+/// RedisBloom's five `INFO` fields, in order: capacity (every sub-filter's), size (`MEMORY
+/// USAGE`), number of filters, items inserted, expansion (nil when the filter never scales).
+fn five_fields(sbf: &Sbf) -> [(&'static str, RedisValue); 5] {
+    let meta = sbf.meta();
+    let (capacity, filters, expansion) = if meta.plain {
+        (sbf.capacity, 1, None)
+    } else {
+        let stages = meta.stage_blocks.len();
+        let capacity: u64 = (0..stages)
+            .map(|stage| meta.parameters.stage_capacity(stage) as u64)
+            .sum();
+        let expansion = sbf.scaling.then_some(meta.parameters.growth_factor as u64);
+        (capacity, stages, expansion)
+    };
+    [
+        ("Capacity", RedisValue::Integer(capacity as i64)),
+        ("Size", RedisValue::Integer(sbf.memory() as i64)),
+        ("Number of filters", RedisValue::Integer(filters as i64)),
+        (
+            "Number of items inserted",
+            RedisValue::Integer(sbf.items as i64),
+        ),
+        (
+            "Expansion rate",
+            expansion.map_or(RedisValue::Null, |value| RedisValue::Integer(value as i64)),
+        ),
+    ]
+}
+
+/// `INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]` and, for `SBF.INFO`, the extra fields.
+fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResult {
+    if !(2..=3).contains(&args.len()) {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let sbf = key
+        .get_value::<Sbf>(&SBF_TYPE)?
+        .ok_or_else(|| err(NOT_FOUND))?;
+    let fields = five_fields(sbf);
+    if let Some(field) = args.get(2) {
+        let index = ["CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"]
+            .iter()
+            .position(|name| is(field, name))
+            .ok_or_else(|| err("Invalid information value"))?;
+        let [a, b, c, d, e] = fields;
+        let value = [a, b, c, d, e].into_iter().nth(index).unwrap().1;
+        return Ok(RedisValue::Array(vec![value]));
+    }
+    let name = |name: &str| RedisValue::SimpleString(name.to_owned());
+    let mut out = Vec::new();
+    for (field, value) in fields {
+        out.push(name(field));
+        out.push(value);
+    }
+    if extra {
+        let stages = sbf.stages();
+        let blocks: usize = stages.iter().map(Stage::num_blocks).sum();
+        let bytes: usize = stages.iter().map(Stage::size_in_bytes).sum();
+        let estimated: f64 = stages.iter().map(Stage::estimated_items).sum();
+        let fpr = 1.0
+            - stages
+                .iter()
+                .map(|stage| 1.0 - stage.estimated_fpr())
+                .product::<f64>();
+        let fill = if bytes == 0 {
+            0.0
+        } else {
+            stages
+                .iter()
+                .map(|stage| stage.fill_ratio() * stage.size_in_bytes() as f64)
+                .sum::<f64>()
+                / bytes as f64
+        };
+        let seed = stages.first().map_or(0, |stage| stage.hasher().seed());
+        let kernel = stages
+            .first()
+            .map_or_else(String::new, |stage| stage.kernel().to_string());
+        let extras = [
+            (
+                "Error rate",
+                RedisValue::BulkString(sbf.error_rate.to_string()),
+            ),
+            ("Blocks", RedisValue::Integer(blocks as i64)),
+            ("Bytes", RedisValue::Integer(bytes as i64)),
+            (
+                "Estimated items",
+                RedisValue::Integer(if estimated.is_finite() {
+                    estimated.round() as i64
+                } else {
+                    0
+                }),
+            ),
+            (
+                "Estimated FPR",
+                RedisValue::BulkString(format!("{fpr:.6e}")),
+            ),
+            ("Fill ratio", RedisValue::BulkString(format!("{fill:.6}"))),
+            (
+                "Hasher",
+                RedisValue::BulkString(format!("{:?}", Hash::KIND)),
+            ),
+            ("Seed", RedisValue::Integer(seed as i64)),
+            ("Kernel", RedisValue::BulkString(kernel)),
+        ];
+        for (field, value) in extras {
+            out.push(name(field));
+            out.push(value);
+        }
+    }
+    Ok(RedisValue::Array(out))
+}
+
+fn bf_info_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    info_common(ctx, args, false)
+}
+
+fn sbf_info_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    info_common(ctx, args, true)
+}
+
+/// `CARD key`: 0 for a missing key.
+fn card_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let items = key.get_value::<Sbf>(&SBF_TYPE)?.map_or(0, |sbf| sbf.items);
+    Ok(RedisValue::Integer(items as i64))
+}
+
+/// `SCANDUMP key iter`: RedisBloom's iterator. Iterator 0 answers `[1, header]`; iterator `i`
+/// answers the stream's chunk at offset `i - 1` (at most 16 MiB, never across a sub-filter,
+/// checksummed) with the iterator of the next chunk; the end is `[0, ""]`.
+fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let sbf = key
+        .get_value::<Sbf>(&SBF_TYPE)?
+        .ok_or_else(|| err(NOT_FOUND))?;
+    let iter = parse_i64(&args[2]).ok_or_else(|| err("Second argument must be numeric"))?;
+    if matches!(sbf.body, Body::Restoring(_)) {
+        return Err(err(RESTORING));
+    }
+    let pair = |iter: i64, bytes: Vec<u8>| {
+        Ok(RedisValue::Array(vec![
+            RedisValue::Integer(iter),
+            RedisValue::StringBuffer(bytes),
+        ]))
+    };
+    if iter == 0 {
+        return pair(1, sbf.meta().encode());
+    }
+    let chunk = u64::try_from(iter - 1)
+        .ok()
+        .and_then(|offset| sbf.chunk_at(offset));
+    match chunk {
+        Some(chunk) => pair(iter + chunk.len() as i64, chunk),
+        None => pair(0, Vec::new()),
+    }
+}
+
+/// `LOADCHUNK key iter data`, with the pairs `SCANDUMP` gave, in order: iterator 1 (the header)
+/// starts a restore, replacing the key; each later chunk is appended, and every sub-filter is
+/// validated (checksum included) as its last byte arrives. A chunk that does not validate
+/// leaves the restore where it was, so it can be sent again.
+fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 4 {
+        return Err(RedisError::WrongArity);
+    }
+    let iter = parse_i64(&args[2]).ok_or_else(|| err("ERR Second argument must be numeric"))?;
+    let data = args[3].as_slice();
+    let key = ctx.open_key_writable(&args[1]);
+    let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
+    if iter == 1 {
+        let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
+        check_memory(ctx, meta.bitset_len())?;
+        key.set_value(
+            &SBF_TYPE,
+            Sbf::restoring(Restore {
+                meta,
+                done: Vec::new(),
+                partial: Vec::new(),
+            }),
+        )?;
+        ctx.replicate_verbatim();
+        return Ok(RedisValue::SimpleStringStatic("OK"));
+    }
+    let sbf = existing.ok_or_else(|| err(NOT_FOUND))?;
+    // A chunk for a complete filter, or not the next one of a restore: RedisBloom's error.
+    let offset = u64::try_from(iter)
+        .ok()
+        .and_then(|iter| iter.checked_sub(1 + data.len() as u64));
+    if sbf.restore_offset().is_none() || offset != sbf.restore_offset() {
+        return Err(err(NO_LINK));
+    }
+    sbf.push_chunk(offset.expect("checked above"), data)
+        .and_then(|()| sbf.finish_if_complete())
+        .map_err(|error| {
+            err(if error == crate::value::TOO_BIG {
+                TOO_BIG
+            } else {
+                BAD_DATA
+            })
+        })?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// RedisBloom's `LOADCHUNK` errors, which clients and RedisBloom's tests match exactly.
+const BAD_DATA: &str = "ERR received bad data";
+const NO_LINK: &str = "ERR invalid offset - no link found";
+const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
+
+/// `SBF.MERGE dest src [src ...]`: `dest` becomes the union of itself (when present) and every
+/// source. Plain filters merge when their sizes and hashers match; chains when their
+/// parameters and hashers match, sub-filter by sub-filter (a chain with fewer sub-filters
+/// adds nothing to the later ones). Every source is checked before `dest` changes.
+fn merge_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let dest_name = &args[1];
+    let dest = ctx.open_key_writable(dest_name);
+    let dest_value = dest.get_value::<Sbf>(&SBF_TYPE)?;
+    // A source named like `dest` adds nothing (and must not be borrowed twice).
+    let source_keys: Vec<_> = args[2..]
+        .iter()
+        .filter(|name| name.as_slice() != dest_name.as_slice())
+        .map(|name| ctx.open_key(name))
+        .collect();
+    let mut sources = Vec::with_capacity(source_keys.len());
+    for key in &source_keys {
+        let source: &Sbf = key
+            .get_value::<Sbf>(&SBF_TYPE)?
+            .ok_or_else(|| err("ERR source not found"))?;
+        sources.push(source);
+    }
+    let restoring = |sbf: &Sbf| matches!(sbf.body, Body::Restoring(_));
+    if dest_value.as_deref().is_some_and(restoring) || sources.iter().any(|sbf| restoring(sbf)) {
+        return Err(err(RESTORING));
+    }
+    let reference: &Sbf = match (&dest_value, sources.first()) {
+        (Some(dest), _) => dest,
+        (None, Some(first)) => first,
+        (None, None) => return Err(err("ERR source not found")),
+    };
+    let merged = match &reference.body {
+        Body::Plain(first) => merge_plain(ctx, first, dest_value.as_deref(), &sources)?,
+        Body::Chain(first) => merge_chains(ctx, first, dest_value.as_deref(), &sources)?,
+        Body::Restoring(_) => unreachable!("refused above"),
+    };
+    let mut merged = Sbf {
+        body: merged,
+        scaling: reference.scaling,
+        capacity: reference.capacity,
+        error_rate: reference.error_rate,
+        items: 0,
+    };
+    let estimate: f64 = merged.stages().iter().map(Stage::estimated_items).sum();
+    merged.items = if estimate.is_finite() {
+        estimate.round() as u64
+    } else {
+        0
+    };
+    if let Some(dest) = dest_value {
+        *dest = merged;
+    } else {
+        dest.set_value(&SBF_TYPE, merged)?;
+    }
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+fn merge_plain(
+    ctx: &Context,
+    first: &Stage,
+    dest: Option<&Sbf>,
+    sources: &[&Sbf],
+) -> Result<Body, RedisError> {
+    let mut filters = Vec::new();
+    for source in sources {
+        let Body::Plain(filter) = &source.body else {
+            return Err(err(
+                "ERR cannot merge a scaling filter with a plain one (SBF.LOAD of SBLM bytes)",
+            ));
+        };
+        if filter.num_blocks() != first.num_blocks() {
+            return Err(RedisError::String(format!(
+                "ERR filters differ in size ({} and {} blocks)",
+                first.num_blocks(),
+                filter.num_blocks()
+            )));
+        }
+        if filter.hasher() != first.hasher() {
+            return Err(err("ERR filters differ in hasher (seed)"));
+        }
+        filters.push(filter);
+    }
+    let mut target = match dest {
+        Some(Sbf {
+            body: Body::Plain(filter),
+            ..
+        }) => filter.clone(),
+        _ => {
+            check_memory(ctx, first.size_in_bytes() as u64)?;
+            Stage::with_num_blocks_and_hasher(first.num_blocks(), *first.hasher()).map_err(
+                |error| RedisError::String(format!("ERR could not create filter: {error}")),
+            )?
+        }
+    };
+    for filter in filters {
+        target
+            .union(filter)
+            .map_err(|error| RedisError::String(format!("ERR {error}")))?;
+    }
+    Ok(Body::Plain(target))
+}
+
+fn merge_chains(
+    ctx: &Context,
+    first: &Chain,
+    dest: Option<&Sbf>,
+    sources: &[&Sbf],
+) -> Result<Body, RedisError> {
+    let mut chains: Vec<&Chain> = Vec::new();
+    if let Some(Sbf {
+        body: Body::Chain(chain),
+        ..
+    }) = dest
+    {
+        chains.push(chain);
+    }
+    for source in sources {
+        let Body::Chain(chain) = &source.body else {
+            return Err(err(
+                "ERR cannot merge a plain filter (SBF.LOAD of SBLM bytes) with a scaling one",
+            ));
+        };
+        if chain.parameters() != first.parameters() {
+            return Err(err(
+                "ERR filters differ in capacity, error rate or expansion: scaling filters merge only when created alike",
+            ));
+        }
+        if chain.hasher() != first.hasher() {
+            return Err(err("ERR filters differ in hasher (seed)"));
+        }
+        chains.push(chain);
+    }
+    let num_stages = chains
+        .iter()
+        .map(|chain| chain.stages().len())
+        .max()
+        .unwrap_or(1);
+    let scaling = dest.is_none_or(|dest| dest.scaling);
+    if !scaling && num_stages > 1 {
+        return Err(err(
+            "ERR cannot merge a filter that has scaled into a NONSCALING one",
+        ));
+    }
+    let bytes: u64 = (0..num_stages)
+        .filter_map(|stage| {
+            chains
+                .iter()
+                .find_map(|chain| chain.stages().get(stage))
+                .map(|stage| stage.size_in_bytes() as u64)
+        })
+        .sum();
+    check_memory(ctx, bytes)?;
+    let mut stages = Vec::with_capacity(num_stages);
+    for index in 0..num_stages {
+        let mut parts = chains.iter().filter_map(|chain| chain.stages().get(index));
+        let mut stage = parts.next().expect("the longest chain has it").clone();
+        for part in parts {
+            stage
+                .union(part)
+                .map_err(|error| RedisError::String(format!("ERR {error}")))?;
+        }
+        stages.push(stage);
+    }
+    // The newest stage holds the keys of every chain that reached it (an over-count when
+    // they share keys, which only makes the next stage come sooner).
+    let last_capacity = first.parameters().stage_capacity(num_stages - 1);
+    let in_last: usize = chains
+        .iter()
+        .filter(|chain| chain.stages().len() == num_stages)
+        .map(|chain| chain.items_in_last_stage())
+        .sum();
+    let chain = Chain::from_stages(*first.parameters(), stages, in_last.min(last_capacity))
+        .map_err(|error| RedisError::String(format!("ERR {error}")))?;
+    Ok(Body::Chain(chain))
+}
+
+/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` (a plain filter, `SBLM`) or
+/// `ScalableFilter::to_bytes` (a chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`].
+fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let sbf = key
+        .get_value::<Sbf>(&SBF_TYPE)?
+        .ok_or_else(|| err(NOT_FOUND))?;
+    let len = match &sbf.body {
+        Body::Restoring(_) => return Err(err(RESTORING)),
+        Body::Plain(filter) => filter.serialized_len(),
+        Body::Chain(chain) => {
+            splitbloom::format::SCALABLE_HEADER_BYTES
+                + chain
+                    .stages()
+                    .iter()
+                    .map(Stage::serialized_len)
+                    .sum::<usize>()
+        }
+    };
+    if len > MAX_DUMP_BYTES {
+        return Err(RedisError::String(format!(
+            "ERR the filter is {len} bytes and SBF.DUMP answers at most {MAX_DUMP_BYTES} in one reply (a longer reply stalls every client): use SBF.SCANDUMP"
+        )));
+    }
+    Ok(RedisValue::StringBuffer(match &sbf.body {
+        Body::Plain(filter) => filter.to_bytes(),
+        Body::Chain(chain) => chain.to_bytes(),
+        Body::Restoring(_) => unreachable!("refused above"),
+    }))
+}
+
+/// `SBF.LOAD key bytes [CAPACITY c] [ERROR e] [CARD n] [NONSCALING]`: validates `bytes` (the
+/// crate's `SBLM` or `SBLS` format: magic, version, hasher, length, checksums) and stores them
+/// at `key`, replacing a filter there.
+fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let mut capacity = None;
+    let mut error_rate = None;
+    let mut items = None;
+    let mut scaling = true;
+    let mut at = 3;
+    while at < args.len() {
+        let option = &args[at];
+        if is(option, "NONSCALING") {
+            scaling = false;
+            at += 1;
+            continue;
+        }
+        let value = args.get(at + 1).ok_or(RedisError::WrongArity)?;
+        if is(option, "CAPACITY") {
+            capacity = Some(
+                text(value)
+                    .and_then(|text| text.parse::<u64>().ok())
+                    .ok_or_else(|| err("ERR bad capacity"))?,
+            );
+        } else if is(option, "ERROR") {
+            // 0 is "unknown", as INFO reports it for filters loaded without it.
+            error_rate = Some(
+                parse_f64(value)
+                    .filter(|rate| *rate >= 0.0 && *rate < 1.0)
+                    .ok_or_else(|| err("ERR bad error rate"))?,
+            );
+        } else if is(option, "CARD") {
+            items = Some(
+                text(value)
+                    .and_then(|text| text.parse::<u64>().ok())
+                    .ok_or_else(|| err("ERR bad CARD (must be a non-negative integer)"))?,
+            );
+        } else {
+            return Err(err("ERR unknown option"));
+        }
+        at += 2;
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    // WRONGTYPE before the (possibly long) validation.
+    key.get_value::<Sbf>(&SBF_TYPE)?;
+    let bytes = args[2].as_slice();
+    let bad = |error: splitbloom::Error| match error {
+        // The crate's message tells a Rust caller which type to name; a Redis user needs to
+        // know which hasher the module takes.
+        splitbloom::Error::HasherKindMismatch { found, .. } => RedisError::String(format!(
+            "ERR bad filter bytes: the filter uses hasher id {} ({found:?}), and this module stores {:?} (hasher id {}) filters: build it with the crate's default hasher or `splitbloom build`",
+            found.id(),
+            Hash::KIND,
+            Hash::KIND.id()
+        )),
+        error => RedisError::String(format!("ERR bad filter bytes: {error}")),
+    };
+    let mut sbf = if bytes.starts_with(&splitbloom::format::SCALABLE_MAGIC) {
+        let chain = Chain::from_bytes_with_hasher_type(bytes).map_err(bad)?;
+        let parameters = *chain.parameters();
+        Sbf {
+            scaling,
+            capacity: capacity.unwrap_or(parameters.initial_capacity as u64),
+            error_rate: error_rate.unwrap_or(parameters.fpr),
+            items: 0,
+            body: Body::Chain(chain),
+        }
+    } else {
+        Sbf {
+            body: Body::Plain(Stage::from_bytes_with_hasher_type(bytes).map_err(bad)?),
+            scaling: false,
+            capacity: capacity.unwrap_or(0),
+            error_rate: error_rate.unwrap_or(0.0),
+            items: 0,
+        }
+    };
+    sbf.items = items.unwrap_or_else(|| {
+        let estimate: f64 = sbf.stages().iter().map(Stage::estimated_items).sum();
+        if estimate.is_finite() {
+            estimate.round() as u64
+        } else {
+            0
+        }
+    });
+    key.set_value(&SBF_TYPE, sbf)?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
