@@ -1,0 +1,220 @@
+//! Moving a filter's bytes in and out: `SCANDUMP`/`LOADCHUNK` (RedisBloom's chunked
+//! iterator) and `SBF.DUMP`/`SBF.LOAD` (the crate's own format in one reply).
+
+use super::*;
+
+/// The largest value `SBF.DUMP` answers in one reply. Building and sending one reply stalls
+/// every other client, longer than linearly in its size (`redis/README.md` has the
+/// measurements), so this keeps the stall well under 100 ms; larger filters go through
+/// `SCANDUMP`'s 16 MiB chunks.
+const MAX_DUMP_BYTES: usize = 8 << 20;
+
+/// `SCANDUMP key iter`: RedisBloom's iterator. Iterator 0 answers `[1, header]`; iterator `i`
+/// answers the stream's chunk at offset `i - 1` (at most 16 MiB, never across a sub-filter,
+/// checksummed) with the iterator of the next chunk; the end is `[0, ""]`.
+pub(super) fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let sbf = key
+        .get_value::<Sbf>(&SBF_TYPE)?
+        .ok_or_else(|| err(NOT_FOUND))?;
+    let iter = parse_i64(&args[2]).ok_or_else(|| err("Second argument must be numeric"))?;
+    if matches!(sbf.body, Body::Restoring(_)) {
+        return Err(err(RESTORING));
+    }
+    let pair = |iter: i64, bytes: Vec<u8>| {
+        Ok(RedisValue::Array(vec![
+            RedisValue::Integer(iter),
+            RedisValue::StringBuffer(bytes),
+        ]))
+    };
+    if iter == 0 {
+        return pair(1, sbf.meta().encode());
+    }
+    let chunk = u64::try_from(iter - 1)
+        .ok()
+        .and_then(|offset| sbf.chunk_at(offset));
+    match chunk {
+        Some(chunk) => pair(iter + chunk.len() as i64, chunk),
+        None => pair(0, Vec::new()),
+    }
+}
+
+/// `LOADCHUNK key iter data`, with the pairs `SCANDUMP` gave, in order: iterator 1 (the header)
+/// starts a restore, replacing the key; each later chunk is appended, and every sub-filter is
+/// validated (checksum included) as its last byte arrives. A chunk that does not validate
+/// leaves the restore where it was, so it can be sent again.
+pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 4 {
+        return Err(RedisError::WrongArity);
+    }
+    let iter = parse_i64(&args[2]).ok_or_else(|| err("ERR Second argument must be numeric"))?;
+    let data = args[3].as_slice();
+    let key = ctx.open_key_writable(&args[1]);
+    let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
+    if iter == 1 {
+        let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
+        check_memory(ctx, meta.bitset_len())?;
+        key.set_value(
+            &SBF_TYPE,
+            Sbf::restoring(Restore {
+                meta,
+                done: Vec::new(),
+                partial: Vec::new(),
+            }),
+        )?;
+        ctx.replicate_verbatim();
+        return Ok(RedisValue::SimpleStringStatic("OK"));
+    }
+    let sbf = existing.ok_or_else(|| err(NOT_FOUND))?;
+    // A chunk for a complete filter, or not the next one of a restore: RedisBloom's error.
+    let offset = u64::try_from(iter)
+        .ok()
+        .and_then(|iter| iter.checked_sub(1 + data.len() as u64));
+    if sbf.restore_offset().is_none() || offset != sbf.restore_offset() {
+        return Err(err(NO_LINK));
+    }
+    sbf.push_chunk(offset.expect("checked above"), data)
+        .and_then(|()| sbf.finish_if_complete())
+        .map_err(|error| {
+            err(if error == crate::value::TOO_BIG {
+                TOO_BIG
+            } else {
+                BAD_DATA
+            })
+        })?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// RedisBloom's `LOADCHUNK` errors, which clients and RedisBloom's tests match exactly.
+const BAD_DATA: &str = "ERR received bad data";
+const NO_LINK: &str = "ERR invalid offset - no link found";
+const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
+
+/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` (a plain filter, `SBLM`) or
+/// `ScalableFilter::to_bytes` (a chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`].
+pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    let key = ctx.open_key(&args[1]);
+    let sbf = key
+        .get_value::<Sbf>(&SBF_TYPE)?
+        .ok_or_else(|| err(NOT_FOUND))?;
+    let len = match &sbf.body {
+        Body::Restoring(_) => return Err(err(RESTORING)),
+        Body::Plain(filter) => filter.serialized_len(),
+        Body::Chain(chain) => {
+            splitbloom::format::SCALABLE_HEADER_BYTES
+                + chain
+                    .stages()
+                    .iter()
+                    .map(Stage::serialized_len)
+                    .sum::<usize>()
+        }
+    };
+    if len > MAX_DUMP_BYTES {
+        return Err(RedisError::String(format!(
+            "ERR the filter is {len} bytes and SBF.DUMP answers at most {MAX_DUMP_BYTES} in one reply (a longer reply stalls every client): use SBF.SCANDUMP"
+        )));
+    }
+    Ok(RedisValue::StringBuffer(match &sbf.body {
+        Body::Plain(filter) => filter.to_bytes(),
+        Body::Chain(chain) => chain.to_bytes(),
+        Body::Restoring(_) => unreachable!("refused above"),
+    }))
+}
+
+/// `SBF.LOAD key bytes [CAPACITY c] [ERROR e] [CARD n] [NONSCALING]`: validates `bytes` (the
+/// crate's `SBLM` or `SBLS` format: magic, version, hasher, length, checksums) and stores them
+/// at `key`, replacing a filter there.
+pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let mut capacity = None;
+    let mut error_rate = None;
+    let mut items = None;
+    let mut scaling = true;
+    let mut at = 3;
+    while at < args.len() {
+        let option = &args[at];
+        if is(option, "NONSCALING") {
+            scaling = false;
+            at += 1;
+            continue;
+        }
+        let value = args.get(at + 1).ok_or(RedisError::WrongArity)?;
+        if is(option, "CAPACITY") {
+            capacity = Some(
+                text(value)
+                    .and_then(|text| text.parse::<u64>().ok())
+                    .ok_or_else(|| err("ERR bad capacity"))?,
+            );
+        } else if is(option, "ERROR") {
+            // 0 is "unknown", as INFO reports it for filters loaded without it.
+            error_rate = Some(
+                parse_f64(value)
+                    .filter(|rate| *rate >= 0.0 && *rate < 1.0)
+                    .ok_or_else(|| err("ERR bad error rate"))?,
+            );
+        } else if is(option, "CARD") {
+            items = Some(
+                text(value)
+                    .and_then(|text| text.parse::<u64>().ok())
+                    .ok_or_else(|| err("ERR bad CARD (must be a non-negative integer)"))?,
+            );
+        } else {
+            return Err(err("ERR unknown option"));
+        }
+        at += 2;
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    // WRONGTYPE before the (possibly long) validation.
+    key.get_value::<Sbf>(&SBF_TYPE)?;
+    let bytes = args[2].as_slice();
+    let bad = |error: splitbloom::Error| match error {
+        // The crate's message tells a Rust caller which type to name; a Redis user needs to
+        // know which hasher the module takes.
+        splitbloom::Error::HasherKindMismatch { found, .. } => RedisError::String(format!(
+            "ERR bad filter bytes: the filter uses hasher id {} ({found:?}), and this module stores {:?} (hasher id {}) filters: build it with the crate's default hasher or `splitbloom build`",
+            found.id(),
+            Hash::KIND,
+            Hash::KIND.id()
+        )),
+        error => RedisError::String(format!("ERR bad filter bytes: {error}")),
+    };
+    let mut sbf = if bytes.starts_with(&splitbloom::format::SCALABLE_MAGIC) {
+        let chain = Chain::from_bytes_with_hasher_type(bytes).map_err(bad)?;
+        let parameters = *chain.parameters();
+        Sbf {
+            scaling,
+            capacity: capacity.unwrap_or(parameters.initial_capacity as u64),
+            error_rate: error_rate.unwrap_or(parameters.fpr),
+            items: 0,
+            body: Body::Chain(chain),
+        }
+    } else {
+        Sbf {
+            body: Body::Plain(Stage::from_bytes_with_hasher_type(bytes).map_err(bad)?),
+            scaling: false,
+            capacity: capacity.unwrap_or(0),
+            error_rate: error_rate.unwrap_or(0.0),
+            items: 0,
+        }
+    };
+    sbf.items = items.unwrap_or_else(|| {
+        let estimate: f64 = sbf.stages().iter().map(Stage::estimated_items).sum();
+        if estimate.is_finite() {
+            estimate.round() as u64
+        } else {
+            0
+        }
+    });
+    key.set_value(&SBF_TYPE, sbf)?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
