@@ -78,6 +78,8 @@ mod portable;
 mod prefetch;
 mod scalar;
 pub mod testing;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 
 pub(crate) use dispatch::Dispatch;
 pub(crate) use generic::{
