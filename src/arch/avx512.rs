@@ -215,4 +215,4 @@ impl BlockKernel for Avx512 {
 
 // The entry points make the token without detection: each is an `unsafe fn` that requires
 // the five features and is compiled with them (see `entry_points!`).
-entry_points!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+entry_points!(Avx512, Avx512(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);

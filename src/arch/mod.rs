@@ -135,7 +135,7 @@ pub(crate) trait EntryPoints: Copy {
 }
 
 /// Writes a kernel's [`EntryPoints`], in the kernel's file, from the primitives of its
-/// [`BlockKernel`] token and the loops above.
+/// [`BlockKernel`] token and the loops of `generic.rs`.
 ///
 /// `$token` is the expression that makes the token inside the entry points, and the attributes
 /// go on every entry point: the kernel's `#[target_feature]`s and its inlining (see the module
@@ -143,31 +143,19 @@ pub(crate) trait EntryPoints: Copy {
 /// point is an `unsafe fn` whose one precondition is that the CPU has the kernel's features;
 /// the trait methods call them with `self`, the token, as the proof. That precondition is also
 /// why making the token inside them, without detection, is sound.
+///
+/// A kernel whose single-key operations are inline assembly names them with
+/// `single_key(insert, contains)`: two functions `fn(Token, blocks, hash) -> bool`, always
+/// inlined, which the trait's `insert_hash` and `contains_hash` then are.
 macro_rules! entry_points {
-    ($Token:ident, $token:expr $(, #[$attr:meta])*) => {
-        /// This kernel's entry points (see `crate::arch::EntryPoints`).
+    ($Token:ident, $token:expr, single_key($insert:path, $contains:path) $(, #[$attr:meta])*) => {
+        /// This kernel's batch entry points (see `crate::arch::EntryPoints`).
         mod entry {
             use super::*;
             use core::hash::{BuildHasher, Hash};
 
             use crate::arch;
             use crate::block::LANES;
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn insert_hash(blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-                arch::insert_hash_with($token, blocks, hash)
-            }
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn contains_hash(blocks: &[[u32; LANES]], hash: u64) -> bool {
-                arch::contains_hash_with($token, blocks, hash)
-            }
 
             /// # Safety
             ///
@@ -200,14 +188,12 @@ macro_rules! entry_points {
         impl crate::arch::EntryPoints for $Token {
             #[inline(always)]
             fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { entry::insert_hash(blocks, hash) }
+                $insert(self, blocks, hash)
             }
 
             #[inline(always)]
             fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { entry::contains_hash(blocks, hash) }
+                $contains(self, blocks, hash)
             }
 
             #[inline(always)]
@@ -235,6 +221,49 @@ macro_rules! entry_points {
                 unsafe { entry::contains_keys(blocks, hasher, keys, out, distance) }
             }
         }
+    };
+    ($Token:ident, $token:expr $(, #[$attr:meta])*) => {
+        /// This kernel's single-key entry points (see `crate::arch::EntryPoints`).
+        mod single_key {
+            use super::*;
+
+            use crate::arch;
+            use crate::block::LANES;
+
+            /// # Safety
+            ///
+            /// The CPU must have the kernel's target features.
+            $(#[$attr])*
+            unsafe fn insert_hash(blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+                arch::insert_hash_with($token, blocks, hash)
+            }
+
+            /// # Safety
+            ///
+            /// The CPU must have the kernel's target features.
+            $(#[$attr])*
+            unsafe fn contains_hash(blocks: &[[u32; LANES]], hash: u64) -> bool {
+                arch::contains_hash_with($token, blocks, hash)
+            }
+
+            /// [`insert_hash`] behind the token that proves it safe.
+            #[inline(always)]
+            pub(super) fn insert(_: $Token, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+                // SAFETY: the token proves the CPU has the kernel's features.
+                unsafe { insert_hash(blocks, hash) }
+            }
+
+            /// [`contains_hash`] behind the token that proves it safe.
+            #[inline(always)]
+            pub(super) fn contains(_: $Token, blocks: &[[u32; LANES]], hash: u64) -> bool {
+                // SAFETY: the token proves the CPU has the kernel's features.
+                unsafe { contains_hash(blocks, hash) }
+            }
+        }
+
+        entry_points!(
+            $Token, $token, single_key(single_key::insert, single_key::contains) $(, #[$attr])*
+        );
     };
 }
 use entry_points;
