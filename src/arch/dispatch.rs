@@ -6,7 +6,8 @@
 //! inline assembly) share one arm of that `match`, [`OutOfLine`], whose single-key operations
 //! are one out-of-line function each on x86_64. A caller's loop of lookups, with the
 //! key's hash inlined, then sees three cases, which LLVM unswitches (one copy of the loop per
-//! case); with four it emitted a jump table inside the loop, an indirect jump per key.
+//! case); with every kernel a case of its own, LLVM emits a jump table inside the loop
+//! instead, an indirect jump per key.
 
 use core::hash::{BuildHasher, Hash};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -150,12 +151,11 @@ impl Dispatch {
 
 /// Forwards a call to the kernel `$dispatch` holds: one `match`, written once for every
 /// operation. The kernels without inline assembly share one arm, as [`OutOfLine`].
+#[cfg(target_arch = "x86_64")]
 macro_rules! dispatch {
     ($dispatch:expr, $kernel:ident => $call:expr) => {
         match $dispatch {
-            #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
             Dispatch::Avx512($kernel) => $call,
             other => {
                 let $kernel = OutOfLine(other);
@@ -165,8 +165,22 @@ macro_rules! dispatch {
     };
 }
 
+/// Forwards a call to the kernel `$dispatch` holds: elsewhere every kernel is an
+/// [`OutOfLine`] one.
+#[cfg(not(target_arch = "x86_64"))]
+macro_rules! dispatch {
+    ($dispatch:expr, $kernel:ident => $call:expr) => {{
+        let $kernel = OutOfLine($dispatch);
+        $call
+    }};
+}
+
 /// The kernels whose single-key operations are calls into their entry points (every kernel
 /// but AVX2 and AVX-512), as one token: it holds a [`Dispatch`] of one of them.
+///
+/// On x86_64 its single-key operations are one out-of-line function each, so that a caller
+/// sees one call for all these kernels; elsewhere there is nothing to group, and its `match`
+/// inlines as it does for every other operation.
 #[derive(Clone, Copy)]
 struct OutOfLine(Dispatch);
 
@@ -256,9 +270,6 @@ impl BlockKernel for OutOfLine {
     }
 }
 
-/// The single-key operations are one function each on x86_64, out of line, so that a caller
-/// sees one call for all these kernels (see the module docs); elsewhere there is nothing to
-/// group, and the `match` inlines as it does for every other operation.
 impl EntryPoints for OutOfLine {
     #[cfg_attr(target_arch = "x86_64", inline(never))]
     #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
