@@ -15,7 +15,7 @@ use crate::block::{LANES, block_index};
 /// It must cover the latency of a miss (L3 or DRAM) at the rate a batch probes: it is the
 /// distance at which batches out of DRAM were fastest, prefetching into L2 (BENCHMARKS.md,
 /// "Prefetch"). Into L1, some CPUs are fastest at a much shorter one, which is one reason L2
-/// is the default level (see [`prefetch`](super::prefetch)).
+/// is the default level (see [`prefetch`]).
 pub(crate) const PREFETCH_DISTANCE: usize = 128;
 
 /// The smallest filter, in blocks, whose batch operations prefetch: half of one core's L2
