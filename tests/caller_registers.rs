@@ -13,9 +13,9 @@
 //! filter type, including the single-key lookups that inline into the caller.
 //!
 //! A binary of its own, not a module of `tests/suite`: whether a missing clobber shows depends
-//! on register allocation, and a removed `zmm16`/`zmm17` clobber of the avx512 kernel was
-//! caught only in a release build, so `.ci/run` also runs this file with `--release`, which
-//! must not mean building the whole suite a fourth time.
+//! on register allocation, and a missing `zmm16`/`zmm17` clobber of the avx512 kernel shows
+//! only in a release build, so `.ci/run` also runs this file with `--release`, which must not
+//! mean building the whole suite a fourth time.
 
 #![cfg(target_arch = "x86_64")]
 

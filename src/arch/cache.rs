@@ -12,7 +12,7 @@
 //!   AMD and Hygon (same layout); needs no `std`.
 //! * Linux with `std`: `/sys/devices/system/cpu/cpu0/cache/index*/{level,type,size}` (other
 //!   architectures, and hypervisors that hide the CPUID leaves).
-//! * Otherwise [`FALLBACK`]: Zen 4's sizes, where the constants were first tuned.
+//! * Otherwise [`FALLBACK`]: a common size.
 //!
 //! The result is cached after the first call, like [`Kernel::best`](crate::Kernel::best).
 //!
@@ -54,8 +54,9 @@ impl Source {
     }
 }
 
-/// AMD Zen 4's caches (1 MiB L2 per core, 32 MiB L3 per CCD): the machine the batch loops were
-/// first tuned on, used when nothing is detected.
+/// The caches assumed when nothing is detected: AMD Zen 4's (1 MiB L2 per core, 32 MiB L3 per
+/// CCD), whose L2 is the smallest of the CPUs the prefetch threshold was measured on, so a
+/// filter that fits it is not prefetched where that costs.
 pub(crate) const FALLBACK: Caches = Caches {
     l2: 1 << 20,
     l3: 32 << 20,

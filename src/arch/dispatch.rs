@@ -1,6 +1,13 @@
 //! The one place that chooses a kernel: [`Dispatch`], the enum of kernel tokens a filter stores
 //! by value, the run-time detection behind [`Kernel::is_available`] and [`Kernel::best`], and the
-//! forwarding of every operation to the chosen kernel's entry points.
+//! forwarding of every operation to the chosen kernel: one `match` on the token per operation.
+//!
+//! The kernels whose single-key operations are calls (all but AVX2 and AVX-512, whose are
+//! inline assembly) share one arm of that `match`, [`OutOfLine`], whose single-key operations
+//! are one out-of-line function each on x86_64. A caller's loop of lookups, with the
+//! key's hash inlined, then sees three cases, which LLVM unswitches (one copy of the loop per
+//! case); with every kernel a case of its own, LLVM emits a jump table inside the loop
+//! instead, an indirect jump per key.
 
 use core::hash::{BuildHasher, Hash};
 use core::sync::atomic::{AtomicU8, Ordering};
@@ -64,15 +71,9 @@ impl Kernel {
     }
 }
 
-/// The fastest available kernel. Portable beats scalar wherever `wide` has real vectors
-/// (measured: see the README's kernel table), so the order is simply widest first. AVX-512
-/// goes before AVX2 on every vendor: it wins in cache on Intel (0.85x AVX2's single-key time
-/// at 10^4 keys on Emerald Rapids; on a Granite Rapids class Xeon misses 0.82-0.95x and hits
-/// 0.98-1.01x at 10^4-10^7), is level with it on AMD Zen 5 (1.00-1.02x) and ahead on AMD Zen 4
-/// (0.87-0.97x at 10^4), so a per-vendor order would gain nothing measured (README, "Per
-/// CPU"). In builds with `-C target-cpu=native` on Zen 4 AVX2's inlined lookup had been the
-/// faster one (AVX-512 1.10-1.12x), through AVX-512's `vptestmd`; both kernels now inline the
-/// same `vptest` there.
+/// The fastest available kernel: the widest first. Portable beats scalar wherever `wide` has
+/// real vectors, and AVX-512 is ahead of AVX2 or level with it on every CPU measured, Intel
+/// and AMD, so a per-vendor order would gain nothing (BENCHMARKS.md, "Per CPU").
 fn fastest_kernel() -> Kernel {
     [Kernel::Avx512, Kernel::Avx2, Kernel::Neon, Kernel::Portable]
         .into_iter()
@@ -95,6 +96,7 @@ fn requested_kernel() -> Option<Kernel> {
     None
 }
 
+/// The kernel a filter uses, as the token that proves it can run here.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Dispatch {
     Scalar(scalar::Scalar),
@@ -147,18 +149,54 @@ impl Dispatch {
     }
 }
 
-/// Forwards a call to whichever token `$dispatch` holds.
+/// Forwards a call to the kernel `$dispatch` holds: one `match`, written once for every
+/// operation. The kernels without inline assembly share one arm, as [`OutOfLine`].
+#[cfg(target_arch = "x86_64")]
 macro_rules! dispatch {
     ($dispatch:expr, $kernel:ident => $call:expr) => {
         match $dispatch {
-            Dispatch::Scalar($kernel) => $call,
-            Dispatch::Portable($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
             Dispatch::Avx512($kernel) => $call,
+            other => {
+                let $kernel = OutOfLine(other);
+                $call
+            }
+        }
+    };
+}
+
+/// Forwards a call to the kernel `$dispatch` holds: elsewhere every kernel is an
+/// [`OutOfLine`] one.
+#[cfg(not(target_arch = "x86_64"))]
+macro_rules! dispatch {
+    ($dispatch:expr, $kernel:ident => $call:expr) => {{
+        let $kernel = OutOfLine($dispatch);
+        $call
+    }};
+}
+
+/// The kernels whose single-key operations are calls into their entry points (every kernel
+/// but AVX2 and AVX-512), as one token: it holds a [`Dispatch`] of one of them.
+///
+/// On x86_64 its single-key operations are one out-of-line function each, so that a caller
+/// sees one call for all these kernels; elsewhere there is nothing to group, and its `match`
+/// inlines as it does for every other operation.
+#[derive(Clone, Copy)]
+struct OutOfLine(Dispatch);
+
+/// Forwards a call to the kernel an [`OutOfLine`] holds. The arm of AVX2 and AVX-512, which
+/// [`dispatch!`] never passes here, runs the scalar kernel: every kernel computes its answer
+/// bit for bit.
+macro_rules! out_of_line {
+    ($out_of_line:expr, $kernel:ident => $call:expr) => {
+        match $out_of_line.0 {
+            Dispatch::Portable($kernel) => $call,
             #[cfg(target_arch = "aarch64")]
             Dispatch::Neon($kernel) => $call,
+            _ => {
+                let $kernel = scalar::Scalar;
+                $call
+            }
         }
     };
 }
@@ -180,77 +218,15 @@ impl BlockKernel for Dispatch {
     }
 }
 
-/// The single-key lookup of the kernels without inline assembly (scalar and portable), out of
-/// line: see [`Dispatch::contains_hash`]. One compare and a jump to the kernel's entry point
-/// (a tail call: their entry points are out-of-line functions already).
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn contains_hash_other(dispatch: Dispatch, blocks: &[[u32; LANES]], hash: u64) -> bool {
-    match dispatch {
-        Dispatch::Portable(kernel) => kernel.contains_hash(blocks, hash),
-        // The scalar kernel, and the kernels that `Dispatch::contains_hash` answers inline
-        // (never passed here): every kernel computes the scalar kernel's answer bit for bit.
-        _ => scalar::Scalar.contains_hash(blocks, hash),
-    }
-}
-
-/// The single-key insert of the kernels without inline assembly, out of line, as
-/// [`contains_hash_other`] is for lookups.
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn insert_hash_other(dispatch: Dispatch, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-    match dispatch {
-        Dispatch::Portable(kernel) => kernel.insert_hash(blocks, hash),
-        _ => scalar::Scalar.insert_hash(blocks, hash),
-    }
-}
-
 impl EntryPoints for Dispatch {
     #[inline(always)]
     fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-        // As for `contains_hash` below: AVX2 and AVX-512 insert with inline assembly, the other
-        // kernels in one out-of-line arm. Through the four-way match and a call into the
-        // entry point, a loop of `u64` inserts paid an indirect jump, a call and the kernel's
-        // `vzeroupper` per key: on AMD Zen 5 (issue 16's workload, 10^4 keys, avx512, the same
-        // runs) 1.45-2.5x the time of a `-C target-cpu=native` build, and 0.86-1.17x with this.
-        match self {
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx2(k) => avx2::insert_hash_inline(k, blocks, hash),
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx512(k) => avx512::insert_hash_inline(k, blocks, hash),
-            #[cfg(target_arch = "x86_64")]
-            _ => insert_hash_other(self, blocks, hash),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => dispatch!(self, k => k.insert_hash(blocks, hash)),
-        }
+        dispatch!(self, k => k.insert_hash(blocks, hash))
     }
 
     #[inline(always)]
     fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
-        match self {
-            // The single-key lookup is the one operation where a call costs as much as the
-            // work, so AVX2 answers it with inline assembly instead of its entry point (see
-            // `avx2::contains_hash_inline`). Measured at 10^4 keys (Zen 4): `contains_hash` 1.37
-            // instead of 1.91 ns per lookup; `contains` of a `u64` key, hashing included, 2.1-2.3
-            // instead of 2.2-2.35 in criterion (its hashing, not the call, is then the limit).
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx2(k) => avx2::contains_hash_inline(k, blocks, hash),
-            // The same with EVEX registers and no `vzeroupper` (see
-            // `avx512::contains_hash_inline`).
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx512(k) => avx512::contains_hash_inline(k, blocks, hash),
-            // Everything else in one out-of-line arm, so that a caller's loop of lookups sees
-            // three cases, not a jump table over every kernel: LLVM then unswitches the loop
-            // on the kernel (one copy per arm, no dispatch per key). With the four-way match
-            // inlined, once the key's hash was inlined too (`hash::hash_key`) the loop was
-            // no longer unswitched and paid an indirect jump per lookup: on Zen 5, issue 16's
-            // workload, 1.55 instead of 1.20 ns per `u64` lookup at 10^4 keys. The portable
-            // kernel pays for it (x86_64 without AVX2): 2.50 instead of 2.25-2.28 ns there.
-            #[cfg(target_arch = "x86_64")]
-            _ => contains_hash_other(self, blocks, hash),
-            #[cfg(not(target_arch = "x86_64"))]
-            _ => dispatch!(self, k => k.contains_hash(blocks, hash)),
-        }
+        dispatch!(self, k => k.contains_hash(blocks, hash))
     }
 
     #[inline]
@@ -274,5 +250,59 @@ impl EntryPoints for Dispatch {
         distance: usize,
     ) {
         dispatch!(self, k => k.contains_keys(blocks, hasher, keys, out, distance))
+    }
+}
+
+impl BlockKernel for OutOfLine {
+    #[inline(always)]
+    fn mask(self, x: u32) -> [u32; LANES] {
+        out_of_line!(self, k => k.mask(x))
+    }
+
+    #[inline(always)]
+    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
+        out_of_line!(self, k => k.insert(block, x))
+    }
+
+    #[inline(always)]
+    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
+        out_of_line!(self, k => k.contains(block, x))
+    }
+}
+
+impl EntryPoints for OutOfLine {
+    #[cfg_attr(target_arch = "x86_64", inline(never))]
+    #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+    fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+        out_of_line!(self, k => k.insert_hash(blocks, hash))
+    }
+
+    #[cfg_attr(target_arch = "x86_64", inline(never))]
+    #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+    fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
+        out_of_line!(self, k => k.contains_hash(blocks, hash))
+    }
+
+    #[inline(always)]
+    fn insert_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &mut [[u32; LANES]],
+        hasher: &S,
+        keys: &[K],
+        distance: usize,
+    ) {
+        out_of_line!(self, k => k.insert_keys(blocks, hasher, keys, distance))
+    }
+
+    #[inline(always)]
+    fn contains_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &[[u32; LANES]],
+        hasher: &S,
+        keys: &[K],
+        out: &mut [bool],
+        distance: usize,
+    ) {
+        out_of_line!(self, k => k.contains_keys(blocks, hasher, keys, out, distance))
     }
 }

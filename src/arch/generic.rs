@@ -12,40 +12,21 @@ use crate::block::{LANES, block_index};
 /// [`prefetch_min_blocks`] blocks; also the size of their rings of block indices and in-block
 /// hashes in flight (1 KiB of stack). A power of two.
 ///
-/// Tuned on AMD Zen 4 (AVX2 kernel, criterion `insert_batch` / `contains_batch` of 1024 keys,
-/// hashing included, huge pages granted) together with the prefetch hint (see
-/// [`prefetch`](prefetch::prefetch)): into L2, ns per key at 10^7 / 10^8 keys,
-///
-/// | distance | batch insert | batched lookup |
-/// |---:|---|---|
-/// | 16 | – / 8.8 | – / 9.2 |
-/// | 24 | – / 7.4 | – / 7.8 |
-/// | 32 | 4.5 / 6.1 | 4.9 / 6.3 |
-/// | 64 | 3.4-3.5 / 4.6-4.9 | 3.6-3.7 / 4.8-5.4 |
-/// | 128 | 3.1-3.4 / 4.3-4.5 | 3.3-3.5 / 4.5-4.8 |
-/// | 256 | 3.3 / 4.5 | 3.4 / 6.6 |
-///
-/// whereas prefetching into L1 was best at 16 (10.6 / 11.1 ns at 10^8) and got worse beyond.
-/// At 10^6 keys (in L3) every combination measured 2.4-3.0 ns, within the noise. AMD Zen 5,
-/// which prefetches into L1 at this distance, is in [`prefetch`](super::prefetch)'s docs.
+/// It must cover the latency of a miss (L3 or DRAM) at the rate a batch probes: it is the
+/// distance at which batches out of DRAM were fastest, prefetching into L2 (BENCHMARKS.md,
+/// "Prefetch"). Into L1, some CPUs are fastest at a much shorter one, which is one reason L2
+/// is the default level (see [`prefetch`]).
 pub(crate) const PREFETCH_DISTANCE: usize = 128;
 
 /// The smallest filter, in blocks, whose batch operations prefetch: half of one core's L2
 /// cache, detected at run time (see [`cache`](super::cache)). Smaller filters are probed
-/// without prefetching: their blocks stay in L2 and the extra instructions only cost (measured
-/// on Zen 4, whose L2 is 1 MiB: a lookup takes 1.6 ns instead of 1.2-1.3 ns at 10^4 and 10^5
-/// keys; at 10^6 keys, 1.25 MB, prefetching already gains, 1.8 vs 2.1 ns).
+/// without prefetching: their blocks stay in L2, and the hashing ahead and the prefetch
+/// instructions only cost.
 ///
 /// Half, not all of it: the L2 also holds the keys streaming through a batch, so a filter that
-/// fits it on paper still misses. Measured on an Intel Xeon (Emerald Rapids, 2 MiB L2) in the
-/// workload bench, batched lookups at 10^6 keys (1.25 MB) took 2.6-3.5 ns with prefetching
-/// against 3.1-4.9 without; at 6 * 10^5 keys (750 KB) prefetching still cost, 2.4 vs 2.2 ns.
-///
-/// Not the L3: on an AMD Zen 5 VM whose L3 was uncontended, prefetching cost up to 1.4x from
-/// 1 MiB to 12.5 MB (pre-hashed lookups, 1.45 against 1.93 ns at 10^7 keys) and gained 3.3x
-/// past the 32 MiB L3, but on the Zen 4 VM the same 12.5 MB already gained 4x: how much of a
-/// shared L3 a process gets is up to its neighbours, and a missed prefetch costs more than a
-/// useless one (README, "Per CPU", Zen 5).
+/// fits it on paper still misses. Not the L3: how much of a shared L3 a process gets is up to
+/// its neighbours, and a missed prefetch costs more than a useless one (BENCHMARKS.md,
+/// "Prefetch").
 #[inline]
 pub(crate) fn prefetch_min_blocks() -> usize {
     super::cache::caches().l2 / 2 / crate::block::BLOCK_BYTES
@@ -54,9 +35,8 @@ pub(crate) fn prefetch_min_blocks() -> usize {
 /// The prefetch distance the batch operations use on a filter of `num_blocks` blocks: 0 (no
 /// prefetching) below [`prefetch_min_blocks`], [`PREFETCH_DISTANCE`] above.
 ///
-/// The distance itself does not follow the cache sizes: it must cover the latency of a miss
-/// (L3 or DRAM, 50-120 ns on the CPUs measured) at the rate a batch probes (1-3 ns per key),
-/// which both Zen 4 and Intel Xeon need the full ring for (see the README's prefetch tables).
+/// The distance itself does not follow the cache sizes: it must cover the latency of a miss,
+/// which is about the same wherever the filter misses the L2.
 #[inline]
 pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
     if num_blocks >= prefetch_min_blocks() {
@@ -92,15 +72,11 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     mut visit: impl FnMut(usize, usize, u32),
 ) {
     if distance == 0 {
-        // Two keys per iteration, each whole (hashed, then visited). LLVM unrolls this loop
-        // by two itself when it schedules for a specific CPU (`-C target-cpu=native`), not
-        // for the generic x86-64 that a dependent crate's default build targets, even inside
-        // a kernel's `#[target_feature]` entry point: there the batched lookup in cache took
-        // 1.14-1.20 ns per key against 1.02-1.04 native, and 1.07-1.10 unrolled by hand,
-        // with native unchanged (AMD Zen 5, avx512 kernel, workload bench at 10^4 keys). Not
-        // four: unrolled by four (hashes first, or each key whole), the loop was vectorized
-        // by LLVM's SLP pass in native builds (the four block indices through `vpmullq` and
-        // lane extracts), and batched lookups and inserts in cache became 1.3-2x slower.
+        // Two keys per iteration, each whole (hashed, then visited): LLVM unrolls this loop
+        // itself only when it schedules for a specific CPU (`-C target-cpu=native`), not for
+        // the generic x86-64 of a dependent's default build. Not four: unrolled by four, LLVM's
+        // SLP pass vectorized the block indices in native builds, which made batches in cache
+        // slower (BENCHMARKS.md, "Per CPU").
         let mut pairs = keys.chunks_exact(2);
         let mut index = 0;
         for pair in &mut pairs {

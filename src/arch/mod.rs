@@ -1,45 +1,47 @@
 //! Kernels and the one place that chooses among them.
 //!
-//! Every kernel lives in a file of its own (`scalar`, `portable`, `avx2`, `avx512`, `neon`) and exposes a
-//! zero-sized token type implementing [`BlockKernel`], the three block primitives written down
-//! once. A token can only be constructed (`Token::new() -> Option<Self>`) when the CPU has the
-//! kernel's features, so holding a token is the proof that its `#[target_feature]` functions are
-//! safe to call (the pattern of aho-corasick's Teddy and memchr's `arch` modules).
+//! Every kernel lives in a file of its own (`scalar`, `portable`, `avx2`, `avx512`, `neon`) and
+//! exposes a zero-sized token type implementing the two traits written down here:
+//! [`BlockKernel`], the three block primitives, and [`EntryPoints`], the operations a filter
+//! calls. A token can only be constructed (`Token::new() -> Option<Self>`) when the CPU has the
+//! kernel's features, so holding a token is the proof that its `#[target_feature]` functions
+//! are safe to call (the pattern of aho-corasick's Teddy and memchr's `arch` modules).
 //!
-//! Each kernel file then instantiates [`entry_points!`], which compiles the operations a filter
-//! calls ([`EntryPoints`]: single-key and batch lookups and inserts, block index included) as
-//! one function each, with the kernel's features, so the primitives inline into them.
-//! [`Dispatch`] is the private enum of tokens a filter stores by value: the kernel is chosen
-//! once, when the filter is built, and every operation is a `match` on a value that never
-//! changes (the compiler usually hoists it out of the caller's loop) followed by one direct
-//! call into code compiled for that kernel. Batch loops run inside that call, and the batch
-//! entry points are generic over the hasher, so keys are hashed there too (pre-hashed batches
-//! use an identity hasher, [`PreHashed`]).
+//! Each kernel file instantiates [`entry_points!`], which compiles every operation as one
+//! function with the kernel's features, written once over [`BlockKernel`] in `generic.rs`, so
+//! that the primitives inline into it and batch loops (hashing included; pre-hashed batches use
+//! the identity hasher [`PreHashed`]) run inside that one call. [`Dispatch`], in `dispatch.rs`,
+//! is the enum of tokens a filter stores by value: the kernel is chosen once, when the filter
+//! is built, and every operation is one `match` on a value that never changes (the compiler
+//! hoists it out of a caller's loop) followed by one direct call.
 //!
-//! Two measured details shape the entry points (single-key lookups, Zen 4, 10^4 keys): a call
-//! through a table of function pointers cost 0.45 ns more than a direct call (2.46 vs 2.01 ns),
-//! and so does an entry point compiled only in this crate, because calls into another crate's
-//! code go through the GOT, which is an indirect call too. The SIMD entry points are therefore
-//! `#[inline]`, which makes every calling crate compile its own copy to call directly (a
-//! `#[target_feature]` function never inlines into a caller without the features, so each stays
-//! one call); the scalar and portable ones are `#[inline(never)]` so that their code, which
-//! would inline, does not make every caller save registers for it. Even that one call costs a
-//! single-key operation as much as its work, so for AVX2 and AVX-512 the single-key lookup and
-//! insert are inline assembly instead (`contains_hash_inline` and `insert_hash_inline` in
-//! their files), which inlines into any caller, and on x86_64 `Dispatch` matches three ways
-//! (AVX2, AVX-512, the rest out of line) so that callers' loops are unswitched on the kernel.
+//! How each call is made is chosen for speed (BENCHMARKS.md, "Per CPU"):
+//!
+//! * The SIMD entry points are `#[inline]`, so that every calling crate compiles its own copy
+//!   and calls it directly: a call into another crate's code goes through the GOT, an indirect
+//!   call. A `#[target_feature]` function never inlines into a caller without the features, so
+//!   each stays one call.
+//! * The scalar and portable entry points are `#[inline(never)]`, so that their code, which
+//!   would inline, does not make every caller save registers for it.
+//! * A call costs a single-key operation as much as its work, so AVX2 and AVX-512 answer
+//!   single-key lookups and inserts with inline assembly (`contains_hash_inline` and
+//!   `insert_hash_inline` in their files, over the frame in `x86.rs`), which inlines into any
+//!   caller.
 //!
 //! ## Files
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `mod.rs` | the two traits every kernel implements ([`BlockKernel`], [`EntryPoints`]) and [`entry_points!`] |
-//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line (and, for AVX2 and AVX-512, the inline-assembly single-key lookup and insert) |
+//! | `mod.rs` | the two traits every kernel implements and [`entry_points!`] |
+//! | `scalar.rs`, `portable.rs`, `avx2.rs`, `avx512.rs`, `neon.rs` | one kernel each: its token, its three primitives, one `entry_points!` line (and, for AVX2 and AVX-512, the inline-assembly single-key operations) |
+//! | `x86.rs` | what AVX2 and AVX-512 share: 256-bit intrinsics, the assembly's constants and frame |
 //! | `generic.rs` | everything written once for all kernels: single-key operations, the prefetching batch loops, [`PreHashed`] |
 //! | `prefetch.rs` | the prefetch instruction of each architecture, and the cache level it asks for on this CPU |
 //! | `cache.rs` | the cache sizes (CPUID, sysfs, fallback) the prefetch threshold comes from |
 //! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}` |
 //! | `testing.rs` | hidden hooks that reach each kernel directly (`splitbloom::__kernel_testing`) |
+//! | `xxh3_long.rs` | XXH3's long-input (over 240 bytes) loop in AVX2 and AVX-512, detected at run time |
+//! | `type_cast.rs` | castaway's `LifetimeFree` for the three hashers, so filters recognise them at compile time |
 //!
 //! ## Adding a kernel
 //!
@@ -47,15 +49,15 @@
 //!    that detects the CPU feature (and trusts `cfg!(target_feature)` without `std`), the
 //!    [`BlockKernel`] impl calling `#[target_feature]` functions, and one
 //!    `entry_points!(NewKernel, NewKernel(()), #[inline], #[target_feature(enable = "...")]);`.
-//! 2. Its `mod` line above, under the `cfg` of its architecture.
-//! 3. A variant in the public [`Kernel`](crate::Kernel) (`src/kernel.rs`: the enum, `ALL`, `name`).
-//! 4. A variant in [`Dispatch`], an arm in `Dispatch::new`, `Dispatch::kernel` and the `dispatch!`
-//!    macro (all in `dispatch.rs`), and its place in `fastest_kernel`'s order.
-//! 5. Nothing else: `tests/suite/kernels.rs`, `tests/caller_registers.rs` and the fuzz
-//!    targets run every available kernel against the scalar oracle; CI runs the suite once per
-//!    kernel (`SPLITBLOOM_KERNEL`), so add the kernel's name to `.ci/run`'s list where the CPU
-//!    has it.
-//!    Any `asm!` must declare every register it changes, `vzeroupper`'s included.
+//! 2. Its `mod` line below, under the `cfg` of its architecture.
+//! 3. A variant in the public [`Kernel`](crate::Kernel) (`src/kind.rs`: the enum, `ALL`, `name`).
+//! 4. In `dispatch.rs`: a variant of [`Dispatch`], an arm in `Dispatch::new` and
+//!    `Dispatch::kernel`, an arm in `out_of_line!` (or, with inline-assembly single-key
+//!    operations, in `dispatch!`), and its place in `fastest_kernel`'s order.
+//! 5. Nothing else: `tests/suite/kernels.rs`, `tests/caller_registers.rs` and the fuzz targets
+//!    run every available kernel against the scalar oracle; CI runs the suite once per kernel
+//!    (`SPLITBLOOM_KERNEL`), so add its name to `.ci/run`'s list where the CPU has it. Any
+//!    `asm!` must declare every register it changes, `vzeroupper`'s included.
 //!
 //! The block storage these kernels work on (aligned, huge pages, lazily zeroed, and its atomic
 //! view) is in `src/storage/`. `unsafe` code lives only here and there (XXH3's SIMD long-input
@@ -79,6 +81,8 @@ mod prefetch;
 mod scalar;
 pub mod testing;
 mod type_cast;
+#[cfg(target_arch = "x86_64")]
+mod x86;
 pub(crate) mod xxh3_long;
 
 pub(crate) use dispatch::Dispatch;
@@ -91,7 +95,7 @@ pub(crate) use generic::{
 ///
 /// `x` is the in-block hash (the low 32 bits of a key's hash). Implementations must match
 /// [`crate::block`] bit for bit. Everything else a filter does is built from these three, once,
-/// in this module.
+/// in `generic.rs`.
 pub(crate) trait BlockKernel: Copy {
     /// The eight-lane mask of `x`: one bit per lane.
     fn mask(self, x: u32) -> [u32; LANES];
@@ -103,7 +107,8 @@ pub(crate) trait BlockKernel: Copy {
 
 /// The operations filters call, each compiled as one function with the kernel's target
 /// features (so [`BlockKernel`]'s primitives inline into it), written by
-/// [`entry_points!`] in every kernel's file.
+/// [`entry_points!`] in every kernel's file, or, for single-key operations, as inline
+/// assembly that inlines into the caller.
 ///
 /// They are separate from [`BlockKernel`] because a filter should make exactly one call per
 /// operation: the block index, the probe and, for batches, the whole loop run inside it.
@@ -135,7 +140,7 @@ pub(crate) trait EntryPoints: Copy {
 }
 
 /// Writes a kernel's [`EntryPoints`], in the kernel's file, from the primitives of its
-/// [`BlockKernel`] token and the loops above.
+/// [`BlockKernel`] token and the loops of `generic.rs`.
 ///
 /// `$token` is the expression that makes the token inside the entry points, and the attributes
 /// go on every entry point: the kernel's `#[target_feature]`s and its inlining (see the module
@@ -143,31 +148,19 @@ pub(crate) trait EntryPoints: Copy {
 /// point is an `unsafe fn` whose one precondition is that the CPU has the kernel's features;
 /// the trait methods call them with `self`, the token, as the proof. That precondition is also
 /// why making the token inside them, without detection, is sound.
+///
+/// A kernel whose single-key operations are inline assembly names them with
+/// `single_key(insert, contains)`: two functions `fn(Token, blocks, hash) -> bool`, always
+/// inlined, which the trait's `insert_hash` and `contains_hash` then are.
 macro_rules! entry_points {
-    ($Token:ident, $token:expr $(, #[$attr:meta])*) => {
-        /// This kernel's entry points (see `crate::arch::EntryPoints`).
+    ($Token:ident, $token:expr, single_key($insert:path, $contains:path) $(, #[$attr:meta])*) => {
+        /// This kernel's batch entry points (see `crate::arch::EntryPoints`).
         mod entry {
             use super::*;
             use core::hash::{BuildHasher, Hash};
 
             use crate::arch;
             use crate::block::LANES;
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn insert_hash(blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-                arch::insert_hash_with($token, blocks, hash)
-            }
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn contains_hash(blocks: &[[u32; LANES]], hash: u64) -> bool {
-                arch::contains_hash_with($token, blocks, hash)
-            }
 
             /// # Safety
             ///
@@ -200,14 +193,12 @@ macro_rules! entry_points {
         impl crate::arch::EntryPoints for $Token {
             #[inline(always)]
             fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { entry::insert_hash(blocks, hash) }
+                $insert(self, blocks, hash)
             }
 
             #[inline(always)]
             fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { entry::contains_hash(blocks, hash) }
+                $contains(self, blocks, hash)
             }
 
             #[inline(always)]
@@ -235,6 +226,49 @@ macro_rules! entry_points {
                 unsafe { entry::contains_keys(blocks, hasher, keys, out, distance) }
             }
         }
+    };
+    ($Token:ident, $token:expr $(, #[$attr:meta])*) => {
+        /// This kernel's single-key entry points (see `crate::arch::EntryPoints`).
+        mod single_key {
+            use super::*;
+
+            use crate::arch;
+            use crate::block::LANES;
+
+            /// # Safety
+            ///
+            /// The CPU must have the kernel's target features.
+            $(#[$attr])*
+            unsafe fn insert_hash(blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+                arch::insert_hash_with($token, blocks, hash)
+            }
+
+            /// # Safety
+            ///
+            /// The CPU must have the kernel's target features.
+            $(#[$attr])*
+            unsafe fn contains_hash(blocks: &[[u32; LANES]], hash: u64) -> bool {
+                arch::contains_hash_with($token, blocks, hash)
+            }
+
+            /// [`insert_hash`] behind the token that proves it safe.
+            #[inline(always)]
+            pub(super) fn insert(_: $Token, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+                // SAFETY: the token proves the CPU has the kernel's features.
+                unsafe { insert_hash(blocks, hash) }
+            }
+
+            /// [`contains_hash`] behind the token that proves it safe.
+            #[inline(always)]
+            pub(super) fn contains(_: $Token, blocks: &[[u32; LANES]], hash: u64) -> bool {
+                // SAFETY: the token proves the CPU has the kernel's features.
+                unsafe { contains_hash(blocks, hash) }
+            }
+        }
+
+        entry_points!(
+            $Token, $token, single_key(single_key::insert, single_key::contains) $(, #[$attr])*
+        );
     };
 }
 use entry_points;

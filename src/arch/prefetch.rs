@@ -1,49 +1,25 @@
 //! The software prefetch hint the batch loops issue a few keys ahead: on x86_64 `prefetcht0`
-//! (into L1) or `prefetcht1` (into L2), whichever this CPU was measured faster with
+//! (into L1) or `prefetcht1` (into L2), whichever this CPU family was measured faster with
 //! ([`level`]); `prfm pldl1keep` on aarch64 (through `asm!`, since the aarch64 prefetch
 //! intrinsic is not stable); nothing elsewhere. Both x86_64 hints are SSE, part of the x86_64
 //! baseline.
 //!
 //! **Into L2, the default.** The L2 cache keeps track of many more outstanding misses than
-//! L1, so far more of a batch's DRAM accesses can be in flight at once. Measured on AMD Zen 4
-//! with criterion at 10^8 keys (10 bits per key, hashing included, huge pages granted):
-//! `prefetcht0` was best at a distance of 16 (batched lookup 11.1 ns per key, batch insert
-//! 10.6) and got slower beyond; `prefetcht1` at 16 already gave 9.2 / 8.8 ns and keeps
-//! improving up to 128 keys ahead, 4.5-4.8 / 4.3-4.5 ns (see
-//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE)). On Intel it stays too: an Emerald Rapids
-//! Xeon, measured with it only, had batched lookups within 1.08x of the gather floor at 10^7
-//! keys and 1.00x at 10^8, and on a Granite Rapids class Xeon (480 MiB L3), measured both ways
-//! in the workload bench (avx512, medians, `prefetcht1` / `prefetcht0`), batched hits took
-//! 8.36 / 10.91 ns per key at 10^8 and the batch build 8.84 / 10.60, while at 10^6 and 10^7,
-//! inside that L3, the two were level (2.07 / 2.01 and 6.19 / 6.00 ns; README, "Per CPU").
+//! L1, so far more of a batch's DRAM accesses can be in flight at once, and the ring can run
+//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE) keys ahead. It measured faster, or level,
+//! on every Intel CPU and on AMD Zen 3 and Zen 4 (family 0x19).
 //!
 //! **Into L1 on AMD Zen 5** (family 0x1A). There `prefetcht1` left batches that miss L2 but
-//! fit the L3 slower than a loop of single lookups, and `prefetcht0` at the same distance gains
-//! at every size measured. Workload bench, one binary run with `SPLITBLOOM_PREFETCH=l2` and
-//! `l1` alternated (four times at 10^6 and 10^7, twice at 10^8), avx512 kernel, 128 keys
-//! ahead, medians, ns per key (`prefetcht1` / `prefetcht0`; single-key hits 1.82 ns at 10^6):
+//! fit the L3 slower than a loop of single lookups, and `prefetcht0` at the same distance
+//! gained at every size measured. So the family, not the vendor, decides.
 //!
-//! | keys | batched hit | batched miss | batch insert |
-//! |---:|---|---|---|
-//! | 10^6 (1.25 MB) | 1.96 / 1.61 | 2.04 / 1.59 | 1.90 / 1.64 |
-//! | 10^7 (12.5 MB) | 2.59 / 2.28 | 2.48 / 1.96 | 2.42 / 1.62 |
-//! | 10^8 (125 MB) | 3.29 / 3.13 | 3.25 / 3.10 | 3.20 / 2.88 |
-//!
-//! **Into L2 on AMD Zen 4** (family 0x19, as Zen 3), measured both ways in the same
-//! workload bench (three alternations, 10^7 keys, medians, `prefetcht1` / `prefetcht0`): batched hits 3.83 /
-//! 8.87 ns per key, batch insert 3.68 / 6.21; at 10^6 keys batched hits took 0.60-0.82x the
-//! single-key time with `prefetcht1` and 0.90-0.92x with `prefetcht0` (README, "Per CPU", Zen
-//! 4). So the family, not the vendor, decides.
-//!
-//! Issuing both, `prefetcht1` 128 keys ahead and `prefetcht0` 16 or 32 ahead, measured as slow
-//! as `prefetcht1` alone at 10^6 and 10^7. Wang et al. ("The Hitchhiker's Guide to Programming
-//! and Optimizing CXL-Based Heterogeneous Systems", arXiv:2411.02814, 2024) report that AMD
-//! documents Zen 4's `prefetcht1` and `prefetcht2` as filling L2 only, and saw Zen 4 drop some
-//! of them: what the hint does is the CPU's choice, so it is chosen per CPU family, and only
-//! where measured.
+//! What the hint does is the CPU's choice (AMD documents Zen 4's `prefetcht1` and
+//! `prefetcht2` as filling L2 only; Wang et al., arXiv:2411.02814, saw Zen 4 drop some of
+//! them), so it is chosen per CPU family, and only where measured; issuing both hints at two
+//! distances gained nothing. The measurements are in BENCHMARKS.md, "Prefetch".
 //!
 //! `SPLITBLOOM_PREFETCH=l1` or `l2` (read once, with `std`) overrides the choice, so that
-//! another CPU can be measured both ways without rebuilding. The aarch64 hint is unchanged:
+//! another CPU can be measured both ways without rebuilding. The aarch64 hint is fixed:
 //! this project only runs aarch64 under emulation, where no timing means anything.
 //!
 //! A prefetch is only a hint: it never faults, whatever the address, and it has no effect on
@@ -174,8 +150,8 @@ mod tests {
         assert_eq!(super::level(), level);
     }
 
-    /// The measured choices (module docs, README "Per CPU"): Zen 5 prefetches into L1; Zen 4,
-    /// whose batches took 2.3x as long with `prefetcht0` at 10^7 keys, and Intel into L2.
+    /// The measured choices (module docs; BENCHMARKS.md, "Prefetch"): Zen 5 prefetches into
+    /// L1; Zen 3, Zen 4 and Intel into L2.
     #[test]
     fn each_measured_cpu_gets_its_level() {
         assert_eq!(level_for(Some(0x1a)), Level::L1, "Zen 5");

@@ -47,7 +47,7 @@ pub fn prefetch_distance(num_blocks: usize) -> usize {
 }
 
 /// The cache level the batch loops prefetch into on this CPU, `"l1"` or `"l2"` (see
-/// `SPLITBLOOM_PREFETCH` in the README).
+/// `SPLITBLOOM_PREFETCH` in the `prefetch` module docs).
 pub fn prefetch_level() -> &'static str {
     super::prefetch::level().name()
 }
@@ -70,8 +70,8 @@ pub fn prefetch_block<const L1: bool, T>(address: *const T) {
 /// build, for benchmarks that count batch answers: each `bool` is a byte of 0 or 1, so eight of
 /// them read as a word and multiplied by `0x0101_0101_0101_0101` hold their sum in the top byte.
 /// Summing them one by one is a scalar byte loop in a default build and an AVX-512 loop under
-/// `-C target-cpu=native`, a difference in the harness rather than in the filter (0.07-0.13 ns
-/// per key of a 1.2-1.3 ns batched lookup in cache, default build, AMD Zen 5).
+/// `-C target-cpu=native`, a difference in the harness rather than in the filter, and large
+/// enough to show next to a batched lookup in cache.
 #[inline(always)]
 pub fn count_true(answers: &[bool]) -> usize {
     let mut words = answers.chunks_exact(8);

@@ -90,10 +90,10 @@ fn sysfs_l2_bytes() -> Option<usize> {
     })
 }
 
-/// Batch operations prefetch exactly on filters of at least half this CPU's L2 cache (the Zen 4
-/// constant, 1 MiB, made a 1.5 MiB filter prefetch on a 2 MiB-L2 Intel core; the whole L2 left
-/// a 1.25 MB filter unprefetched there, slower). Where Linux does not report the L2 size, only
-/// the shape is checked.
+/// Batch operations prefetch exactly on filters of at least half this CPU's L2 cache, detected
+/// (not a constant, since L2 sizes differ by a factor of two between the CPUs measured, and not
+/// the whole L2, which leaves filters that nearly fill it unprefetched and slower). Where Linux
+/// does not report the L2 size, only the shape is checked.
 #[test]
 fn batches_prefetch_from_the_detected_l2_size() {
     use splitbloom::__kernel_testing as kernel;

@@ -1,0 +1,138 @@
+//! What the AVX2 and AVX-512 kernels share, written once: the 256-bit mask, load, store and
+//! `vptest` intrinsics, the constants their inline assembly reads, the assembly's frame
+//! ([`probe_asm!`]) and the block offset it addresses.
+//!
+//! Both kernels compute the same 256-bit arithmetic; they differ in encoding (VEX or EVEX) and
+//! in the registers their assembly may change. Keeping the common part here means neither
+//! kernel file reaches into the other.
+//!
+//! The functions here carry `#[target_feature(enable = "avx2")]`: calling them is safe only
+//! inside a function compiled with AVX2, which every caller is (the AVX-512 kernel's features
+//! include AVX2), and the kernels' tokens prove the CPU has it.
+
+use core::arch::x86_64::{
+    __m256i, _mm256_loadu_si256, _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_setr_epi32,
+    _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testc_si256,
+};
+
+use crate::block::{BLOCK_BYTES, LANES, SALT, block_index};
+
+/// The mask of `x` in a ymm register: one multiply by the salts, a shift and a variable shift
+/// of `1`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn mask_vector(x: u32) -> __m256i {
+    let salt = _mm256_setr_epi32(
+        SALT[0] as i32,
+        SALT[1] as i32,
+        SALT[2] as i32,
+        SALT[3] as i32,
+        SALT[4] as i32,
+        SALT[5] as i32,
+        SALT[6] as i32,
+        SALT[7] as i32,
+    );
+    let hashed = _mm256_mullo_epi32(_mm256_set1_epi32(x as i32), salt);
+    _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(hashed))
+}
+
+/// Loads a block.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn load(block: &[u32; LANES]) -> __m256i {
+    // SAFETY: `block` is a valid reference to 32 readable bytes; `loadu` needs no alignment.
+    unsafe { _mm256_loadu_si256(block.as_ptr().cast()) }
+}
+
+/// Stores a block.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn store(block: &mut [u32; LANES], words: __m256i) {
+    // SAFETY: `block` is a valid exclusive reference to 32 writable bytes; `storeu` needs no
+    // alignment.
+    unsafe { _mm256_storeu_si256(block.as_mut_ptr().cast(), words) }
+}
+
+/// The mask of `x` as words.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn mask(x: u32) -> [u32; LANES] {
+    let mut words = [0; LANES];
+    store(&mut words, mask_vector(x));
+    words
+}
+
+/// Whether every bit of the mask of `x` is set in `block`: one `vptest`, whose carry flag is
+/// exactly that. Both kernels use it, since `vptest` has no EVEX form to gain from.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn contains(block: &[u32; LANES], x: u32) -> bool {
+    _mm256_testc_si256(load(block), mask_vector(x)) != 0
+}
+
+/// The constants the inline assembly reads, next to each other so that one RIP-relative
+/// address reaches both: the salts, then the `1` that is shifted into each lane.
+#[repr(C, align(32))]
+pub(super) struct InlineConstants {
+    salt: [u32; LANES],
+    one: u32,
+}
+
+/// The one copy of [`InlineConstants`]. The assembly addresses it through a `sym` operand, so
+/// the linker resolves its address: a pointer to another crate's static would be loaded from
+/// the GOT in every caller's loop.
+pub(super) static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
+
+/// The byte offset of the block that `hash` selects in a slice of `num_blocks` blocks, for the
+/// assembly to address as `[blocks + offset]`. Panics when `num_blocks` is 0.
+///
+/// The assertion replaces a bounds check: [`block_index`] maps into `0..num_blocks` whenever
+/// `num_blocks` is not zero (its result is a value below 2^32 times `num_blocks`, shifted right
+/// by 32), and a caller's loop can hoist a test of the length, not a bounds check of the index.
+#[inline(always)]
+pub(super) fn block_offset(hash: u64, num_blocks: usize) -> usize {
+    assert!(num_blocks != 0, "a filter has at least one block");
+    block_index(hash, num_blocks) * BLOCK_BYTES
+}
+
+/// The single-key probe as inline assembly, written once for both kernels: it zeroes
+/// `$answer`, runs `$test` (which builds the mask of `{x}`, tests the block at `{blocks} +
+/// {offset}` and leaves the carry flag set when the block has every bit of the mask), writes
+/// the carry into the low byte of `$answer`, then runs `$after` (for an insert, the OR and
+/// store; for AVX2, `vzeroupper`). The kernel names every other register its instructions
+/// change in `[$clobbers]`, and the options (`pure`, `readonly`, `nostack` for a lookup).
+///
+/// `$answer` is a whole register, zeroed first (`xor`, which needs no execution unit), so that
+/// `setc` into its low byte leaves exactly 0 or 1, and the macro tells the compiler so
+/// (`assert_unchecked`): a caller's `hits += contains(&key) as u64` is then one `add`, where a
+/// byte register would first be turned into a `bool` (BENCHMARKS.md, "Per CPU").
+///
+/// # Safety
+///
+/// Expanded inside an `unsafe` block whose caller guarantees that the CPU has every feature
+/// the instructions use, that `$blocks + $offset` is 32 readable bytes (writable for an insert,
+/// whose `$blocks` comes from an exclusive borrow), and that `$clobbers` lists every register
+/// the instructions write besides `$answer` and the flags.
+macro_rules! probe_asm {
+    (
+        $x:expr, $blocks:expr, $offset:expr, $answer:ident,
+        [$($test:expr),* $(,)?], [$($after:expr),* $(,)?], [$($clobber:tt),* $(,)?],
+        $($option:ident),*
+    ) => {
+        core::arch::asm!(
+            "xor {answer:e}, {answer:e}",
+            $($test,)*
+            "setc {answer:l}",
+            $($after,)*
+            x = in(reg) $x,
+            blocks = in(reg) $blocks,
+            offset = in(reg) $offset,
+            constants = sym $crate::arch::x86::INLINE_CONSTANTS,
+            answer = out(reg) $answer,
+            $(out($clobber) _,)*
+            options($($option),*),
+        );
+        core::hint::assert_unchecked($answer <= 1);
+    };
+}
+pub(super) use probe_asm;
