@@ -4,12 +4,12 @@
 # `-C target-cpu=native` build, Boost.Bloom's bench of the same workload back to back with them,
 # and the key-length and single-key-parts benches in both builds, alternated for ROUNDS rounds
 # (default 3), then the medians per build. Not part of CI: run it on a machine whose figures the
-# README lacks (an Intel one, say) and quote the summary with the CPU it prints.
+# BENCHMARKS.md lacks (an Intel one, say) and quote the summary with the CPU it prints.
 #
 #   bash scripts/measure-cpu.sh [ROUNDS]
 #
 # SPLITBLOOM_MEASURE_SIZES (default 1e4,1e6,1e7) sets the workload sizes. Everything, the
-# binaries included, goes to target/measure/<time>-<cpu>/, with workload.svg, the README's
+# binaries included, goes to target/measure/<time>-<cpu>/, with workload.svg, BENCHMARKS.md's
 # per-CPU plot, drawn from the default build's runs at the prefetch level this CPU is given and
 # from Boost's. Boost.Bloom runs from a copy of ../shared/anchors/boost-bloom (its run.sh writes
 # next to itself, and the anchor may be read-only), when that directory exists; its code stays

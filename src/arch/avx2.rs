@@ -83,7 +83,7 @@ macro_rules! mask_and_test_asm {
 /// The single-key lookup of `hash` in `blocks` ([`block_index`], then [`contains`]) with the
 /// probe as inline assembly: a `#[target_feature]` function cannot inline into a caller compiled
 /// without AVX2, so the lookup would cost a call, which costs as much as the probe itself
-/// (BENCHMARKS.md, "Per CPU"). Assembly inlines anywhere; the token proves the CPU can run it.
+/// (BENCHMARKS.md, "Workload"). Assembly inlines anywhere; the token proves the CPU can run it.
 /// It ends with `vzeroupper`, so that a caller compiled without AVX pays no SSE/AVX transition
 /// penalty.
 ///

@@ -7,7 +7,7 @@
 //! `ymm16`-`ymm31`, which are outside the SSE/AVX transition state, so the inline assembly of
 //! [`contains_hash_inline`] needs no `vzeroupper` for callers compiled without AVX, and a
 //! `vzeroupper` in every lookup keeps a loop of lookups from overlapping its cache misses
-//! (BENCHMARKS.md, "Per CPU"). The batch loops are the AVX2 ones compiled with AVX-512
+//! (BENCHMARKS.md, "Workload"). The batch loops are the AVX2 ones compiled with AVX-512
 //! enabled, and with BMI2, which every AVX-512 CPU has, so that the keys' hashes in those loops
 //! use `mulx` (the hasher's folded multiply) as a `-C target-cpu=native` build does.
 //!
@@ -75,7 +75,7 @@ fn insert(block: &mut [u32; LANES], x: u32) -> bool {
 /// `contains` for the token: the AVX2 kernel's `vptest`, which has no EVEX form. Where this
 /// inlines (the batch loops, and every lookup of a caller compiled with the kernel's features)
 /// no `vzeroupper` is at stake, and `vptestmd` into a mask register, which the assembly of
-/// [`contains_hash_inline`] needs, measured slower (BENCHMARKS.md, "Per CPU"). Requires AVX2,
+/// [`contains_hash_inline`] needs, measured slower (BENCHMARKS.md, "Workload"). Requires AVX2,
 /// BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
 #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
 #[inline]

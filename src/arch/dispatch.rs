@@ -73,7 +73,7 @@ impl Kernel {
 
 /// The fastest available kernel: the widest first. Portable beats scalar wherever `wide` has
 /// real vectors, and AVX-512 is ahead of AVX2 or level with it on every CPU measured, Intel
-/// and AMD, so a per-vendor order would gain nothing (BENCHMARKS.md, "Per CPU").
+/// and AMD, so a per-vendor order would gain nothing (BENCHMARKS.md, "Workload").
 fn fastest_kernel() -> Kernel {
     [Kernel::Avx512, Kernel::Avx2, Kernel::Neon, Kernel::Portable]
         .into_iter()

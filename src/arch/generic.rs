@@ -76,7 +76,7 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
         // itself only when it schedules for a specific CPU (`-C target-cpu=native`), not for
         // the generic x86-64 of a dependent's default build. Not four: unrolled by four, LLVM's
         // SLP pass vectorized the block indices in native builds, which made batches in cache
-        // slower (BENCHMARKS.md, "Per CPU").
+        // slower (BENCHMARKS.md, "Workload").
         let mut pairs = keys.chunks_exact(2);
         let mut index = 0;
         for pair in &mut pairs {

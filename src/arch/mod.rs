@@ -15,7 +15,7 @@
 //! is built, and every operation is one `match` on a value that never changes (the compiler
 //! hoists it out of a caller's loop) followed by one direct call.
 //!
-//! How each call is made is chosen for speed (BENCHMARKS.md, "Per CPU"):
+//! How each call is made is chosen for speed (BENCHMARKS.md, "Workload"):
 //!
 //! * The SIMD entry points are `#[inline]`, so that every calling crate compiles its own copy
 //!   and calls it directly: a call into another crate's code goes through the GOT, an indirect

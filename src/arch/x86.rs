@@ -105,7 +105,7 @@ pub(super) fn block_offset(hash: u64, num_blocks: usize) -> usize {
 /// `$answer` is a whole register, zeroed first (`xor`, which needs no execution unit), so that
 /// `setc` into its low byte leaves exactly 0 or 1, and the macro tells the compiler so
 /// (`assert_unchecked`): a caller's `hits += contains(&key) as u64` is then one `add`, where a
-/// byte register would first be turned into a `bool` (BENCHMARKS.md, "Per CPU").
+/// byte register would first be turned into a `bool` (BENCHMARKS.md, "Workload").
 ///
 /// # Safety
 ///

@@ -260,7 +260,7 @@ pub(crate) fn contract_hash_bytes<S>(hasher: &S, bytes: &[u8]) -> Option<u64> {
 /// Keys of a byte-key batch hashed per chunk, before the chunk's hashes go through the
 /// pre-hashed batch path: 8 KiB of hashes on the stack. Large, because each switch from hashing
 /// to probing stalls the next chunk's hashing on cache misses as the keys' bytes stream in
-/// (`BENCHMARKS.md`, "Batches").
+/// (`BENCHMARKS.md`, "Kernels").
 pub(crate) const BYTES_CHUNK: usize = 1024;
 
 /// Calls `visit(first, hashes)` for consecutive chunks of `keys`, where `hashes` are the byte
