@@ -8,7 +8,7 @@
 //! `j` gives exactly the filter that inserting the same keys into `z / 2` blocks would have
 //! built: no false negatives, bit for bit.
 
-use crate::Filter;
+use super::Filter;
 use crate::block::LANES;
 use crate::error::Error;
 use crate::filter::view::block_fpr;

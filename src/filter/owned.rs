@@ -12,8 +12,9 @@ use crate::error::Error;
 use crate::filter::view::View;
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
+use crate::kind::Kernel;
 use crate::storage::Blocks;
-use crate::{Kernel, arch, math};
+use crate::{arch, math};
 
 // `shared_methods!` is given the block size as a literal, for its doc examples.
 const _: () = assert!(BLOCK_BYTES == 32);

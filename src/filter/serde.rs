@@ -1,6 +1,6 @@
-//! `serde` support: a filter serializes as the bytes of [`Filter::to_bytes`](crate::Filter::to_bytes) (a byte string in
+//! `serde` support: a filter serializes as the bytes of [`Filter::to_bytes`] (a byte string in
 //! formats that have one, a sequence of numbers in others), and deserializes with every check
-//! of [`Filter::from_bytes`](crate::Filter::from_bytes).
+//! of [`Filter::from_bytes`].
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -9,6 +9,7 @@ use core::marker::PhantomData;
 use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
+use crate::error::Error;
 use crate::filter::{Filter, FilterRef};
 use crate::hash::FilterHasher;
 
@@ -29,24 +30,24 @@ struct BytesVisitor<T>(PhantomData<T>);
 
 /// What a visitor builds from the bytes it receives.
 trait FromSerializedBytes<'de>: Sized {
-    fn from_borrowed(bytes: &'de [u8]) -> Result<Self, crate::Error>;
-    fn from_transient(bytes: &[u8]) -> Result<Self, crate::Error>;
+    fn from_borrowed(bytes: &'de [u8]) -> Result<Self, Error>;
+    fn from_transient(bytes: &[u8]) -> Result<Self, Error>;
 }
 
 impl<'de, S: FilterHasher> FromSerializedBytes<'de> for Filter<S> {
-    fn from_borrowed(bytes: &'de [u8]) -> Result<Self, crate::Error> {
+    fn from_borrowed(bytes: &'de [u8]) -> Result<Self, Error> {
         Filter::from_bytes_with_hasher_type(bytes)
     }
-    fn from_transient(bytes: &[u8]) -> Result<Self, crate::Error> {
+    fn from_transient(bytes: &[u8]) -> Result<Self, Error> {
         Filter::from_bytes_with_hasher_type(bytes)
     }
 }
 
 impl<'de, S: FilterHasher> FromSerializedBytes<'de> for FilterRef<'de, S> {
-    fn from_borrowed(bytes: &'de [u8]) -> Result<Self, crate::Error> {
+    fn from_borrowed(bytes: &'de [u8]) -> Result<Self, Error> {
         FilterRef::from_bytes_with_hasher_type(bytes)
     }
-    fn from_transient(bytes: &[u8]) -> Result<Self, crate::Error> {
+    fn from_transient(bytes: &[u8]) -> Result<Self, Error> {
         Ok(FilterRef::<S>::from_bytes_with_hasher_type(bytes)?.into_owned())
     }
 }

@@ -23,8 +23,10 @@ use core::hash::{BuildHasher, Hash};
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::filter::write::{self, Insert};
+use crate::format::ScalableParameters;
 use crate::hash::{FilterHasher, Xxh3};
-use crate::{Kernel, ScalableParameters, math};
+use crate::kind::Kernel;
+use crate::math;
 
 mod parameters;
 mod persist;

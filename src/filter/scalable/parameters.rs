@@ -2,8 +2,8 @@
 //! plain data stored in the `SBLS` header, so it is defined with that codec in
 //! [`format`](crate::format); its arithmetic lives here.
 
-use crate::ScalableParameters;
 use crate::error::Error;
+use crate::format::ScalableParameters;
 use crate::math;
 
 impl ScalableParameters {
