@@ -146,6 +146,12 @@
 //! an operator could only panic on them. [`Filter::union`] and [`Filter::intersect`] return
 //! that as an [`Error`].
 //!
+//! The writes are plain methods, each calling one shared function. The reads, the
+//! constructors and the accessors are generated for all five types by one macro each
+//! (`src/filter/view.rs`, `src/filter/shared.rs`), so that no type can drift from the others. A
+//! mistake in such a call is still reported at your call site; only rustc's "defined here" note
+//! points into the macro.
+//!
 //! ## Where each concern lives
 //!
 //! `filter.insert(&key)` goes through five layers, each importing only the ones before it:
