@@ -237,6 +237,8 @@ pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
 pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter};
+// Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
+#[doc(inline)]
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
 pub use kind::{HasherKind, Kernel, UnknownKernel};
