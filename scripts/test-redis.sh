@@ -3,9 +3,13 @@
 # RDB, AOF), replication, and a three-node cluster, each against redis-server processes the
 # tests start on free localhost ports and stop.
 #
+# Then redis-py, the real client, against the module and RedisBloom (redis/tests/clients/), in a
+# venv under target/redis-venv (scripts/redis-py-venv.sh).
+#
 # Idempotent: installs Debian's redis-server and redis-tools (redis-cli, for
 # `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen) only when missing, with
-# retries. The servers are started by the tests themselves; none is left running.
+# retries, and redis-py from PyPI only when the venv lacks it. The servers are started by the
+# tests themselves; none is left running.
 #
 # `--bench` instead runs the measured comparison (redis/examples/bench/, a release build,
 # `modules [keys] [rounds]` by default: the three Bloom modules; `contenders [keys] [batch]`:
@@ -35,3 +39,15 @@ echo "peers: ${SPLITBLOOM_PEERS_DIR:-absent (the differential and ported tests w
 
 section "redis: module tests"
 cargo test -p splitbloom-redis
+
+# redis-py's `r.bf()` against the module with BF_COMMANDS yes, and against RedisBloom 2.4.23 as
+# the oracle (redis/tests/clients/redis_py.py): the module `cargo test` just built, a venv with
+# the pinned redis-py (scripts/redis-py-venv.sh, reused when present).
+section "redis: redis-py client tests"
+python=$(bash scripts/redis-py-venv.sh | tail -n 1)
+module="${CARGO_TARGET_DIR:-target}/debug/deps/libsplitbloom_redis.so"
+redisbloom=()
+if [ -n "${SPLITBLOOM_PEERS_DIR:-}" ]; then
+  redisbloom=("$SPLITBLOOM_PEERS_DIR/redisbloom-2.4.23.so")
+fi
+"$python" redis/tests/clients/redis_py.py "$module" "${redisbloom[@]}"
