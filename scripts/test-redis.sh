@@ -3,13 +3,14 @@
 # RDB, AOF), replication, and a three-node cluster, each against redis-server processes the
 # tests start on free localhost ports and stop.
 #
-# Then redis-py, the real client, against the module and RedisBloom (redis/tests/clients/), in a
-# venv under target/redis-venv (scripts/redis-py-venv.sh).
+# Then the real clients against the module and RedisBloom (redis/tests/clients/): redis-py, in a
+# venv under target/redis-venv (scripts/redis-py-venv.sh), and node-redis, in target/redis-node
+# (scripts/redis-node-modules.sh; skipped when npm fails).
 #
 # Idempotent: installs Debian's redis-server and redis-tools (redis-cli, for
-# `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen) only when missing, with
-# retries, and redis-py from PyPI only when the venv lacks it. The servers are started by the
-# tests themselves; none is left running.
+# `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen), redis-py from PyPI and
+# node-redis from npm only when missing, with retries. The servers are started by the tests
+# themselves; none is left running.
 #
 # `--bench` instead runs the measured comparison (redis/examples/bench/, a release build,
 # `modules [keys] [rounds]` by default: the three Bloom modules; `contenders [keys] [batch]`:
@@ -51,3 +52,12 @@ if [ -n "${SPLITBLOOM_PEERS_DIR:-}" ]; then
   redisbloom=("$SPLITBLOOM_PEERS_DIR/redisbloom-2.4.23.so")
 fi
 "$python" redis/tests/clients/redis_py.py "$module" "${redisbloom[@]}"
+
+# node-redis's `client.bf` the same way, a smaller set (redis/tests/clients/node_redis.js), in
+# target/redis-node; skipped, with the reason, when node, npm or the registry is unavailable.
+section "redis: node-redis client tests"
+if node_dir=$(bash scripts/redis-node-modules.sh | tail -n 1); then
+  node redis/tests/clients/node_redis.js "$node_dir" "$module" "${redisbloom[@]}"
+else
+  echo "SKIPPED: node-redis could not be installed (scripts/redis-node-modules.sh failed above)"
+fi
