@@ -296,8 +296,28 @@ def case_loadchunk_errors(r):
     return observed
 
 
+def case_pipeline(r):
+    # A transaction (MULTI/EXEC) through `pipeline().bf()`, with the same reply callbacks.
+    pipe = r.pipeline()
+    bf = pipe.bf()
+    bf.create("t", 0.01, 1000)
+    bf.add("t", "a")
+    bf.madd("t", "a", "b")
+    bf.mexists("t", "a", "b", "c")
+    bf.info("t")
+    bf.card("t")
+    replies = pipe.execute()
+    assert replies[:4] == [True, 1, [0, 1], [1, 1, 0]], replies
+    parsed = replies[4]
+    if isinstance(parsed, list):
+        parsed = BFInfo(parsed)
+    fields = [parsed.capacity, parsed.filterNum, parsed.insertedNum, parsed.expansionRate]
+    assert fields == [1000, 1, 2, 2] and replies[5] == 2, replies
+    return [replies[:4], fields, replies[5]]
+
+
 CASES = [case_reserve, case_add_exists, case_insert, case_info, case_card, case_dump_plain,
-         case_dump_scaling, case_dump_large, case_loadchunk_errors]
+         case_dump_scaling, case_dump_large, case_loadchunk_errors, case_pipeline]
 
 
 def main():
