@@ -3,9 +3,14 @@
 # RDB, AOF), replication, and a three-node cluster, each against redis-server processes the
 # tests start on free localhost ports and stop.
 #
+# Then the real clients against the module and RedisBloom (redis/tests/clients/): redis-py, in a
+# venv under target/redis-venv (scripts/redis-py-venv.sh), and node-redis, in target/redis-node
+# (scripts/redis-node-modules.sh; skipped when npm fails).
+#
 # Idempotent: installs Debian's redis-server and redis-tools (redis-cli, for
-# `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen) only when missing, with
-# retries. The servers are started by the tests themselves; none is left running.
+# `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen), redis-py from PyPI and
+# node-redis from npm only when missing, with retries. The servers are started by the tests
+# themselves; none is left running.
 #
 # `--bench` instead runs the measured comparison (redis/examples/bench/, a release build,
 # `modules [keys] [rounds]` by default: the three Bloom modules; `contenders [keys] [batch]`:
@@ -35,3 +40,24 @@ echo "peers: ${SPLITBLOOM_PEERS_DIR:-absent (the differential and ported tests w
 
 section "redis: module tests"
 cargo test -p splitbloom-redis
+
+# redis-py's `r.bf()` against the module with BF_COMMANDS yes, and against RedisBloom 2.4.23 as
+# the oracle (redis/tests/clients/redis_py.py): the module `cargo test` just built, a venv with
+# the pinned redis-py (scripts/redis-py-venv.sh, reused when present).
+section "redis: redis-py client tests"
+python=$(bash scripts/redis-py-venv.sh | tail -n 1)
+module="${CARGO_TARGET_DIR:-target}/debug/deps/libsplitbloom_redis.so"
+redisbloom=()
+if [ -n "${SPLITBLOOM_PEERS_DIR:-}" ]; then
+  redisbloom=("$SPLITBLOOM_PEERS_DIR/redisbloom-2.4.23.so")
+fi
+"$python" redis/tests/clients/redis_py.py "$module" "${redisbloom[@]}"
+
+# node-redis's `client.bf` the same way, a smaller set (redis/tests/clients/node_redis.js), in
+# target/redis-node; skipped, with the reason, when node, npm or the registry is unavailable.
+section "redis: node-redis client tests"
+if node_dir=$(bash scripts/redis-node-modules.sh | tail -n 1); then
+  node redis/tests/clients/node_redis.js "$node_dir" "$module" "${redisbloom[@]}"
+else
+  echo "SKIPPED: node-redis could not be installed (scripts/redis-node-modules.sh failed above)"
+fi

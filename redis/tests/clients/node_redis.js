@@ -1,0 +1,188 @@
+// node-redis's `client.bf` commands against the module with `BF_COMMANDS yes`, and against
+// RedisBloom 2.4.23, the oracle, in the same run: a smaller set than redis_py.py (node-redis 4
+// speaks RESP2 only). Each case checks what RedisBloom documents and returns what it observed,
+// apart from `size` and the dump's bytes; splitbloom's observations must equal RedisBloom's.
+//
+// Usage: node node_redis.js NODE_MODULES_PARENT SPLITBLOOM_MODULE [REDISBLOOM_MODULE]
+// The last line is `N passed, N failed`; the exit status is 1 when anything failed.
+"use strict";
+
+const assert = require("node:assert/strict");
+const { spawn } = require("node:child_process");
+const fs = require("node:fs");
+const net = require("node:net");
+const os = require("node:os");
+const path = require("node:path");
+
+const [nodeModulesParent, splitbloomModule, redisBloomModule] = process.argv.slice(2);
+if (!splitbloomModule) {
+  console.error("usage: node node_redis.js NODE_MODULES_PARENT SPLITBLOOM_MODULE [REDISBLOOM_MODULE]");
+  process.exit(2);
+}
+const redis = require(path.resolve(nodeModulesParent, "node_modules", "redis"));
+
+function freePort() {
+  return new Promise((resolve) => {
+    const probe = net.createServer();
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServer(module, moduleArgs) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "splitbloom-node-redis-"));
+  const port = await freePort();
+  const child = spawn("redis-server", [
+    "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+    "--dir", dir, "--logfile", "redis.log", "--loadmodule", module, ...moduleArgs,
+  ], { stdio: "ignore" });
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    const client = redis.createClient({ socket: { port, host: "127.0.0.1", reconnectStrategy: false } });
+    client.on("error", () => {});
+    try {
+      await client.connect();
+      return { child, dir, client };
+    } catch (error) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        throw new Error(`redis-server did not start: ${error}\n${fs.readFileSync(path.join(dir, "redis.log"), "utf8")}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+async function errorOf(promise) {
+  try {
+    await promise;
+  } catch (error) {
+    return error.message;
+  }
+  throw new Error("expected an error reply");
+}
+
+// node-redis's `info` reply without `size` (each module's own memory).
+async function info(client, key) {
+  const parsed = await client.bf.info(key);
+  assert.deepEqual(Object.keys(parsed),
+    ["capacity", "size", "numberOfFilters", "numberOfInsertedItems", "expansionRate"]);
+  assert.ok(Number.isInteger(parsed.size) && parsed.size > 0, `size ${parsed.size}`);
+  return [parsed.capacity, parsed.numberOfFilters, parsed.numberOfInsertedItems, parsed.expansionRate];
+}
+
+// The SCANDUMP loop as node-redis documents it, with the chunks as bytes (returnBuffers).
+async function dump(client, key) {
+  const chunks = [];
+  let iterator = 0;
+  for (;;) {
+    const reply = await client.bf.scanDump(redis.commandOptions({ returnBuffers: true }), key, iterator);
+    iterator = reply.iterator;
+    if (iterator === 0) return chunks;
+    chunks.push(reply);
+  }
+}
+
+const cases = {
+  async reserve(client) {
+    assert.equal(await client.bf.reserve("a", 0.01, 1000), "OK");
+    assert.equal(await client.bf.reserve("b", 0.001, 500, { EXPANSION: 4 }), "OK");
+    assert.equal(await client.bf.reserve("c", 0.01, 100, { NONSCALING: true }), "OK");
+    const exists = await errorOf(client.bf.reserve("a", 0.01, 1000));
+    assert.match(exists, /item exists/);
+    return [exists, await info(client, "a"), await info(client, "b"), await info(client, "c")];
+  },
+
+  async addExists(client) {
+    await client.bf.reserve("f", 0.01, 1000);
+    const replies = [await client.bf.add("f", "x"), await client.bf.add("f", "x"),
+      await client.bf.mAdd("f", ["y", "x", "z"])];
+    assert.deepEqual(replies, [true, false, [true, false, true]]);
+    const present = [await client.bf.exists("f", "x"), await client.bf.exists("f", "nope"),
+      await client.bf.mExists("f", ["y", "nope", "z"]), await client.bf.exists("none", "x")];
+    assert.deepEqual(present, [true, false, [true, false, true], false]);
+    assert.equal(await client.bf.add("auto", "x"), true);
+    const auto = await info(client, "auto");
+    assert.deepEqual(auto, [100, 1, 1, 2]);
+    return [replies, present, auto];
+  },
+
+  async infoScaling(client) {
+    await client.bf.reserve("s", 0.01, 100);
+    await client.bf.mAdd("s", Array.from({ length: 1000 }, (_, n) => `key-${n}`));
+    const [capacity, filters, items, expansion] = await info(client, "s");
+    assert.deepEqual([capacity, filters, expansion], [1500, 4, 2]);
+    assert.ok(items >= 980 && items <= 1000, `items ${items}`);
+    await client.bf.reserve("n", 0.01, 100, { NONSCALING: true });
+    const nonscaling = await info(client, "n");
+    assert.deepEqual(nonscaling, [100, 1, 0, null]);
+    // The item count depends on false positives, so it is not compared.
+    return [capacity, filters, expansion, nonscaling];
+  },
+
+  async scanDumpLoadChunk(client) {
+    await client.bf.reserve("s", 0.01, 500);
+    const keys = Array.from({ length: 8000 }, (_, n) => `k${n}`);
+    await client.bf.mAdd("s", keys);
+    const probes = keys.concat(Array.from({ length: 2000 }, (_, n) => `absent${n}`));
+    const before = [await info(client, "s"), await client.bf.mExists("s", probes)];
+    const chunks = await dump(client, "s");
+    assert.ok(chunks.length >= 2);
+    await client.del("s");
+    for (const { iterator, chunk } of chunks) {
+      assert.equal(await client.bf.loadChunk("s", iterator, chunk), "OK");
+    }
+    const after = await dump(client, "s");
+    assert.equal(after.length, chunks.length);
+    after.forEach((pair, n) => {
+      assert.equal(pair.iterator, chunks[n].iterator);
+      assert.ok(pair.chunk.equals(chunks[n].chunk), `chunk ${n} differs after the restore`);
+    });
+    assert.deepEqual([await info(client, "s"), await client.bf.mExists("s", probes)], before);
+    const [capacity, filters, , expansion] = before[0];
+    return [capacity, filters, expansion, chunks.length];
+  },
+};
+
+async function main() {
+  const modules = [["splitbloom", path.resolve(splitbloomModule), ["BF_COMMANDS", "yes"]]];
+  if (redisBloomModule) {
+    // The oracle first, so splitbloom's observations can be compared with its.
+    modules.unshift(["RedisBloom", path.resolve(redisBloomModule), []]);
+  } else {
+    console.log("RedisBloom not given: the oracle's cases and the comparison are SKIPPED");
+  }
+  const oracle = {};
+  let passed = 0;
+  let failed = 0;
+  for (const [name, module, args] of modules) {
+    const server = await startServer(module, args);
+    try {
+      for (const [caseName, run] of Object.entries(cases)) {
+        await server.client.flushAll();
+        try {
+          const observed = await run(server.client);
+          if (name === "RedisBloom") oracle[caseName] = observed;
+          else if (caseName in oracle) assert.deepEqual(observed, oracle[caseName], "differs from RedisBloom");
+          console.log(`PASS ${name} ${caseName}`);
+          passed++;
+        } catch (error) {
+          console.log(`FAIL ${name} ${caseName}\n${error.stack}`);
+          failed++;
+        }
+      }
+    } finally {
+      await server.client.quit();
+      server.child.kill("SIGKILL");
+      fs.rmSync(server.dir, { recursive: true, force: true });
+    }
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exitCode = failed ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.log(`${error.stack}\n0 passed, 1 failed`);
+  process.exitCode = 1;
+});
