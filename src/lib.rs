@@ -223,6 +223,7 @@ pub mod parquet;
               atomic view of blocks: each `unsafe` block carries its SAFETY argument"
 )]
 mod storage;
+mod wide_block;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
@@ -230,7 +231,7 @@ pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
-pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter};
+pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter};
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
 pub use kind::{HasherKind, Kernel, UnknownKernel};

@@ -78,9 +78,11 @@ mod generic;
 mod neon;
 mod portable;
 mod prefetch;
+// The wide layout's batch loops (`WideFilter`).
 mod scalar;
 pub mod testing;
 mod type_cast;
+pub(crate) mod wide_generic;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 pub(crate) mod xxh3_long;

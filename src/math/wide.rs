@@ -236,7 +236,7 @@ pub fn is_valid_shape(num_blocks: usize, probes: u8) -> bool {
     let size_ok = num_blocks > 0 && num_blocks <= MAX_WIDE_BLOCKS;
     match probes {
         1 => size_ok,
-        2 => size_ok && num_blocks % GROUP_BLOCKS == 0,
+        2 => size_ok && num_blocks.is_multiple_of(GROUP_BLOCKS),
         _ => false,
     }
 }
