@@ -56,7 +56,7 @@ pub(crate) fn mask(x: u32) -> [u64; WORDS] {
 
 /// Sets the bits of `x` in `block`; returns `true` when all of them were already set.
 #[inline(always)]
-fn insert_block(block: &mut [u64; WORDS], x: u32) -> bool {
+pub(crate) fn insert_block(block: &mut [u64; WORDS], x: u32) -> bool {
     let mut missing = 0;
     for (word, bit) in block.iter_mut().zip(mask(x)) {
         missing |= bit & !*word;
@@ -67,7 +67,7 @@ fn insert_block(block: &mut [u64; WORDS], x: u32) -> bool {
 
 /// Which bits of `x` are missing from `block` (zero when all are set), branch-free.
 #[inline(always)]
-fn missing_in_block(block: &[u64; WORDS], x: u32) -> u64 {
+pub(crate) fn missing_in_block(block: &[u64; WORDS], x: u32) -> u64 {
     let mut missing = 0;
     for (word, bit) in block.iter().zip(mask(x)) {
         missing |= bit & !word;
@@ -75,8 +75,9 @@ fn missing_in_block(block: &[u64; WORDS], x: u32) -> u64 {
     missing
 }
 
-/// Whether every bit of `hash`'s `probes` probes is set in `blocks`, branch-free.
-#[inline(always)]
+/// Whether every bit of `hash`'s `probes` probes is set in `blocks`, branch-free: the
+/// whole-key reference every kernel's tests compare with.
+#[cfg(test)]
 pub(crate) fn contains(blocks: &[[u64; WORDS]], probes_per_key: u8, hash: u64) -> bool {
     let probes = probes(hash, blocks.len());
     let mut missing = missing_in_block(&blocks[probes[0].0], probes[0].1);
@@ -87,8 +88,8 @@ pub(crate) fn contains(blocks: &[[u64; WORDS]], probes_per_key: u8, hash: u64) -
 }
 
 /// Sets every bit of `hash`'s `probes` probes in `blocks`; returns `true` when all of them were
-/// already set.
-#[inline(always)]
+/// already set: the whole-key reference every kernel's tests compare with.
+#[cfg(test)]
 pub(crate) fn insert(blocks: &mut [[u64; WORDS]], probes_per_key: u8, hash: u64) -> bool {
     let probes = probes(hash, blocks.len());
     let mut present = insert_block(&mut blocks[probes[0].0], probes[0].1);

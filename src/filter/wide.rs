@@ -13,13 +13,14 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{self, wide_generic};
+use crate::arch::wide_generic::WideEntryPoints;
+use crate::arch::{self, Dispatch};
 use crate::error::Error;
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::math::wide as math;
 use crate::storage::Blocks;
-use crate::wide_block::{self, WORDS, WideBlock};
+use crate::wide_block::{WORDS, WideBlock};
 
 /// A Bloom filter for low false-positive rates: within 1.10x of the classic optimum's memory
 /// at 10^-3 and 10^-4 and 1.10x at 10^-6 for 10^6 keys, where [`Filter`](crate::Filter)'s
@@ -51,6 +52,7 @@ pub struct WideFilter<S = Xxh3> {
     blocks: Blocks<WideBlock>,
     /// Blocks each key sets its bits in: 1 or 2.
     probes: u8,
+    kernel: Dispatch,
     hasher: S,
 }
 
@@ -131,6 +133,7 @@ impl<S> WideFilter<S> {
         Ok(WideFilter {
             blocks,
             probes,
+            kernel: Dispatch::best(),
             hasher,
         })
     }
@@ -190,8 +193,8 @@ read_methods! {
     type: WideFilter,
     setup: wide_setup!(),
     note: wide_note!(),
-    probe: |this, hash| wide_block::contains(this.words(), this.probes, hash),
-    probe_all: |this, hashes, out| wide_generic::contains_hashes(
+    probe: |this, hash| this.kernel.wide_contains_hash(this.words(), this.probes, hash),
+    probe_all: |this, hashes, out| this.kernel.wide_contains_hashes(
         this.words(),
         this.probes,
         hashes,
@@ -262,28 +265,9 @@ impl<S: FilterHasher> WideFilter<S> {
     }
 }
 
+shared_methods!(@accessors WideFilter, "let filter = splitbloom::WideFilter::with_num_blocks(8, 1)?;", 64);
+
 impl<S> WideFilter<S> {
-    /// The hasher keys go through.
-    ///
-    /// ```
-    /// let filter = splitbloom::WideFilter::with_num_blocks(8, 1)?;
-    /// assert_eq!(*filter.hasher(), splitbloom::Xxh3::default());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    /// The number of 64-byte blocks.
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::WideFilter::with_num_blocks(8, 1)?.num_blocks(), 8);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn num_blocks(&self) -> usize {
-        self.blocks.len()
-    }
-
     /// The blocks each key sets its bits in: 1 (one cache line per lookup) or 2.
     ///
     /// ```
@@ -293,16 +277,6 @@ impl<S> WideFilter<S> {
     /// ```
     pub fn probes(&self) -> u8 {
         self.probes
-    }
-
-    /// The size of the blocks in bytes (64 per block).
-    ///
-    /// ```
-    /// assert_eq!(splitbloom::WideFilter::with_num_blocks(8, 1)?.size_in_bytes(), 512);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn size_in_bytes(&self) -> usize {
-        self.blocks.len() * math::WIDE_BLOCK_BYTES
     }
 
     /// Removes every key, keeping the size.
@@ -378,15 +352,15 @@ impl<S> Insert for WideFilter<S> {
 
     #[inline(always)]
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
-        let probes = self.probes;
-        // The layout answers whether every bit was already set.
-        Ok(!wide_block::insert(self.words_mut(), probes, hash))
+        let (probes, kernel) = (self.probes, self.kernel);
+        // The kernels answer whether every bit was already set.
+        Ok(!kernel.wide_insert_hash(self.words_mut(), probes, hash))
     }
 
     #[inline]
     fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
-        let (probes, distance) = (self.probes, self.prefetch_distance());
-        wide_generic::insert_hashes(self.words_mut(), probes, hashes, distance);
+        let (probes, kernel, distance) = (self.probes, self.kernel, self.prefetch_distance());
+        kernel.wide_insert_hashes(self.words_mut(), probes, hashes, distance);
         Ok(())
     }
 }
@@ -425,6 +399,7 @@ impl<K: Hash> FromIterator<K> for WideFilter {
         let mut filter = WideFilter {
             blocks: Blocks::zeroed_or_abort(num_blocks),
             probes,
+            kernel: Dispatch::best(),
             hasher: Xxh3::default(),
         };
         filter.insert_batch(&keys);
@@ -432,7 +407,8 @@ impl<K: Hash> FromIterator<K> for WideFilter {
     }
 }
 
-/// Filters are equal when they hold the same bits with the same probes and hasher.
+/// Filters are equal when they hold the same bits with the same probes and hasher; the
+/// kernel is not compared, since it never changes answers.
 ///
 /// ```
 /// use splitbloom::WideFilter;
@@ -465,6 +441,7 @@ impl<S: fmt::Debug> fmt::Debug for WideFilter<S> {
         f.debug_struct("WideFilter")
             .field("num_blocks", &self.blocks.len())
             .field("probes", &self.probes)
+            .field("kernel", &self.kernel())
             .field("hasher", &self.hasher)
             .field("fill_ratio", &self.fill_ratio())
             .finish()

@@ -161,3 +161,39 @@ fn shapes_and_errors() {
     let message = WideFilter::with_num_blocks(100, 2).unwrap_err().to_string();
     assert!(message.contains("multiple of 64"), "{message}");
 }
+
+/// Every available kernel builds the same bits and gives the same answers as the scalar one,
+/// through the filter's public paths.
+#[test]
+fn every_kernel_gives_the_scalar_bits_and_answers() {
+    use splitbloom::Kernel;
+    for (items, fpr) in [(5_000, 1e-3), (5_000, 1e-5), (200_000, 1e-5)] {
+        let inserted = keys(31, items);
+        let absent = keys(32, 20_000);
+        let mut reference = WideFilter::with_fpr(items, fpr)
+            .unwrap()
+            .with_kernel(Kernel::Scalar)
+            .unwrap();
+        reference.insert_batch(&inserted);
+        let mut want = vec![false; absent.len()];
+        reference.contains_batch(&absent, &mut want);
+        for kernel in Kernel::available() {
+            let mut batch = WideFilter::with_fpr(items, fpr)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            assert_eq!(batch.kernel(), kernel);
+            let mut single = batch.clone();
+            batch.insert_batch(&inserted);
+            let new: usize = inserted.iter().map(|k| usize::from(single.insert(k))).sum();
+            assert_eq!(batch.as_words(), reference.as_words(), "{kernel}");
+            assert_eq!(single.as_words(), reference.as_words(), "{kernel}");
+            assert!(new >= items - 1, "{kernel}: {new}");
+            let mut got = vec![false; absent.len()];
+            batch.contains_batch(&absent, &mut got);
+            assert_eq!(got, want, "{kernel}");
+            let singles: Vec<bool> = absent.iter().map(|k| batch.contains(k)).collect();
+            assert_eq!(singles, want, "{kernel}");
+        }
+    }
+}
