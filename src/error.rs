@@ -47,6 +47,13 @@ pub enum Error {
         /// The probes per key asked for.
         probes: u8,
     },
+    /// Two [`WideFilter`](crate::WideFilter)s with different probes per key were combined.
+    ProbesMismatch {
+        /// Probes of the filter being changed.
+        left: u8,
+        /// Probes of the other filter.
+        right: u8,
+    },
     /// Two filters with different hashers (kind or seed) were combined.
     HasherMismatch,
     /// The requested kernel cannot run on this CPU.
@@ -285,6 +292,10 @@ impl fmt::Display for Error {
             Error::InvalidWideShape { num_blocks, probes } => write!(
                 f,
                 "a wide filter cannot have {num_blocks} blocks with {probes} probes per key: probes are 1 or 2, and two probes need a multiple of 64 blocks"
+            ),
+            Error::ProbesMismatch { left, right } => write!(
+                f,
+                "wide filters with {left} and {right} probes per key cannot be combined: build both with the same shape"
             ),
             Error::CannotFold { blocks } => write!(
                 f,

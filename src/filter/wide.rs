@@ -340,6 +340,47 @@ impl<S> WideFilter<S> {
     }
 }
 
+impl<S: PartialEq> WideFilter<S> {
+    /// Makes `self` the union of both filters: afterwards it contains every key of either.
+    /// The result is exactly the filter built from both key sets.
+    ///
+    /// Errors when the filters differ in size, probes per key or hasher.
+    ///
+    /// ```
+    /// use splitbloom::WideFilter;
+    /// let mut a = WideFilter::with_num_blocks(64, 2)?;
+    /// let mut b = WideFilter::with_num_blocks(64, 2)?;
+    /// a.insert("left");
+    /// b.insert("right");
+    /// a.union(&b)?;
+    /// assert!(a.contains("left") && a.contains("right"));
+    /// assert!(a.union(&WideFilter::with_num_blocks(128, 2)?).is_err());
+    /// assert!(a.union(&WideFilter::with_num_blocks(64, 1)?).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn union(&mut self, other: &Self) -> Result<(), Error> {
+        if self.blocks.len() != other.blocks.len() {
+            return Err(Error::ShapeMismatch {
+                left: self.blocks.len(),
+                right: other.blocks.len(),
+            });
+        }
+        if self.probes != other.probes {
+            return Err(Error::ProbesMismatch {
+                left: self.probes,
+                right: other.probes,
+            });
+        }
+        if self.hasher != other.hasher {
+            return Err(Error::HasherMismatch);
+        }
+        for (word, other) in self.words_mut().iter_mut().flatten().zip(other.as_words()) {
+            *word |= other;
+        }
+        Ok(())
+    }
+}
+
 /// The one primitive every write of [`WideFilter`] is written from (see `filter::write`).
 impl<S> Insert for WideFilter<S> {
     type Hasher = S;

@@ -197,3 +197,34 @@ fn every_kernel_gives_the_scalar_bits_and_answers() {
         }
     }
 }
+
+/// The union holds exactly the bits of the filter built from both key sets.
+#[test]
+fn union_is_the_filter_of_both_key_sets() {
+    for probes in [1, 2] {
+        let (left, right) = (keys(41, 3_000), keys(42, 3_000));
+        let mut a = WideFilter::with_num_blocks(256, probes).unwrap();
+        let mut b = a.clone();
+        let mut both = a.clone();
+        a.insert_batch(&left);
+        b.insert_batch(&right);
+        both.insert_batch(&left);
+        both.insert_batch(&right);
+        a.union(&b).unwrap();
+        assert_eq!(a, both);
+    }
+    let mut a = WideFilter::with_num_blocks(128, 2).unwrap();
+    assert!(
+        a.union(&WideFilter::with_num_blocks(128, 1).unwrap())
+            .is_err()
+    );
+    assert!(
+        a.union(&WideFilter::with_num_blocks(64, 2).unwrap())
+            .is_err()
+    );
+    let seeded =
+        WideFilter::with_num_blocks_and_hasher(128, 2, splitbloom::Xxh3::with_seed(5)).unwrap();
+    let mut plain =
+        WideFilter::with_num_blocks_and_hasher(128, 2, splitbloom::Xxh3::default()).unwrap();
+    assert!(plain.union(&seeded).is_err());
+}
