@@ -34,16 +34,29 @@ pub(crate) const SECOND_PROBE_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 #[repr(C, align(64))]
 pub(crate) struct WideBlock(pub(crate) [u64; WORDS]);
 
-/// The blocks and in-block hashes of the probes of `hash` among `num_blocks` blocks: entry
-/// `p < probes` is `(b_p, x_p)`. `num_blocks` is a multiple of 64 when `probes` is 2.
+/// The first probe of `hash` among `num_blocks` blocks: its block `b₀` and in-block hash `x₀`.
 #[inline(always)]
-pub(crate) fn probes(hash: u64, num_blocks: usize) -> [(usize, u32); 2] {
-    let first = crate::block::block_index(hash, num_blocks);
+pub(crate) fn first_probe(hash: u64, num_blocks: usize) -> (usize, u32) {
+    (crate::block::block_index(hash, num_blocks), hash as u32)
+}
+
+/// The second probe of `hash` whose first block is `first`: another block of `first`'s group
+/// of 64, and its in-block hash.
+#[inline(always)]
+pub(crate) fn second_probe(hash: u64, first: usize) -> (usize, u32) {
     let product = u128::from(hash) * u128::from(SECOND_PROBE_MULTIPLIER);
     let second_hash = (product as u64) ^ ((product >> 64) as u64);
     let offset = (((second_hash >> 32) * 63) >> 32) as usize;
     let second = (first & !63) | ((first + 1 + offset) & 63);
-    [(first, hash as u32), (second, second_hash as u32)]
+    (second, second_hash as u32)
+}
+
+/// Both probes of `hash` among `num_blocks` blocks (a multiple of 64 when the second is used),
+/// for the whole-key reference.
+#[cfg(test)]
+pub(crate) fn probes(hash: u64, num_blocks: usize) -> [(usize, u32); 2] {
+    let first = first_probe(hash, num_blocks);
+    [first, second_probe(hash, first.0)]
 }
 
 /// The eight-word bit mask of in-block hash `x`: one bit set in each word.

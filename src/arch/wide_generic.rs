@@ -53,10 +53,11 @@ pub(crate) fn contains_hash_with<K: WideKernel>(
     probes_per_key: u8,
     hash: u64,
 ) -> bool {
-    let probes = wide_block::probes(hash, blocks.len());
-    let mut missing = kernel.missing(&blocks[probes[0].0], probes[0].1);
+    let (first, x) = wide_block::first_probe(hash, blocks.len());
+    let mut missing = kernel.missing(&blocks[first], x);
     if probes_per_key == 2 {
-        missing |= kernel.missing(&blocks[probes[1].0], probes[1].1);
+        let (second, x) = wide_block::second_probe(hash, first);
+        missing |= kernel.missing(&blocks[second], x);
     }
     !missing
 }
@@ -69,10 +70,11 @@ pub(crate) fn insert_hash_with<K: WideKernel>(
     probes_per_key: u8,
     hash: u64,
 ) -> bool {
-    let probes = wide_block::probes(hash, blocks.len());
-    let mut present = kernel.insert(&mut blocks[probes[0].0], probes[0].1);
+    let (first, x) = wide_block::first_probe(hash, blocks.len());
+    let mut present = kernel.insert(&mut blocks[first], x);
     if probes_per_key == 2 {
-        present &= kernel.insert(&mut blocks[probes[1].0], probes[1].1);
+        let (second, x) = wide_block::second_probe(hash, first);
+        present &= kernel.insert(&mut blocks[second], x);
     }
     present
 }
@@ -80,10 +82,11 @@ pub(crate) fn insert_hash_with<K: WideKernel>(
 /// Prefetches both blocks a key of `hash` may touch (the second only with two probes).
 #[inline(always)]
 fn prefetch_key(blocks: &[[u64; WORDS]], probes_per_key: u8, hash: u64) {
-    let probes = wide_block::probes(hash, blocks.len());
-    prefetch::<true, _>(blocks[probes[0].0].as_ptr());
+    let (first, _) = wide_block::first_probe(hash, blocks.len());
+    prefetch::<true, _>(blocks[first].as_ptr());
     if probes_per_key == 2 {
-        prefetch::<true, _>(blocks[probes[1].0].as_ptr());
+        let (second, _) = wide_block::second_probe(hash, first);
+        prefetch::<true, _>(blocks[second].as_ptr());
     }
 }
 
