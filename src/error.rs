@@ -39,6 +39,21 @@ pub enum Error {
         /// Blocks of the other filter.
         right: usize,
     },
+    /// A [`WideFilter`](crate::WideFilter) shape that cannot exist: probes other than 1 or 2,
+    /// or two probes on a block count that is not a multiple of 64.
+    InvalidWideShape {
+        /// The number of blocks asked for.
+        num_blocks: usize,
+        /// The probes per key asked for.
+        probes: u8,
+    },
+    /// Two [`WideFilter`](crate::WideFilter)s with different probes per key were combined.
+    ProbesMismatch {
+        /// Probes of the filter being changed.
+        left: u8,
+        /// Probes of the other filter.
+        right: u8,
+    },
     /// Two filters with different hashers (kind or seed) were combined.
     HasherMismatch,
     /// The requested kernel cannot run on this CPU.
@@ -273,6 +288,14 @@ impl fmt::Display for Error {
             Error::ParquetSeed(seed) => write!(
                 f,
                 "Parquet bloom filters hash values with seed 0, but this filter uses seed {seed}; build it with ParquetHash::default()"
+            ),
+            Error::InvalidWideShape { num_blocks, probes } => write!(
+                f,
+                "a wide filter cannot have {num_blocks} blocks with {probes} probes per key: probes are 1 or 2, and two probes need a multiple of 64 blocks"
+            ),
+            Error::ProbesMismatch { left, right } => write!(
+                f,
+                "wide filters with {left} and {right} probes per key cannot be combined: build both with the same shape"
             ),
             Error::CannotFold { blocks } => write!(
                 f,

@@ -29,6 +29,8 @@
 use crate::block::BLOCK_BYTES;
 use crate::error::Error;
 
+pub mod wide;
+
 /// Bits in one block.
 const BLOCK_BITS: f64 = (BLOCK_BYTES * 8) as f64;
 

@@ -14,11 +14,13 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 #[cfg(target_arch = "aarch64")]
 use super::neon;
+use super::wide_generic::WideEntryPoints;
 use super::{BlockKernel, EntryPoints, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use crate::block::LANES;
 use crate::kind::Kernel;
+use crate::wide_block::WORDS;
 
 /// Whether a kernel can run here, and which one filters use.
 impl Kernel {
@@ -304,5 +306,66 @@ impl EntryPoints for OutOfLine {
         distance: usize,
     ) {
         out_of_line!(self, k => k.contains_keys(blocks, hasher, keys, out, distance))
+    }
+}
+
+/// The wide layout's operations (`WideFilter`), forwarded to the chosen kernel: one `match` per
+/// operation. NEON has no wide primitives yet, so it runs the portable ones (NEON code through
+/// `wide` on aarch64).
+macro_rules! wide_dispatch {
+    ($dispatch:expr, $kernel:ident => $call:expr) => {
+        match $dispatch {
+            Dispatch::Scalar($kernel) => $call,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx2($kernel) => $call,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx512($kernel) => $call,
+            #[allow(
+                unreachable_patterns,
+                reason = "which kernels exist depends on the target"
+            )]
+            _ => {
+                let $kernel = portable::Portable;
+                $call
+            }
+        }
+    };
+}
+
+impl WideEntryPoints for Dispatch {
+    #[inline(always)]
+    fn wide_insert_hash(self, blocks: &mut [[u64; WORDS]], probes: u8, hash: u64) -> bool {
+        wide_dispatch!(self, kernel => kernel.wide_insert_hash(blocks, probes, hash))
+    }
+
+    #[inline(always)]
+    fn wide_contains_hash(self, blocks: &[[u64; WORDS]], probes: u8, hash: u64) -> bool {
+        wide_dispatch!(self, kernel => kernel.wide_contains_hash(blocks, probes, hash))
+    }
+
+    #[inline]
+    fn wide_insert_hashes(
+        self,
+        blocks: &mut [[u64; WORDS]],
+        probes: u8,
+        hashes: &[u64],
+        distance: usize,
+    ) {
+        wide_dispatch!(self, kernel => kernel.wide_insert_hashes(blocks, probes, hashes, distance))
+    }
+
+    #[inline]
+    fn wide_contains_hashes(
+        self,
+        blocks: &[[u64; WORDS]],
+        probes: u8,
+        hashes: &[u64],
+        out: &mut [bool],
+        distance: usize,
+    ) {
+        wide_dispatch!(
+            self,
+            kernel => kernel.wide_contains_hashes(blocks, probes, hashes, out, distance)
+        )
     }
 }

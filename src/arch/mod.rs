@@ -81,6 +81,14 @@ mod prefetch;
 mod scalar;
 pub mod testing;
 mod type_cast;
+// The wide layout (`WideFilter`): its primitives per kernel, and its operations written once.
+#[cfg(target_arch = "x86_64")]
+mod wide_avx2;
+#[cfg(target_arch = "x86_64")]
+mod wide_avx512;
+pub(crate) mod wide_generic;
+mod wide_portable;
+mod wide_scalar;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 pub(crate) mod xxh3_long;

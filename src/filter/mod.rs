@@ -13,6 +13,7 @@
 //! | `counting.rs` | [`CountingFilter`]: 4-bit counters, so keys can be removed |
 //! | `scalable/` | [`ScalableFilter`]: a chain of filters that grows, and its `SBLS` bytes |
 //! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
+//! | `wide.rs` | [`WideFilter`]: 64-byte blocks, one or two per key, for rates of 0.1% and below |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
 //!
 //! The modules that add methods to [`Filter`] are declared after `owned.rs`, because rustdoc
@@ -45,5 +46,7 @@ pub use counting::CountingFilter;
 mod scalable;
 pub use scalable::ScalableFilter;
 mod fold;
+mod wide;
+pub use wide::WideFilter;
 #[cfg(feature = "serde")]
 mod serde;

@@ -10,5 +10,6 @@
 pub(crate) mod atomic;
 mod blocks;
 pub(crate) mod counters;
+mod wide;
 
 pub(crate) use blocks::{Blocks, HUGE_PAGE_THRESHOLD};

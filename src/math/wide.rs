@@ -1,0 +1,410 @@
+//! False-positive rates and sizing for [`WideFilter`](crate::WideFilter).
+//!
+//! A wide filter is made of 512-bit blocks of eight 64-bit words, and a key sets one bit in
+//! each word of `r` blocks (`r = 1` or `2`). With λ keys per block on average, a block holds
+//! Poisson(λ) keys, a word with `i` keys has a given bit set with probability
+//! `1 − (63/64)^i`, and a non-member probing one block is reported present with probability
+//!
+//! ```text
+//! F(λ) = Σ_{i ≥ 0} Pois(i; λ) · (1 − (63/64)^i)^8
+//! ```
+//!
+//! (the split-block formula of the [parent module](super) with 31/32 replaced by 63/64). With
+//! one probe, `FPR = F(n/z)` for `n` keys in `z` blocks.
+//!
+//! With two probes, the second block is a different block of the same group of 64 blocks (one
+//! 4 KiB page): the two lookups then share a TLB entry. The keys of a group fall into the
+//! 64·63 ordered block pairs as independent Poisson counts with mean `λ₂/63` each,
+//! `λ₂ = 2n/z`. A query's two blocks share the keys of their own pair in either order,
+//! `S ~ Pois(λ₂/63)`, and otherwise hold independent loads `A, B ~ Pois(62·λ₂/63)`:
+//!
+//! ```text
+//! FPR₂(n, z) = Σ_s Pois(s; λ₂/63) · ( Σ_a Pois(a; 62·λ₂/63) · (1 − (63/64)^(a+s))^8 )²
+//! ```
+//!
+//! which is within about 1.5% of the independent-blocks rate `F(λ₂)²` at the sizes that
+//! matter. Sizing picks one probe when it costs at most 1% more blocks than two, so each
+//! lookup touches one cache line when that is nearly free, two otherwise.
+//!
+//! ```
+//! use splitbloom::math::wide;
+//! let (blocks, probes) = wide::num_blocks_for_fpr(1_000_000, 1e-4)?;
+//! assert_eq!(probes, 2);
+//! assert!(wide::false_positive_rate(1_000_000, blocks, probes) <= 1e-4);
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
+
+use super::{CompensatedSum, TRUNCATION, check_fpr, poisson_at_mode};
+use crate::error::Error;
+
+/// Bytes in one wide block (one cache line on x86-64 and most aarch64 cores).
+pub const WIDE_BLOCK_BYTES: usize = 64;
+
+/// Blocks per group for two probes: a key's second block lies in its first block's group of
+/// 64 blocks, one 4 KiB page.
+pub const GROUP_BLOCKS: usize = 64;
+
+/// The largest number of wide blocks: the first block is picked by the high 32 bits of the
+/// hash, so at most 2^32 blocks are reachable.
+pub const MAX_WIDE_BLOCKS: usize = if usize::BITS > 32 {
+    1 << 32
+} else {
+    (isize::MAX as usize) / WIDE_BLOCK_BYTES
+};
+
+/// The chance that a key leaves a given bit of its word clear: 63/64 (exact in binary).
+const WORD_CLEAR: f64 = 63.0 / 64.0;
+
+/// From this load on `F` rounds to 1: `1 − F(λ) ≤ 8·e^(−λ/64) < 2^−55` from λ = 2600.
+const SATURATED: f64 = 2600.0;
+
+/// From this load on, `1 − F` comes from its closed form (whose first term then dominates,
+/// so nothing cancels); below, from the Poisson sum.
+const COMPLEMENT_FROM: f64 = 256.0;
+
+/// Sizing prefers one probe unless it needs more than this factor of the blocks of two.
+const ONE_PROBE_ALLOWANCE: f64 = 1.01;
+
+/// Sizing aims the expected rate this fraction below the target: one filter's realised rate
+/// scatters around the expectation (the block loads it happened to get), by well under 1% of
+/// the rate at 10^5 keys and more, so a filter built for `p` measures at or under `p`. Costs
+/// about 0.3% memory.
+pub const SIZING_MARGIN: f64 = 0.02;
+
+/// The chance that all eight words have a given bit set, from `clear = (63/64)^keys`.
+#[inline]
+fn all_words_set(clear: f64) -> f64 {
+    let set = 1.0 - clear;
+    let set2 = set * set;
+    let set4 = set2 * set2;
+    set4 * set4
+}
+
+/// `E[(1 − (63/64)^(A + shift))^8]` for `A ~ Pois(λ)`: the rate of a block holding Pois(λ)
+/// keys plus `shift` more. Accurate to a few ulps where it is small (Poisson sum outward from
+/// the mode, stopped by a geometric bound on the rest), and near 1 (closed form of the
+/// complement, `Σ_{k=1..8} (−1)^(k+1)·C(8,k)·(63/64)^(k·shift)·e^(−λ(1 − (63/64)^k))`).
+fn shifted_rate(lambda: f64, shift: u32) -> f64 {
+    if lambda.is_nan() {
+        return f64::NAN;
+    }
+    if lambda >= SATURATED {
+        return 1.0;
+    }
+    let shift_clear = libm::pow(WORD_CLEAR, f64::from(shift));
+    if lambda <= 0.0 {
+        return all_words_set(shift_clear);
+    }
+    if lambda >= COMPLEMENT_FROM {
+        const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
+        let mut clear = [1.0f64; 9];
+        for k in 1..9 {
+            clear[k] = clear[k - 1] * WORD_CLEAR;
+        }
+        let mut complement = 0.0;
+        for k in (1..9).rev() {
+            let term = BINOMIAL[k]
+                * libm::pow(shift_clear, k as f64)
+                * libm::exp(-lambda * (1.0 - clear[k]));
+            complement += if k % 2 == 1 { term } else { -term };
+        }
+        return (1.0 - complement).clamp(0.0, 1.0);
+    }
+    let mode = libm::floor(lambda);
+    let peak = if mode == 0.0 {
+        libm::exp(-lambda)
+    } else {
+        poisson_at_mode(lambda, mode)
+    };
+    let clear_at_mode = libm::pow(WORD_CLEAR, mode) * shift_clear;
+    let mut sum = CompensatedSum::default();
+    sum.add(peak * all_words_set(clear_at_mode));
+    // Upwards: past the mode the ratio λ/(i + 1) only falls and the word factor is ≤ 1, so the
+    // rest is at most P(i)·r/(1 − r).
+    let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
+    loop {
+        i += 1.0;
+        probability *= lambda / i;
+        clear *= WORD_CLEAR;
+        sum.add(probability * all_words_set(clear));
+        let ratio = lambda / (i + 1.0);
+        if probability * ratio / (1.0 - ratio) <= TRUNCATION * sum.total() || probability == 0.0 {
+            break;
+        }
+    }
+    // Downwards: the ratio i/λ and the word factor both fall, so the terms below i add up to
+    // at most term(i)·r/(1 − r).
+    let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
+    while i > 0.0 {
+        probability *= i / lambda;
+        i -= 1.0;
+        clear /= WORD_CLEAR;
+        let term = probability * all_words_set(clear);
+        sum.add(term);
+        let ratio = i / lambda;
+        if term * ratio / (1.0 - ratio) <= TRUNCATION * sum.total() || term == 0.0 {
+            break;
+        }
+    }
+    sum.total().clamp(0.0, 1.0)
+}
+
+/// `F(λ)`: the false-positive rate of one probe into blocks holding on average
+/// `keys_per_block` keys (see the [module docs](self)). Zero and negative loads give 0.
+///
+/// ```
+/// use splitbloom::math::wide::fpr_for_keys_per_block;
+/// assert_eq!(fpr_for_keys_per_block(0.0), 0.0);
+/// assert!((fpr_for_keys_per_block(32.0) - 9.088769195882769e-4).abs() < 1e-15);
+/// assert_eq!(fpr_for_keys_per_block(1e9), 1.0);
+/// ```
+pub fn fpr_for_keys_per_block(keys_per_block: f64) -> f64 {
+    if keys_per_block <= 0.0 {
+        return 0.0;
+    }
+    shifted_rate(keys_per_block, 0)
+}
+
+/// `FPR₂`: the false-positive rate of two probes (the second block a different block of the
+/// first one's group of 64) for `items` keys in `num_blocks` blocks (see the
+/// [module docs](self)).
+///
+/// ```
+/// use splitbloom::math::wide::two_probe_fpr;
+/// let rate = two_probe_fpr(1_000_000, 39_424);
+/// assert!((rate - 1.013930200379e-4).abs() < 1e-12);
+/// ```
+pub fn two_probe_fpr(items: usize, num_blocks: usize) -> f64 {
+    if items == 0 {
+        return 0.0;
+    }
+    if num_blocks == 0 {
+        return 1.0;
+    }
+    let load = 2.0 * items as f64 / num_blocks as f64;
+    let others = (GROUP_BLOCKS - 1) as f64;
+    let shared_mean = load / others;
+    let own_mean = load * (others - 1.0) / others;
+    if own_mean >= SATURATED {
+        return 1.0;
+    }
+    // Σ_s Pois(s; m)·g(s)²: g ≤ 1, so past the mean the rest is at most P(s)·r/(1 − r).
+    let mut sum = CompensatedSum::default();
+    let mut probability = libm::exp(-shared_mean);
+    let mut shift = 0u32;
+    loop {
+        let inner = shifted_rate(own_mean, shift);
+        sum.add(probability * inner * inner);
+        shift += 1;
+        probability *= shared_mean / f64::from(shift);
+        let ratio = shared_mean / f64::from(shift + 1);
+        if (ratio < 1.0 && probability * ratio / (1.0 - ratio) <= TRUNCATION * sum.total())
+            || probability == 0.0
+        {
+            break;
+        }
+    }
+    sum.total().clamp(0.0, 1.0)
+}
+
+/// The false-positive rate of a wide filter of `num_blocks` blocks holding `items` keys with
+/// `probes` probes per key (1 or 2; any other count gives 1, a filter that cannot exist).
+///
+/// ```
+/// use splitbloom::math::wide::{false_positive_rate, fpr_for_keys_per_block};
+/// assert_eq!(false_positive_rate(1000, 40, 1), fpr_for_keys_per_block(25.0));
+/// assert!(false_positive_rate(1000, 64, 2) < false_positive_rate(1000, 64, 1));
+/// ```
+pub fn false_positive_rate(items: usize, num_blocks: usize, probes: u8) -> f64 {
+    match probes {
+        1 if num_blocks > 0 => fpr_for_keys_per_block(items as f64 / num_blocks as f64),
+        2 if num_blocks > 0 => two_probe_fpr(items, num_blocks),
+        _ => 1.0,
+    }
+}
+
+/// Whether a filter of `num_blocks` blocks may use `probes` probes: one probe needs at least
+/// one block, two need whole groups of [`GROUP_BLOCKS`]; both at most [`MAX_WIDE_BLOCKS`].
+///
+/// ```
+/// use splitbloom::math::wide::is_valid_shape;
+/// assert!(is_valid_shape(3, 1));
+/// assert!(!is_valid_shape(100, 2));
+/// assert!(is_valid_shape(128, 2));
+/// ```
+pub fn is_valid_shape(num_blocks: usize, probes: u8) -> bool {
+    let size_ok = num_blocks > 0 && num_blocks <= MAX_WIDE_BLOCKS;
+    match probes {
+        1 => size_ok,
+        2 => size_ok && num_blocks.is_multiple_of(GROUP_BLOCKS),
+        _ => false,
+    }
+}
+
+/// The smallest block count `k·step` (`k ≥ 1`, at most [`MAX_WIDE_BLOCKS`]) whose rate is at
+/// most `fpr`, or `None`: a bisection, the rate falling as blocks are added.
+fn smallest_blocks(step: usize, fpr: f64, rate: impl Fn(usize) -> f64) -> Option<usize> {
+    let most = MAX_WIDE_BLOCKS / step;
+    if rate(most * step) > fpr {
+        return None;
+    }
+    let (mut low, mut high) = (0usize, most);
+    while high - low > 1 {
+        let mid = low + (high - low) / 2;
+        if rate(mid * step) <= fpr {
+            high = mid;
+        } else {
+            low = mid;
+        }
+    }
+    Some(high * step)
+}
+
+/// The number of blocks and probes (1 or 2) for `items` keys at a false-positive rate of at
+/// most `fpr`: the fewest blocks for each probe count whose expected rate is at most
+/// `fpr·(1 − SIZING_MARGIN)` (see [`SIZING_MARGIN`]), and one probe (one cache line per
+/// lookup) unless it needs more than 1% more blocks than two.
+///
+/// Errors when `items` is 0, `fpr` is not in (0, 1), or the filter would exceed
+/// [`MAX_WIDE_BLOCKS`].
+///
+/// ```
+/// use splitbloom::math::wide::num_blocks_for_fpr;
+/// assert_eq!(num_blocks_for_fpr(1_000_000, 1e-2)?.1, 1);
+/// assert_eq!(num_blocks_for_fpr(1_000_000, 1e-6)?.1, 2);
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<(usize, u8), Error> {
+    if items == 0 {
+        return Err(Error::ZeroItems);
+    }
+    check_fpr(fpr)?;
+    let fpr = fpr * (1.0 - SIZING_MARGIN);
+    let one = smallest_blocks(1, fpr, |blocks| false_positive_rate(items, blocks, 1));
+    let two = smallest_blocks(GROUP_BLOCKS, fpr, |blocks| two_probe_fpr(items, blocks));
+    match (one, two) {
+        (Some(one), Some(two)) if one as f64 > ONE_PROBE_ALLOWANCE * two as f64 => Ok((two, 2)),
+        (Some(one), _) => Ok((one, 1)),
+        (None, Some(two)) => Ok((two, 2)),
+        (None, None) => Err(Error::TooLarge {
+            blocks: MAX_WIDE_BLOCKS as f64 + 1.0,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(got: f64, want: f64, relative: f64) -> bool {
+        (got - want).abs() <= relative * want
+    }
+
+    /// F(λ) against the study's 50-digit decimal known answers.
+    #[test]
+    fn one_probe_known_answers() {
+        for (lambda, want) in [
+            (1.0, 1.142182103772618e-11),
+            (8.0, 2.988001382739608e-7),
+            (16.0, 1.688814672905253e-5),
+            (25.6, 2.596399170277283e-4),
+            (32.0, 9.088769195882769e-4),
+            (51.2, 1.048982602074595e-2),
+            (64.0, 2.931078309215184e-2),
+            (128.0, 3.191279627593321e-1),
+        ] {
+            let got = fpr_for_keys_per_block(lambda);
+            assert!(close(got, want, 1e-12), "λ = {lambda}: {got} vs {want}");
+        }
+        // Independent two-block rates F(1024/c)² at c bits per key.
+        for (bits, want) in [
+            (16.0, 8.591220054751743e-4),
+            (20.0, 1.100364499455188e-4),
+            (24.0, 1.782943050812634e-5),
+            (32.0, 8.260572549602752e-7),
+        ] {
+            let one = fpr_for_keys_per_block(1024.0 / bits);
+            assert!(
+                close(one * one, want, 1e-12),
+                "{bits}: {} vs {want}",
+                one * one
+            );
+        }
+    }
+
+    /// FPR₂ against the study's values (f64 there, agreeing with the decimal F to 1e-14).
+    #[test]
+    fn two_probe_known_answers() {
+        for (items, blocks, want) in [
+            (1_000_000, 39_424, 1.013930200379e-4),
+            (1_000_000, 61_440, 1.011929193337e-6),
+        ] {
+            let got = two_probe_fpr(items, blocks);
+            assert!(close(got, want, 1e-10), "{blocks}: {got} vs {want}");
+        }
+    }
+
+    /// The closed form near 1 and the Poisson sum agree where they meet.
+    #[test]
+    fn both_forms_agree_at_the_switch() {
+        for shift in [0, 1, 5] {
+            let below = shifted_rate(COMPLEMENT_FROM.next_down(), shift);
+            let above = shifted_rate(COMPLEMENT_FROM, shift);
+            assert!(close(below, above, 1e-12), "{shift}: {below} vs {above}");
+        }
+        assert!(1.0 - fpr_for_keys_per_block(SATURATED.next_down()) < 1e-15);
+    }
+
+    #[test]
+    fn rates_are_monotone() {
+        let mut previous = 0.0;
+        let mut lambda = 0.01;
+        while lambda < 3000.0 {
+            let rate = fpr_for_keys_per_block(lambda);
+            assert!(rate >= previous, "{lambda}");
+            previous = rate;
+            lambda *= 1.01;
+        }
+        let mut previous = 1.0;
+        for blocks in (64..20_000).step_by(64) {
+            let rate = two_probe_fpr(100_000, blocks);
+            assert!(rate <= previous, "{blocks}");
+            previous = rate;
+        }
+    }
+
+    /// Sizes at 10^6 keys: one probe at 1e-3, two below; the ratios to the classic optimum
+    /// n·ln(1/p)/ln²2 meet 1.10x at 1e-3 and 1e-4 and 1.20x at 1e-6, margin included.
+    #[test]
+    fn sizes_for_a_million_keys() {
+        for (fpr, blocks, probes, most) in [
+            (1e-3, 30_826, 1, 1.10),
+            (1e-4, 39_616, 2, 1.10),
+            (1e-5, 49_728, 2, 1.10),
+            (1e-6, 61_632, 2, 1.20),
+        ] {
+            let got = num_blocks_for_fpr(1_000_000, fpr).unwrap();
+            assert_eq!(got, (blocks, probes), "{fpr}");
+            let optimum = 1e6 * libm::log(1.0 / fpr) / (core::f64::consts::LN_2.powi(2)) / 8.0;
+            let ratio = (blocks * WIDE_BLOCK_BYTES) as f64 / optimum;
+            assert!(ratio <= most, "{fpr}: {ratio}");
+            let aim = fpr * (1.0 - SIZING_MARGIN);
+            assert!(false_positive_rate(1_000_000, blocks, probes) <= aim);
+            let fewer = if probes == 1 { blocks - 1 } else { blocks - 64 };
+            assert!(false_positive_rate(1_000_000, fewer, probes) > aim);
+        }
+    }
+
+    #[test]
+    fn rejects_bad_parameters() {
+        assert_eq!(num_blocks_for_fpr(0, 0.01), Err(Error::ZeroItems));
+        for fpr in [0.0, 1.0, -1.0, f64::NAN] {
+            assert!(num_blocks_for_fpr(10, fpr).is_err());
+        }
+        assert!(matches!(
+            num_blocks_for_fpr(1, 1e-300),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(!is_valid_shape(0, 1) && !is_valid_shape(64, 3) && !is_valid_shape(64, 0));
+    }
+}
