@@ -43,6 +43,7 @@
 //! | many threads inserting into one live filter | [`AtomicFilter`] (or one [`Filter`] per thread, then [`Filter::union`]) |
 //! | to remove keys | [`CountingFilter`]: 4-bit counters, four times the memory |
 //! | an unknown number of keys | [`ScalableFilter`]: grows, keeps its false-positive target |
+//! | keys that expire: "seen in the last G periods" | [`WindowFilter`]: `G` generations, `rotate()` forgets the oldest |
 //! | answers from stored bytes without copying them | [`FilterRef`] |
 //! | a Parquet column chunk's bloom filter | [`parquet`], with [`ParquetHash`](parquet::ParquetHash) |
 //!
@@ -230,7 +231,7 @@ pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
-pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter};
+pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter, WindowFilter};
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
 pub use kind::{HasherKind, Kernel, UnknownKernel};

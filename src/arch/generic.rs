@@ -256,3 +256,18 @@ pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
         },
     );
 }
+
+/// Whether every bit of `x` is set in any one of `generations`: the lookup of a window filter,
+/// whose generations of one block index lie side by side. Every generation is tested and the
+/// answers ORed without an early exit, so a lookup does not mispredict on which generation
+/// holds the key.
+#[inline(always)]
+pub(crate) fn contains_any_with<K: BlockKernel>(
+    kernel: K,
+    generations: &[[u32; LANES]],
+    x: u32,
+) -> bool {
+    generations
+        .iter()
+        .fold(false, |found, block| found | kernel.contains(block, x))
+}

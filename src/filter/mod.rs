@@ -12,6 +12,7 @@
 //! | `atomic.rs` | [`AtomicFilter`]: inserts through `&self` from many threads |
 //! | `counting.rs` | [`CountingFilter`]: 4-bit counters, so keys can be removed |
 //! | `scalable/` | [`ScalableFilter`]: a chain of filters that grows, and its `SBLS` bytes |
+//! | `window.rs` | [`WindowFilter`]: generations side by side, a sliding window that forgets old keys |
 //! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
 //!
@@ -44,6 +45,8 @@ mod counting;
 pub use counting::CountingFilter;
 mod scalable;
 pub use scalable::ScalableFilter;
+mod window;
+pub use window::WindowFilter;
 mod fold;
 #[cfg(feature = "serde")]
 mod serde;

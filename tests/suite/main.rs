@@ -47,3 +47,4 @@ mod properties;
 mod scalable;
 mod scalable_format;
 mod serde;
+mod window;
