@@ -271,3 +271,33 @@ pub(crate) fn contains_any_with<K: BlockKernel>(
         .iter()
         .fold(false, |found, block| found | kernel.contains(block, x))
 }
+
+/// The batch lookup of a window filter: `out[i]` is [`contains_any_with`] on the
+/// `generations` blocks of `hashes[i]`'s block index in `blocks` (`num_blocks × generations`
+/// blocks, one index's generations side by side). With `distance` above 0, the first and last
+/// cache line of the key `distance` places later are prefetched into L2 before each probe, as
+/// the other filters' batches do, so the misses of a batch overlap.
+#[inline(always)]
+pub(crate) fn contains_any_hashes_with<K: BlockKernel>(
+    kernel: K,
+    blocks: &[[u32; LANES]],
+    generations: usize,
+    hashes: &[u64],
+    out: &mut [bool],
+    distance: usize,
+) {
+    assert_eq!(hashes.len(), out.len(), "one answer slot per key");
+    let num_blocks = blocks.len() / generations.max(1);
+    let first_block = |hash: u64| block_index(hash, num_blocks) * generations;
+    for (index, (&hash, answer)) in hashes.iter().zip(out.iter_mut()).enumerate() {
+        if distance > 0
+            && let Some(&ahead) = hashes.get(index + distance)
+        {
+            let first = blocks.as_ptr().wrapping_add(first_block(ahead));
+            prefetch::prefetch::<false, _>(first);
+            prefetch::prefetch::<false, _>(first.wrapping_add(generations - 1));
+        }
+        let first = first_block(hash);
+        *answer = contains_any_with(kernel, &blocks[first..first + generations], hash as u32);
+    }
+}

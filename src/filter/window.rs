@@ -376,7 +376,8 @@ for key in [\"apple\", \"pear\"] {
 macro_rules! window_note {
     () => {
         "Every generation is asked: the key's block index holds them side by side, and the \
-         answer is `true` when any one holds every bit of the key."
+         answer is `true` when any one holds every bit of the key. Batches prefetch each key's \
+         generations 128 keys ahead on windows whose generations reach half the L2 cache."
     };
 }
 
@@ -388,6 +389,12 @@ read_methods! {
         let kernel = filter.kernel;
         let generations = &filter.words()[filter.generations_of(hash)];
         arch::contains_any_with(kernel, generations, hash as u32)
+    },
+    probe_all: |filter, hashes, out| {
+        // Prefetch when one generation alone is at least the size other filters prefetch at.
+        let distance = arch::prefetch_distance(filter.num_blocks);
+        let (kernel, generations) = (filter.kernel, filter.generations);
+        arch::contains_any_hashes_with(kernel, filter.words(), generations, hashes, out, distance);
     },
     bytes: yes,
 }

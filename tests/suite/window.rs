@@ -197,3 +197,44 @@ fn rotation_clears_only_the_oldest_generation() {
     );
     assert_eq!(window.rotations(), 4);
 }
+
+#[test]
+fn batches_answer_as_single_lookups_on_every_kernel() {
+    // Generations of 256 KiB each, past the prefetch threshold of most CPUs, and a small
+    // window below it: both batch paths.
+    for (items, prefetched) in [(200_000, true), (500, false)] {
+        for kernel in Kernel::available() {
+            let mut window = WindowFilter::with_fpr(items, 0.01, 3)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            let distance = splitbloom::__kernel_testing::prefetch_distance(window.num_blocks());
+            if prefetched && distance == 0 {
+                eprintln!(
+                    "{} blocks a generation do not prefetch on this CPU",
+                    window.num_blocks()
+                );
+            }
+            fill(&mut window, 4, items as u64);
+            let probes: Vec<u64> = (0..3 * items as u64)
+                .map(|index| key(index % 5, index))
+                .collect();
+            let single: Vec<bool> = probes.iter().map(|probe| window.contains(probe)).collect();
+            let mut batch = vec![false; probes.len()];
+            window.contains_batch(&probes, &mut batch);
+            assert_eq!(batch, single, "{kernel}");
+            let hashes: Vec<u64> = probes
+                .iter()
+                .map(|probe| window.hash_bytes(&probe.to_le_bytes()))
+                .collect();
+            let single: Vec<bool> = hashes
+                .iter()
+                .map(|&hash| window.contains_hash(hash))
+                .collect();
+            window.contains_hash_batch(&hashes, &mut batch);
+            assert_eq!(batch, single, "{kernel}");
+            let count = single.iter().filter(|&&found| found).count();
+            assert_eq!(window.count_contained_hashes(&hashes), count, "{kernel}");
+        }
+    }
+}
