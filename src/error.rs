@@ -147,6 +147,8 @@ pub enum Error {
     /// A window filter's number of generations is not between 1 and
     /// [`MAX_GENERATIONS`](crate::math::MAX_GENERATIONS).
     InvalidGenerations(usize),
+    /// A serialized window filter's header holds a field out of range (the reason says which).
+    InvalidWindowHeader(&'static str),
     /// Reading or writing a filter's bytes failed; converted from [`std::io::Error`] (kind and
     /// message, so that `Error` stays `Clone` and `PartialEq`), so `?` works on `write_to`.
     #[cfg(feature = "std")]
@@ -260,6 +262,9 @@ impl fmt::Display for Error {
                 id = found.id(),
                 name = found.type_name()
             ),
+            Error::InvalidWindowHeader(reason) => {
+                write!(f, "invalid window filter header: {reason}")
+            }
             Error::InvalidParquetHeader(reason) => {
                 write!(f, "invalid Parquet bloom filter header: {reason}")
             }

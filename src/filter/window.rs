@@ -12,6 +12,7 @@
 //! slot is touched, so a key of the window is never made to look absent. Clearing one slot
 //! of every block index is `num_blocks` block writes, the filter's size over `G`.
 
+use alloc::vec::Vec;
 use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
@@ -21,6 +22,7 @@ use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
 use crate::error::Error;
 use crate::filter::view::{block_fpr, fill_ratio};
 use crate::filter::write::{self, Insert};
+use crate::format::{self, WindowHeader};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Kernel;
 use crate::math;
@@ -525,5 +527,88 @@ impl<S: FilterHasher> WindowFilter<S> {
     /// ```
     pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
         let Ok(()) = write::insert_bytes_batch(self, keys);
+    }
+}
+
+/// A window's bytes, in the `SBLW` layout of [`format`](crate::format) (`docs/FORMAT.md` has
+/// the byte table and known answers).
+impl<S: FilterHasher> WindowFilter<S> {
+    /// The window in the `SBLW` format: a 64-byte header (hasher, seed, shape, the newest
+    /// generation's slot, the rotation count, a checksum), then every generation's blocks.
+    ///
+    /// ```
+    /// let mut window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?;
+    /// window.insert("key");
+    /// let bytes = window.to_bytes();
+    /// assert_eq!(&bytes[..4], b"SBLW");
+    /// assert_eq!(splitbloom::WindowFilter::from_bytes(&bytes)?, window);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let header = WindowHeader {
+            hasher: S::KIND,
+            seed: self.hasher.seed(),
+            num_blocks: self.num_blocks,
+            items_per_generation: self.items_per_generation,
+            generations: self.generations,
+            newest: self.newest,
+            rotations: self.rotations,
+        };
+        format::window_to_bytes(&header, self.words())
+    }
+
+    /// Reads a window written by [`to_bytes`](WindowFilter::to_bytes) with hasher type `S`,
+    /// its seed taken from the bytes. Every field, the length and the checksum are checked
+    /// before anything is allocated; bad bytes are an [`Error`], never a panic.
+    ///
+    /// ```
+    /// use splitbloom::{WindowFilter, parquet::ParquetHash};
+    /// let mut window = WindowFilter::with_fpr_and_hasher(100, 0.01, 2, ParquetHash::default())?;
+    /// window.insert_bytes(b"key");
+    /// let copy = WindowFilter::<ParquetHash>::from_bytes_with_hasher_type(&window.to_bytes())?;
+    /// assert!(copy.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes_with_hasher_type(bytes: &[u8]) -> Result<Self, Error> {
+        let (header, payload) = format::parse_window(bytes)?;
+        if !header.hasher.is_available() {
+            return Err(Error::HasherUnavailable(header.hasher));
+        }
+        if header.hasher != S::KIND {
+            return Err(Error::HasherKindMismatch {
+                expected: S::KIND,
+                found: header.hasher,
+            });
+        }
+        let hasher = S::try_with_seed(header.seed)?;
+        let mut window = Self::build(
+            header.num_blocks,
+            header.items_per_generation,
+            header.generations,
+            hasher,
+        )?;
+        window.newest = header.newest;
+        window.rotations = header.rotations;
+        format::decode_into(payload, bytemuck::cast_slice_mut(&mut window.blocks));
+        Ok(window)
+    }
+}
+
+impl WindowFilter {
+    /// Reads a window of the default hasher written by [`to_bytes`](WindowFilter::to_bytes);
+    /// see [`from_bytes_with_hasher_type`](WindowFilter::from_bytes_with_hasher_type).
+    ///
+    /// ```
+    /// use splitbloom::{Error, WindowFilter};
+    /// let mut window = WindowFilter::with_fpr(100, 0.01, 3)?;
+    /// window.insert("key");
+    /// window.rotate();
+    /// let copy = WindowFilter::from_bytes(&window.to_bytes())?;
+    /// assert!(copy.contains("key") && copy.rotations() == 1);
+    /// assert!(matches!(WindowFilter::from_bytes(b"SBLM"), Err(Error::WrongMagic { .. })));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<WindowFilter, Error> {
+        WindowFilter::from_bytes_with_hasher_type(bytes)
     }
 }

@@ -238,3 +238,85 @@ fn batches_answer_as_single_lookups_on_every_kernel() {
         }
     }
 }
+
+/// The window of the golden file `window.sblw`: 3 generations of 40 keys each, 4 rotations (so
+/// the ring has wrapped), byte keys `gen<g>-key<i>` through the byte-key contract.
+fn golden_window() -> WindowFilter {
+    let mut window = WindowFilter::with_fpr(40, 0.01, 3).unwrap();
+    for generation in 0..5 {
+        if generation > 0 {
+            window.rotate();
+        }
+        for index in 0..40 {
+            window.insert_bytes(format!("gen{generation}-key{index}").as_bytes());
+        }
+    }
+    window
+}
+
+#[test]
+fn golden_file_pins_the_window_layout() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/golden/window.sblw");
+    let window = golden_window();
+    let bytes = window.to_bytes();
+    if std::env::var_os("SPLITBLOOM_WRITE_GOLDEN").is_some() {
+        std::fs::write(&path, &bytes).unwrap();
+    }
+    let golden = std::fs::read(&path).unwrap();
+    assert!(
+        golden == bytes,
+        "this build writes other bytes than window.sblw"
+    );
+    let read = WindowFilter::from_bytes(&golden).unwrap();
+    assert_eq!(read, window);
+    assert_eq!((read.rotations(), read.generations()), (4, 3));
+    for generation in 2..5 {
+        for index in 0..40 {
+            assert!(read.contains_bytes(format!("gen{generation}-key{index}").as_bytes()));
+        }
+    }
+}
+
+#[test]
+fn bytes_round_trip_and_every_corruption_is_an_error() {
+    let window = golden_window();
+    let bytes = window.to_bytes();
+    assert_eq!(WindowFilter::from_bytes(&bytes).unwrap().to_bytes(), bytes);
+    // Every truncation and every single-bit flip of the header (and a sample of the blocks)
+    // is refused with an error, never a panic.
+    for len in 0..bytes.len() {
+        assert!(
+            WindowFilter::from_bytes(&bytes[..len]).is_err(),
+            "truncated to {len}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(
+        WindowFilter::from_bytes(&longer),
+        Err(Error::LengthMismatch { .. })
+    ));
+    for bit in (0..64 * 8).chain((64 * 8..bytes.len() * 8).step_by(61)) {
+        let mut flipped = bytes.clone();
+        flipped[bit / 8] ^= 1 << (bit % 8);
+        assert!(
+            WindowFilter::from_bytes(&flipped).is_err(),
+            "bit {bit} flipped"
+        );
+    }
+    // A Filter's bytes are not a window's, and a window's are not a Filter's.
+    let filter = splitbloom::Filter::with_fpr(10, 0.01).unwrap().to_bytes();
+    assert!(matches!(
+        WindowFilter::from_bytes(&filter),
+        Err(Error::WrongMagic { .. })
+    ));
+    assert!(matches!(
+        splitbloom::Filter::from_bytes(&bytes),
+        Err(Error::WrongMagic { .. })
+    ));
+    assert!(matches!(
+        WindowFilter::<splitbloom::parquet::ParquetHash>::from_bytes_with_hasher_type(&bytes),
+        Err(Error::HasherKindMismatch { .. })
+    ));
+}
