@@ -231,6 +231,8 @@ pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
+#[cfg(target_has_atomic = "64")]
+pub use filter::{AtomicWindowFilter, WindowWriter};
 pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter, WindowFilter};
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};

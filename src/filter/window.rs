@@ -55,19 +55,19 @@ use crate::storage::Blocks;
 pub struct WindowFilter<S = Xxh3> {
     /// `num_blocks × generations` blocks: generation slot `g` of block index `i` at
     /// `i × generations + g`.
-    blocks: Blocks,
+    pub(super) blocks: Blocks,
     /// Blocks per generation: the block index ranges over these, as in a `Filter`.
-    num_blocks: usize,
+    pub(super) num_blocks: usize,
     /// The keys each generation is sized for.
-    items_per_generation: usize,
+    pub(super) items_per_generation: usize,
     /// `G`, 1 to [`math::MAX_GENERATIONS`].
-    generations: usize,
+    pub(super) generations: usize,
     /// The slot inserts write.
-    newest: usize,
+    pub(super) newest: usize,
     /// How many times the window has rotated.
-    rotations: u64,
-    kernel: Dispatch,
-    hasher: S,
+    pub(super) rotations: u64,
+    pub(super) kernel: Dispatch,
+    pub(super) hasher: S,
 }
 
 impl WindowFilter {
@@ -118,7 +118,7 @@ impl<S> WindowFilter<S> {
 
     /// An empty window of `generations` generations of `num_blocks` blocks each, sized for
     /// `items_per_generation` keys.
-    fn build(
+    pub(super) fn build(
         num_blocks: usize,
         items_per_generation: usize,
         generations: usize,

@@ -320,3 +320,68 @@ fn bytes_round_trip_and_every_corruption_is_an_error() {
         Err(Error::HasherKindMismatch { .. })
     ));
 }
+
+#[test]
+fn concurrent_readers_never_miss_a_key_of_the_window_during_rotations() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let (generations, per_generation, periods) = (3usize, 2000u64, 60u64);
+    let window = WindowFilter::with_fpr(per_generation as usize, 0.01, generations)
+        .unwrap()
+        .into_atomic();
+    // Generations whose keys are all inserted.
+    let done = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        let mut writer = window.writer().unwrap();
+        let done = &done;
+        let window = &window;
+        scope.spawn(move || {
+            for generation in 0..periods {
+                if generation > 0 {
+                    writer.rotate();
+                }
+                for index in 0..per_generation {
+                    writer.insert(&key(generation, index));
+                }
+                done.store(generation + 1, Ordering::Release);
+            }
+        });
+        for _ in 0..2 {
+            scope.spawn(move || {
+                let mut checked = 0u64;
+                loop {
+                    let complete = done.load(Ordering::Acquire);
+                    if complete == periods {
+                        break;
+                    }
+                    let Some(newest) = complete.checked_sub(1) else {
+                        continue;
+                    };
+                    // The newest complete generation and the ones before it in the window.
+                    let oldest = newest.saturating_sub(generations as u64 - 1);
+                    for generation in oldest..=newest {
+                        for index in (0..per_generation).step_by(7) {
+                            if !window.contains(&key(generation, index)) {
+                                // Generation g went in after rotation g and leaves the window
+                                // at rotation g + G: a miss is allowed only past it.
+                                let rotations = window.rotations();
+                                assert!(
+                                    rotations >= generation + generations as u64,
+                                    "key {index} of generation {generation} missed after \
+                                     {rotations} rotations"
+                                );
+                            }
+                            checked += 1;
+                        }
+                    }
+                }
+                assert!(checked > 0, "the readers never ran during the writes");
+            });
+        }
+    });
+    let window = window.into_window();
+    for generation in periods - generations as u64..periods {
+        for index in 0..per_generation {
+            assert!(window.contains(&key(generation, index)));
+        }
+    }
+}
