@@ -109,9 +109,9 @@
 //!   256 bits wide) and `neon` (aarch64). A filter holds its kernel by value, and each
 //!   operation is one direct call into code compiled for it. The test suite checks every
 //!   kernel's every output against `scalar`.
-//! * **Variants**: [`AtomicFilter`], [`CountingFilter`] and [`ScalableFilter`] share the block
-//!   choice, lane bits and hashing of [`Filter`]; every read and every write is written once
-//!   for all of them.
+//! * **Variants**: [`AtomicFilter`], [`CountingFilter`], [`ScalableFilter`] and
+//!   [`WindowFilter`] (with [`AtomicWindowFilter`]) share the block choice, lane bits and
+//!   hashing of [`Filter`]; every read and every write is written once for all of them.
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
 //! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halving a filter gives exactly
