@@ -458,16 +458,19 @@ impl<S: BuildHasher> WindowFilter<S> {
     pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
         let Ok(()) = write::insert_batch(self, keys);
     }
+}
 
-    /// Adds every key of an iterator, as [`insert_batch`](WindowFilter::insert_batch).
-    ///
-    /// ```
-    /// let mut window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?;
-    /// window.extend_keys(["apple", "pear"]);
-    /// assert!(window.contains("apple"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn extend_keys<K: Hash>(&mut self, keys: impl IntoIterator<Item = K>) {
+/// Adds every key of an iterator to the newest generation, a chunk at a time through the batch
+/// path.
+///
+/// ```
+/// let mut window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?;
+/// window.extend(["apple", "pear"]);
+/// assert!(window.contains("apple"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: BuildHasher, K: Hash> Extend<K> for WindowFilter<S> {
+    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
         let Ok(()) = write::extend(self, keys);
     }
 }
