@@ -36,6 +36,17 @@ pub const MAX_BLOCKS: usize = if usize::BITS > 32 {
     (isize::MAX as usize) / BLOCK_BYTES
 };
 
+/// The most generations a [`WindowFilter`](crate::WindowFilter) may have: a lookup reads all
+/// of one block index's generations, `G × 32` bytes, which past 64 would be more than 32
+/// cache lines for one key. Defined here, next to [`MAX_BLOCKS`], so that `Error` can name it
+/// without importing `math`; public as `splitbloom::math::MAX_GENERATIONS`.
+///
+/// ```
+/// use splitbloom::{WindowFilter, math::MAX_GENERATIONS};
+/// assert!(WindowFilter::with_fpr(100, 0.01, MAX_GENERATIONS + 1).is_err());
+/// ```
+pub const MAX_GENERATIONS: usize = 64;
+
 /// The eight odd multipliers of the Parquet SBBF specification; lane `i` of a block gets bit
 /// `(x * SALT[i]) >> 27` of a key whose in-block hash is `x`.
 ///

@@ -159,6 +159,11 @@ pub enum Error {
         /// The stage's capacity.
         capacity: usize,
     },
+    /// A window filter's number of generations is not between 1 and
+    /// [`MAX_GENERATIONS`](crate::math::MAX_GENERATIONS).
+    InvalidGenerations(usize),
+    /// A serialized window filter's header holds a field out of range (the reason says which).
+    InvalidWindowHeader(&'static str),
     /// Reading or writing a filter's bytes failed; converted from [`std::io::Error`] (kind and
     /// message, so that `Error` stays `Clone` and `PartialEq`), so `?` works on `write_to`.
     #[cfg(feature = "std")]
@@ -184,6 +189,11 @@ impl fmt::Display for Error {
                 write!(f, "bits per key {bits} is not a positive finite number")
             }
             Error::ZeroBlocks => f.write_str("a filter needs at least one block"),
+            Error::InvalidGenerations(generations) => write!(
+                f,
+                "a window filter needs 1 to {} generations, not {generations}",
+                crate::block::MAX_GENERATIONS
+            ),
             // The byte size depends on the filter type (a counting block is four times larger)
             // and MAX_BLOCKS on the pointer width, so the message states blocks only.
             // Absurd rates ask for astronomically many blocks: past a billion, scientific
@@ -267,6 +277,9 @@ impl fmt::Display for Error {
                 id = found.id(),
                 name = found.type_name()
             ),
+            Error::InvalidWindowHeader(reason) => {
+                write!(f, "invalid window filter header: {reason}")
+            }
             Error::InvalidParquetHeader(reason) => {
                 write!(f, "invalid Parquet bloom filter header: {reason}")
             }

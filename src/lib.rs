@@ -43,6 +43,7 @@
 //! | many threads inserting into one live filter | [`AtomicFilter`] (or one [`Filter`] per thread, then [`Filter::union`]) |
 //! | to remove keys | [`CountingFilter`]: 4-bit counters, four times the memory |
 //! | an unknown number of keys | [`ScalableFilter`]: grows, keeps its false-positive target |
+//! | keys that expire: "seen in the last G periods" | [`WindowFilter`]: `G` generations, `rotate()` forgets the oldest |
 //! | answers from stored bytes without copying them | [`FilterRef`] |
 //! | a Parquet column chunk's bloom filter | [`parquet`], with [`ParquetHash`](parquet::ParquetHash) |
 //!
@@ -111,9 +112,9 @@
 //!   256 bits wide) and `neon` (aarch64). A filter holds its kernel by value, and each
 //!   operation is one direct call into code compiled for it. The test suite checks every
 //!   kernel's every output against `scalar`.
-//! * **Variants**: [`AtomicFilter`], [`CountingFilter`] and [`ScalableFilter`] share the block
-//!   choice, lane bits and hashing of [`Filter`]; every read and every write is written once
-//!   for all of them.
+//! * **Variants**: [`AtomicFilter`], [`CountingFilter`], [`ScalableFilter`] and
+//!   [`WindowFilter`] (with [`AtomicWindowFilter`]) share the block choice, lane bits and
+//!   hashing of [`Filter`]; every read and every write is written once for all of them.
 //! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
 //!   under-sizes a blocked filter.
 //! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halving a filter gives exactly
@@ -240,7 +241,9 @@ pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
-pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter};
+#[cfg(target_has_atomic = "64")]
+pub use filter::{AtomicWindowFilter, WindowWriter};
+pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter, WindowFilter};
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;

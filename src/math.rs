@@ -34,7 +34,7 @@ pub mod wide;
 /// Bits in one block.
 const BLOCK_BITS: f64 = (BLOCK_BYTES * 8) as f64;
 
-pub use crate::block::MAX_BLOCKS;
+pub use crate::block::{MAX_BLOCKS, MAX_GENERATIONS};
 
 /// Above this many keys per block the rate rounds to 1: `1 − FPR(λ) ≤ 8·e^(−λ/32)` (each of the
 /// eight lanes of a probed block leaves the probe's bit clear with probability at most
@@ -452,6 +452,59 @@ pub(crate) fn is_num_blocks_for_fpr(items: usize, fpr: f64, blocks: usize) -> bo
     }
     let rate = |blocks: usize| fpr_for_keys_per_block(items as f64 / blocks as f64);
     rate(blocks) <= fpr && (blocks == 1 || rate(blocks - 1) > fpr)
+}
+
+// ---- Sliding windows -------------------------------------------------------------------------
+
+/// The false-positive rate of a window of split-block filters asked together, as
+/// [`WindowFilter`](crate::WindowFilter) asks its generations: a key absent from all of them is
+/// reported present when any one reports it, so with rates `F_g` the window's rate is
+/// `1 − Π (1 − F_g)` (the generations hold different keys, so their answers are taken as
+/// independent).
+///
+/// ```
+/// use splitbloom::math::window_false_positive_rate;
+/// let rate = window_false_positive_rate([0.01, 0.01, 0.0]);
+/// assert!((rate - (1.0 - 0.99 * 0.99)).abs() < 1e-15);
+/// assert_eq!(window_false_positive_rate([]), 0.0);
+/// ```
+pub fn window_false_positive_rate(generation_rates: impl IntoIterator<Item = f64>) -> f64 {
+    // Σ ln(1 − F_g), then 1 − e^Σ: exact for the tiny rates where 1 − Π would round to 0.
+    let log_miss: f64 = generation_rates
+        .into_iter()
+        .map(|rate| libm::log1p(-rate.clamp(0.0, 1.0)))
+        .sum();
+    -libm::expm1(log_miss)
+}
+
+/// The false-positive rate each of `generations` equal generations may have so that the whole
+/// window's rate ([`window_false_positive_rate`]) is `fpr`: `1 − (1 − fpr)^(1/G)`, a little
+/// above `fpr / G`.
+///
+/// Errors when `fpr` is not in (0, 1) or `generations` is 0.
+///
+/// ```
+/// use splitbloom::math::{generation_fpr_for_window, window_false_positive_rate};
+/// let per_generation = generation_fpr_for_window(0.01, 4)?;
+/// assert!(per_generation > 0.0025 && per_generation < 0.00252);
+/// let window = window_false_positive_rate([per_generation; 4]);
+/// assert!((window - 0.01).abs() < 1e-12);
+/// assert!(generation_fpr_for_window(0.01, 0).is_err());
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub fn generation_fpr_for_window(fpr: f64, generations: usize) -> Result<f64, Error> {
+    check_fpr(fpr)?;
+    check_generations(generations)?;
+    Ok(-libm::expm1(libm::log1p(-fpr) / generations as f64))
+}
+
+/// Errors unless a window may have `generations` generations: 1 to [`MAX_GENERATIONS`].
+pub(crate) fn check_generations(generations: usize) -> Result<(), Error> {
+    if (1..=MAX_GENERATIONS).contains(&generations) {
+        Ok(())
+    } else {
+        Err(Error::InvalidGenerations(generations))
+    }
 }
 
 #[cfg(test)]

@@ -256,3 +256,48 @@ pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
         },
     );
 }
+
+/// Whether every bit of `x` is set in any one of `generations`: the lookup of a window filter,
+/// whose generations of one block index lie side by side. Every generation is tested and the
+/// answers ORed without an early exit, so a lookup does not mispredict on which generation
+/// holds the key.
+#[inline(always)]
+pub(crate) fn contains_any_with<K: BlockKernel>(
+    kernel: K,
+    generations: &[[u32; LANES]],
+    x: u32,
+) -> bool {
+    generations
+        .iter()
+        .fold(false, |found, block| found | kernel.contains(block, x))
+}
+
+/// The batch lookup of a window filter: `out[i]` is [`contains_any_with`] on the
+/// `generations` blocks of `hashes[i]`'s block index in `blocks` (`num_blocks × generations`
+/// blocks, one index's generations side by side). With `distance` above 0, the first and last
+/// cache line of the key `distance` places later are prefetched into L2 before each probe, as
+/// the other filters' batches do, so the misses of a batch overlap.
+#[inline(always)]
+pub(crate) fn contains_any_hashes_with<K: BlockKernel>(
+    kernel: K,
+    blocks: &[[u32; LANES]],
+    generations: usize,
+    hashes: &[u64],
+    out: &mut [bool],
+    distance: usize,
+) {
+    assert_eq!(hashes.len(), out.len(), "one answer slot per key");
+    let num_blocks = blocks.len() / generations.max(1);
+    let first_block = |hash: u64| block_index(hash, num_blocks) * generations;
+    for (index, (&hash, answer)) in hashes.iter().zip(out.iter_mut()).enumerate() {
+        if distance > 0
+            && let Some(&ahead) = hashes.get(index + distance)
+        {
+            let first = blocks.as_ptr().wrapping_add(first_block(ahead));
+            prefetch::prefetch::<false, _>(first);
+            prefetch::prefetch::<false, _>(first.wrapping_add(generations - 1));
+        }
+        let first = first_block(hash);
+        *answer = contains_any_with(kernel, &blocks[first..first + generations], hash as u32);
+    }
+}

@@ -95,8 +95,8 @@ pub(crate) mod xxh3_long;
 
 pub(crate) use dispatch::Dispatch;
 pub(crate) use generic::{
-    PREFETCH_DISTANCE, PreHashed, contains_hash_with, contains_keys_with, insert_hash_with,
-    insert_keys_with, prefetch_distance, prefetch_min_blocks,
+    PREFETCH_DISTANCE, PreHashed, contains_any_hashes_with, contains_any_with, contains_hash_with,
+    contains_keys_with, insert_hash_with, insert_keys_with, prefetch_distance, prefetch_min_blocks,
 };
 
 /// The block primitives every kernel implements, with identical results.

@@ -12,6 +12,8 @@
 //! | `atomic.rs` | [`AtomicFilter`]: inserts through `&self` from many threads |
 //! | `counting.rs` | [`CountingFilter`]: 4-bit counters, so keys can be removed |
 //! | `scalable/` | [`ScalableFilter`]: a chain of filters that grows, and its `SBLS` bytes |
+//! | `window.rs` | [`WindowFilter`]: generations side by side, a sliding window that forgets old keys |
+//! | `atomic_window.rs` | [`AtomicWindowFilter`]: lock-free readers, one [`WindowWriter`] inserting and rotating |
 //! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
 //! | `wide.rs` | [`WideFilter`]: 64-byte blocks, one or two per key, for rates of 0.1% and below |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
@@ -45,6 +47,12 @@ mod counting;
 pub use counting::CountingFilter;
 mod scalable;
 pub use scalable::ScalableFilter;
+mod window;
+pub use window::WindowFilter;
+#[cfg(target_has_atomic = "64")]
+mod atomic_window;
+#[cfg(target_has_atomic = "64")]
+pub use atomic_window::{AtomicWindowFilter, WindowWriter};
 mod fold;
 mod wide;
 pub use wide::WideFilter;

@@ -40,6 +40,10 @@
 //! key types, e.g. integers); `docs/FORMAT.md` has known answers to test another
 //! implementation against.
 //!
+//! A [`WindowFilter`](crate::WindowFilter) is a 64-byte header ([`WINDOW_MAGIC`] `SBLW`, its
+//! shape and ring position) followed by every generation's blocks; the byte table is in
+//! `docs/FORMAT.md`.
+//!
 //! A [`ScalableFilter`](crate::ScalableFilter) is a 64-byte header ([`SCALABLE_MAGIC`] `SBLS`, its parameters and
 //! stage count) followed by its stages, each a complete filter in this layout; the byte table
 //! is on [`ScalableHeader`].
@@ -86,9 +90,12 @@ use crate::hash::{FilterHasher, HasherKind};
 use crate::math::MAX_BLOCKS;
 
 mod scalable;
+mod window;
 
 pub(crate) use scalable::scalable_header;
 pub use scalable::{ScalableHeader, ScalableParameters};
+pub use window::{WINDOW_HEADER_BYTES, WINDOW_MAGIC};
+pub(crate) use window::{WindowHeader, parse_window, window_to_bytes};
 
 /// The first four bytes of every serialized filter.
 ///

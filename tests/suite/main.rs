@@ -48,3 +48,4 @@ mod scalable;
 mod scalable_format;
 mod serde;
 mod wide;
+mod window;

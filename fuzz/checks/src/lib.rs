@@ -4,8 +4,10 @@
 //! run. Each check panics (a fuzzer "crash") when a property is violated.
 
 mod trusted;
+mod window;
 
 pub use trusted::trusted_bytes;
+pub use window::window;
 
 use std::collections::HashSet;
 use std::hash::{BuildHasher, Hasher};

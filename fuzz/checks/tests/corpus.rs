@@ -89,3 +89,8 @@ fn roundtrip_corpus() {
 fn counting_corpus() {
     replay("counting", fuzz_checks::counting);
 }
+
+#[test]
+fn window_corpus() {
+    replay("window", fuzz_checks::window);
+}

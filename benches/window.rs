@@ -1,0 +1,99 @@
+//! `WindowFilter` against `Filter` at the same total keys: single and batched lookups, and the
+//! cost of one rotation.
+//!
+//! `cargo bench -p splitbloom-bench --bench window`
+//!
+//! The window has G = 3 generations of 10^6 keys each at 1% over the window; the `Filter` holds
+//! the same 3·10^6 keys at 1%. Lookups probe 10^6 keys, half of them present, in random order.
+//! Rotation clears one generation of the window (a third of its blocks). The FPR of forgotten
+//! and absent keys is printed once, outside the timed loops.
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use rand::rngs::StdRng;
+use rand::{RngExt, SeedableRng};
+use splitbloom::{Filter, WindowFilter};
+
+const PER_GENERATION: usize = 1_000_000;
+const GENERATIONS: usize = 3;
+
+fn window_lookups(c: &mut Criterion) {
+    let mut rng = StdRng::seed_from_u64(34);
+    // Generation 0 is forgotten; generations 1 to 3 are the window.
+    let generations: Vec<Vec<u64>> = (0..=GENERATIONS)
+        .map(|_| (0..PER_GENERATION).map(|_| rng.random()).collect())
+        .collect();
+    let mut window = WindowFilter::with_fpr(PER_GENERATION, 0.01, GENERATIONS).unwrap();
+    for (index, keys) in generations.iter().enumerate() {
+        if index > 0 {
+            window.rotate();
+        }
+        window.insert_batch(keys);
+    }
+    let mut filter = Filter::with_fpr(PER_GENERATION * GENERATIONS, 0.01).unwrap();
+    for keys in &generations[1..] {
+        filter.insert_batch(keys);
+    }
+    let absent: Vec<u64> = (0..PER_GENERATION).map(|_| rng.random()).collect();
+    let probes: Vec<u64> = (0..PER_GENERATION)
+        .map(|index| {
+            if index % 2 == 0 {
+                generations[1 + index % GENERATIONS][index]
+            } else {
+                absent[index]
+            }
+        })
+        .collect();
+
+    // Verify once, outside the timed loops: no key of the window is missed by either.
+    for keys in &generations[1..] {
+        assert_eq!(window.count_contained(keys), keys.len());
+        assert_eq!(filter.count_contained(keys), keys.len());
+    }
+    let rate = |count: usize| 100.0 * count as f64 / PER_GENERATION as f64;
+    println!(
+        "window: {} MiB, Filter: {} MiB; FPR of forgotten keys {:.3}%, of absent keys {:.3}% \
+         (window, planned {:.3}%); absent keys in the Filter {:.3}%",
+        window.size_in_bytes() >> 20,
+        filter.size_in_bytes() >> 20,
+        rate(window.count_contained(&generations[0])),
+        rate(window.count_contained(&absent)),
+        100.0 * window.fpr(),
+        rate(filter.count_contained(&absent)),
+    );
+
+    let mut group = c.benchmark_group("lookup 10^6 keys, 3*10^6 inserted");
+    group.throughput(Throughput::Elements(probes.len() as u64));
+    group.sample_size(20);
+    group.bench_function("Filter contains", |b| {
+        b.iter(|| probes.iter().filter(|key| filter.contains(*key)).count())
+    });
+    group.bench_function("WindowFilter contains (G = 3)", |b| {
+        b.iter(|| probes.iter().filter(|key| window.contains(*key)).count())
+    });
+    group.bench_function("Filter count_contained", |b| {
+        b.iter(|| filter.count_contained(black_box(&probes)))
+    });
+    group.bench_function("WindowFilter count_contained (G = 3)", |b| {
+        b.iter(|| window.count_contained(black_box(&probes)))
+    });
+    group.finish();
+
+    let mut group = c.benchmark_group("rotate");
+    group.sample_size(20);
+    group.bench_function("WindowFilter rotate (G = 3, 10^6 keys a generation)", |b| {
+        b.iter_batched_ref(
+            || window.clone(),
+            |window| {
+                window.rotate();
+                black_box(window.rotations())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+}
+
+criterion_group!(benches, window_lookups);
+criterion_main!(benches);

@@ -1,0 +1,366 @@
+//! [`AtomicWindowFilter`]: a [`WindowFilter`] that readers share lock-free while one writer,
+//! holding its [`WindowWriter`], inserts and rotates.
+//!
+//! Readers ask every generation, so they never need to know which slot is the newest: a
+//! lookup is the same `G` atomic block loads whatever the writer does. The writer is one
+//! handle at a time (taken with [`AtomicWindowFilter::writer`]), because a key must land in
+//! the generation that is newest when it is inserted: an insert racing another thread's
+//! rotation could put it in a generation about to be forgotten.
+//!
+//! Rotation first announces itself (the slot and the rotation count, then a `Release`
+//! fence), then clears the slot that becomes the newest, which only held keys older than the
+//! window. A reader that finds a key absent and then reads [`rotations`]
+//! (`Acquire`) therefore sees every rotation whose clearing it observed, so it can tell a
+//! forgotten key from a lost one; `tests/suite/window.rs` checks that none is ever lost.
+//!
+//! [`rotations`]: AtomicWindowFilter::rotations
+
+use core::cell::Cell;
+use core::convert::Infallible;
+use core::fmt;
+use core::hash::{BuildHasher, Hash};
+use core::marker::PhantomData;
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
+
+use crate::arch::{BlockKernel, Dispatch};
+use crate::block::{LANES, block_index};
+use crate::filter::WindowFilter;
+use crate::filter::write::{self, Insert};
+use crate::hash::{FilterHasher, Xxh3};
+use crate::kind::Kernel;
+use crate::storage::Blocks;
+use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
+
+/// A [`WindowFilter`] whose lookups take `&self` from any number of threads, lock-free, while
+/// one [`WindowWriter`] inserts and rotates.
+///
+/// A key inserted since the last `G − 1` rotations is found by every reader whose lookup
+/// starts after the insert returned, even while a rotation is clearing the oldest generation.
+///
+/// ```
+/// use splitbloom::WindowFilter;
+/// let window = WindowFilter::with_fpr(1000, 0.01, 2)?.into_atomic();
+/// std::thread::scope(|scope| {
+///     let mut writer = window.writer().expect("no other writer");
+///     writer.insert("a");
+///     scope.spawn(|| assert!(window.contains("a"))); // readers share `&window`
+///     writer.rotate();
+///     writer.insert("b");
+/// });
+/// assert!(window.contains("a") && window.contains("b"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+pub struct AtomicWindowFilter<S = Xxh3> {
+    /// As in [`WindowFilter`]: slot `g` of block index `i` at `i × generations + g`.
+    blocks: Blocks<AtomicBlock>,
+    num_blocks: usize,
+    items_per_generation: usize,
+    generations: usize,
+    /// The slot inserts write; only the writer changes it.
+    newest: AtomicUsize,
+    /// Rotations so far, announced before each rotation clears its slot.
+    rotations: AtomicU64,
+    /// Whether a [`WindowWriter`] exists.
+    writer_taken: AtomicBool,
+    kernel: Dispatch,
+    hasher: S,
+}
+
+impl<S> WindowFilter<S> {
+    /// This window as an [`AtomicWindowFilter`], without copying its blocks.
+    ///
+    /// ```
+    /// let mut window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?;
+    /// window.insert("key");
+    /// let shared = window.into_atomic();
+    /// assert!(shared.contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn into_atomic(self) -> AtomicWindowFilter<S> {
+        AtomicWindowFilter {
+            blocks: into_atomic_blocks(self.blocks),
+            num_blocks: self.num_blocks,
+            items_per_generation: self.items_per_generation,
+            generations: self.generations,
+            newest: AtomicUsize::new(self.newest),
+            rotations: AtomicU64::new(self.rotations),
+            writer_taken: AtomicBool::new(false),
+            kernel: self.kernel,
+            hasher: self.hasher,
+        }
+    }
+}
+
+impl<S> AtomicWindowFilter<S> {
+    /// The one writer's handle, or `None` while another exists. Dropping it lets another be
+    /// taken.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// let writer = window.writer().unwrap();
+    /// assert!(window.writer().is_none());
+    /// drop(writer);
+    /// assert!(window.writer().is_some());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn writer(&self) -> Option<WindowWriter<'_, S>> {
+        let taken =
+            self.writer_taken
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed);
+        taken.ok().map(|_| WindowWriter {
+            window: self,
+            not_sync: PhantomData,
+        })
+    }
+
+    /// How many times the window has rotated, read with `Acquire` after an acquire fence: a
+    /// reader that found a block cleared by a rotation sees that rotation counted here.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// window.writer().unwrap().rotate();
+    /// assert_eq!(window.rotations(), 1);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn rotations(&self) -> u64 {
+        fence(Ordering::Acquire);
+        self.rotations.load(Ordering::Acquire)
+    }
+
+    /// The number of generations, `G`.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 3)?.into_atomic();
+    /// assert_eq!(window.generations(), 3);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn generations(&self) -> usize {
+        self.generations
+    }
+
+    /// The hasher keys go through.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 3)?.into_atomic();
+    /// assert_eq!(*window.hasher(), splitbloom::Xxh3::default());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// The number of blocks of each generation.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 3)?;
+    /// let blocks = window.num_blocks();
+    /// assert_eq!(window.into_atomic().num_blocks(), blocks);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_blocks(&self) -> usize {
+        self.num_blocks
+    }
+
+    /// The kernel lookups run on.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 3)?.into_atomic();
+    /// assert!(window.kernel().is_available());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.kernel()
+    }
+
+    /// Back to a [`WindowFilter`], without copying: taking `self` by value proves no reader or
+    /// writer remains.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// window.writer().unwrap().insert("key");
+    /// assert!(window.into_window().contains("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn into_window(self) -> WindowFilter<S> {
+        WindowFilter {
+            blocks: into_plain_blocks(self.blocks),
+            num_blocks: self.num_blocks,
+            items_per_generation: self.items_per_generation,
+            generations: self.generations,
+            newest: self.newest.into_inner(),
+            rotations: self.rotations.into_inner(),
+            kernel: self.kernel,
+            hasher: self.hasher,
+        }
+    }
+
+    /// The `G` blocks of `hash`'s block index.
+    #[inline(always)]
+    fn generations_of(&self, hash: u64) -> &[AtomicBlock] {
+        let first = block_index(hash, self.num_blocks) * self.generations;
+        &self.blocks[first..first + self.generations]
+    }
+
+    /// Whether any generation holds every bit of `x`, each block loaded atomically; no early
+    /// exit, as in [`WindowFilter`].
+    #[inline(always)]
+    fn any_holds(&self, blocks: &[AtomicBlock], x: u32) -> bool {
+        let kernel = self.kernel;
+        blocks.iter().fold(false, |found, block| {
+            found | kernel.contains(&block.load(), x)
+        })
+    }
+}
+
+impl<S> fmt::Debug for AtomicWindowFilter<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AtomicWindowFilter")
+            .field("num_blocks", &self.num_blocks)
+            .field("generations", &self.generations)
+            .field("rotations", &self.rotations())
+            .finish_non_exhaustive()
+    }
+}
+
+read_methods! {
+    type: AtomicWindowFilter,
+    setup: "let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 3)?.into_atomic();
+let mut writer = window.writer().unwrap();
+for key in [\"apple\", \"pear\"] {
+    writer.insert(key);
+    writer.insert_bytes(key.as_bytes());
+}
+drop(writer);
+let filter = window;",
+    note: "Lock-free: every generation's block is loaded atomically, whatever the writer \
+           does; a key whose insert returned before this call and that is in the window is \
+           found.",
+    probe: |filter, hash| filter.any_holds(filter.generations_of(hash), hash as u32),
+    bytes: yes,
+}
+
+/// The one writer of an [`AtomicWindowFilter`]: inserts into the newest generation and
+/// rotates. It can move to another thread (`Send`) but not be shared (`!Sync`), so inserts
+/// and rotations are ordered by that thread.
+pub struct WindowWriter<'a, S = Xxh3> {
+    window: &'a AtomicWindowFilter<S>,
+    /// `Cell` makes the handle `!Sync`.
+    not_sync: PhantomData<Cell<()>>,
+}
+
+impl<S> Drop for WindowWriter<'_, S> {
+    fn drop(&mut self) {
+        self.window.writer_taken.store(false, Ordering::Release);
+    }
+}
+
+impl<S> WindowWriter<'_, S> {
+    /// Forgets the oldest generation and starts a new one, as [`WindowFilter::rotate`], while
+    /// readers go on: the rotation is announced (`Release`) before the slot that becomes the
+    /// newest is cleared, and no other slot is written.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// let mut writer = window.writer().unwrap();
+    /// writer.insert("old");
+    /// writer.rotate();
+    /// writer.rotate();
+    /// assert!(!window.contains("old"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn rotate(&mut self) {
+        let window = self.window;
+        let newest = (window.newest.load(Ordering::Relaxed) + 1) % window.generations;
+        window.newest.store(newest, Ordering::Relaxed);
+        window.rotations.fetch_add(1, Ordering::Release);
+        // Every clear below is ordered after the announcement above for a reader that sees
+        // it and then fences (`rotations`).
+        fence(Ordering::Release);
+        for block in window
+            .blocks
+            .iter()
+            .skip(newest)
+            .step_by(window.generations)
+        {
+            block.clear();
+        }
+    }
+
+    /// Adds a pre-hashed key to the newest generation; `true` when no generation held it.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// assert!(window.writer().unwrap().insert_hash(0x0123_4567_89ab_cdef));
+    /// assert!(window.contains_hash(0x0123_4567_89ab_cdef));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_hash(&mut self, hash: u64) -> bool {
+        let Ok(new) = self.insert_one(hash);
+        new
+    }
+}
+
+impl<S: BuildHasher> WindowWriter<'_, S> {
+    /// Adds `key` to the newest generation; `true` when no generation held it, as
+    /// [`WindowFilter::insert`].
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// let mut writer = window.writer().unwrap();
+    /// assert!(writer.insert("key"));
+    /// assert!(!writer.insert("key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
+        let Ok(new) = write::insert(self, key);
+        new
+    }
+
+    /// Adds every key of `keys` to the newest generation.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// window.writer().unwrap().insert_batch(&["apple", "pear"]);
+    /// assert!(window.contains("pear"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
+        let Ok(()) = write::insert_batch(self, keys);
+    }
+}
+
+impl<S: FilterHasher> WindowWriter<'_, S> {
+    /// Adds the key made of exactly `key`'s bytes to the newest generation.
+    ///
+    /// ```
+    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+    /// window.writer().unwrap().insert_bytes(b"key");
+    /// assert!(window.contains_bytes(b"key"));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
+        let Ok(new) = write::insert_bytes(self, key);
+        new
+    }
+}
+
+/// The writer's inserts, written once with the other types' (see `filter::write`).
+impl<S> Insert for WindowWriter<'_, S> {
+    type Hasher = S;
+    type Error = Infallible;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.window.hasher
+    }
+
+    #[inline(always)]
+    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
+        let window = self.window;
+        let blocks = window.generations_of(hash);
+        let present = window.any_holds(blocks, hash as u32);
+        let mask: [u32; LANES] = window.kernel.mask(hash as u32);
+        blocks[window.newest.load(Ordering::Relaxed)].insert(mask);
+        Ok(!present)
+    }
+}
