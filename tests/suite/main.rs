@@ -28,6 +28,8 @@ mod cli;
 mod cli_hashing;
 #[cfg(feature = "cli")]
 mod cli_support;
+#[cfg(feature = "cli")]
+mod cli_window;
 mod counting;
 mod errors;
 mod fold;

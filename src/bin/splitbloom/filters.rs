@@ -58,12 +58,12 @@ pub struct NewFilterOptions {
 impl NewFilterOptions {
     /// `--items` as the library's item count; a count beyond `usize` (32-bit targets) becomes
     /// `usize::MAX`, which sizing refuses as too large with the usual message.
-    fn item_count(&self) -> usize {
+    pub fn item_count(&self) -> usize {
         usize::try_from(self.items).unwrap_or(usize::MAX)
     }
 
     /// The one-line message for a filter these options cannot size.
-    fn sizing_error(&self, error: splitbloom::Error) -> String {
+    pub fn sizing_error(&self, error: splitbloom::Error) -> String {
         let (items, fpr) = (self.items, short_number(self.fpr));
         match error {
             splitbloom::Error::TooLarge { blocks } => format!(
@@ -141,13 +141,17 @@ pub fn sized<S: FilterHasher + Default>(options: &NewFilterOptions) -> Result<Fi
 /// An empty gxhash filter (default seed) sized for `options`, or the error for a build that
 /// cannot compute gxhash.
 pub fn gx_filter(options: &NewFilterOptions) -> Result<Filter<GxHash>, String> {
-    let hasher = GxHash::try_with_seed(splitbloom::DEFAULT_SEED).map_err(|_| {
+    Filter::with_fpr_and_hasher(options.item_count(), options.fpr, gx_hasher()?)
+        .map_err(|error| options.sizing_error(error))
+}
+
+/// The gxhash hasher (default seed), or the error for a build that cannot compute gxhash.
+pub fn gx_hasher() -> Result<GxHash, String> {
+    GxHash::try_with_seed(splitbloom::DEFAULT_SEED).map_err(|_| {
         format!(
             "--hasher gxhash: this build of splitbloom cannot compute gxhash; {GXHASH_BUILD}; filters written with it are read only by such builds; or use the default --hasher xxh3"
         )
-    })?;
-    Filter::with_fpr_and_hasher(options.item_count(), options.fpr, hasher)
-        .map_err(|error| options.sizing_error(error))
+    })
 }
 
 /// An empty Parquet-hashed filter with Parquet's sizing.

@@ -72,6 +72,8 @@ enum Command {
     /// splitbloom dedup -n 1e6 -p 0.001`). A line is dropped when the filter says it was seen:
     /// rarely (at about --fpr) a new line is dropped too, never a repeated one printed. A
     /// summary, with the expected number of wrongly dropped lines, goes to standard error.
+    /// With `--window 24h`, a line not seen for 24 hours is printed again, for streams that
+    /// never end (`--generations` says how finely the window forgets).
     Dedup(dedup::Options),
     /// Show a filter file's header, size, fill and estimated false-positive rate.
     ///
