@@ -310,24 +310,18 @@ impl EntryPoints for OutOfLine {
 }
 
 /// The wide layout's operations (`WideFilter`), forwarded to the chosen kernel: one `match` per
-/// operation. NEON has no wide primitives yet, so it runs the portable ones (NEON code through
-/// `wide` on aarch64).
+/// operation.
 macro_rules! wide_dispatch {
     ($dispatch:expr, $kernel:ident => $call:expr) => {
         match $dispatch {
             Dispatch::Scalar($kernel) => $call,
+            Dispatch::Portable($kernel) => $call,
             #[cfg(target_arch = "x86_64")]
             Dispatch::Avx2($kernel) => $call,
             #[cfg(target_arch = "x86_64")]
             Dispatch::Avx512($kernel) => $call,
-            #[allow(
-                unreachable_patterns,
-                reason = "which kernels exist depends on the target"
-            )]
-            _ => {
-                let $kernel = portable::Portable;
-                $call
-            }
+            #[cfg(target_arch = "aarch64")]
+            Dispatch::Neon($kernel) => $call,
         }
     };
 }

@@ -87,6 +87,8 @@ mod wide_avx2;
 #[cfg(target_arch = "x86_64")]
 mod wide_avx512;
 pub(crate) mod wide_generic;
+#[cfg(target_arch = "aarch64")]
+mod wide_neon;
 mod wide_portable;
 mod wide_scalar;
 #[cfg(target_arch = "x86_64")]

@@ -1,7 +1,7 @@
 //! The wide layout's kernels (`WideFilter`), written once: [`WideKernel`] is the two block
 //! primitives each kernel file (`wide_scalar.rs`, `wide_portable.rs`, `wide_avx2.rs`,
-//! `wide_avx512.rs`) implements for its token, and `wide_entry_points!` compiles the
-//! operations a filter calls (single keys, and batches that prefetch both blocks of each key
+//! `wide_avx512.rs`, `wide_neon.rs`) implements for its token, and `wide_entry_points!`
+//! compiles the operations a filter calls (single keys, and batches that prefetch both blocks of each key
 //! `distance` keys ahead) as one function each with the kernel's target features, so the
 //! primitives inline into them. The layout itself (block choice, second probe, masks) is the
 //! scalar reference of [`wide_block`](crate::wide_block); every kernel reproduces it bit for bit.
