@@ -338,28 +338,33 @@ impl WideEntryPoints for Dispatch {
     }
 
     #[inline]
-    fn wide_insert_hashes(
+    fn wide_insert_keys<S: BuildHasher, K: Hash>(
         self,
         blocks: &mut [[u64; WORDS]],
         probes: u8,
-        hashes: &[u64],
+        hasher: &S,
+        keys: &[K],
         distance: usize,
     ) {
-        wide_dispatch!(self, kernel => kernel.wide_insert_hashes(blocks, probes, hashes, distance))
+        wide_dispatch!(
+            self,
+            kernel => kernel.wide_insert_keys(blocks, probes, hasher, keys, distance)
+        )
     }
 
     #[inline]
-    fn wide_contains_hashes(
+    fn wide_contains_keys<S: BuildHasher, K: Hash>(
         self,
         blocks: &[[u64; WORDS]],
         probes: u8,
-        hashes: &[u64],
+        hasher: &S,
+        keys: &[K],
         out: &mut [bool],
         distance: usize,
     ) {
         wide_dispatch!(
             self,
-            kernel => kernel.wide_contains_hashes(blocks, probes, hashes, out, distance)
+            kernel => kernel.wide_contains_keys(blocks, probes, hasher, keys, out, distance)
         )
     }
 }

@@ -6,7 +6,10 @@
 //! primitives inline into them. The layout itself (block choice, second probe, masks) is the
 //! scalar reference of [`wide_block`](crate::wide_block); every kernel reproduces it bit for bit.
 
-use super::prefetch::prefetch;
+use core::hash::{BuildHasher, Hash};
+
+use super::generic::{PREFETCH_DISTANCE, PreHashed};
+use super::prefetch;
 use crate::wide_block::{self, WORDS};
 
 /// The block primitives of the wide layout, identical in every kernel to
@@ -24,16 +27,43 @@ pub(crate) trait WideEntryPoints: Copy {
     fn wide_insert_hash(self, blocks: &mut [[u64; WORDS]], probes: u8, hash: u64) -> bool;
     /// Whether a pre-hashed key may be present.
     fn wide_contains_hash(self, blocks: &[[u64; WORDS]], probes: u8, hash: u64) -> bool;
-    /// Inserts every hash, prefetching `distance` keys ahead (0: none).
+    /// Inserts every key of `keys`, hashed with `hasher`, each `distance` keys before its
+    /// insert, when its blocks are prefetched (0: no prefetching).
+    fn wide_insert_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &mut [[u64; WORDS]],
+        probes: u8,
+        hasher: &S,
+        keys: &[K],
+        distance: usize,
+    );
+    /// Writes into `out[i]` whether `keys[i]` may be present (equal lengths), hashing and
+    /// prefetching `distance` keys ahead.
+    fn wide_contains_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &[[u64; WORDS]],
+        probes: u8,
+        hasher: &S,
+        keys: &[K],
+        out: &mut [bool],
+        distance: usize,
+    );
+
+    /// Inserts every pre-hashed key, prefetching `distance` keys ahead (0: none).
+    #[inline(always)]
     fn wide_insert_hashes(
         self,
         blocks: &mut [[u64; WORDS]],
         probes: u8,
         hashes: &[u64],
         distance: usize,
-    );
+    ) {
+        self.wide_insert_keys(blocks, probes, &PreHashed, hashes, distance);
+    }
+
     /// Writes into `out[i]` whether `hashes[i]` may be present (equal lengths), prefetching
     /// `distance` keys ahead.
+    #[inline(always)]
     fn wide_contains_hashes(
         self,
         blocks: &[[u64; WORDS]],
@@ -41,7 +71,9 @@ pub(crate) trait WideEntryPoints: Copy {
         hashes: &[u64],
         out: &mut [bool],
         distance: usize,
-    );
+    ) {
+        self.wide_contains_keys(blocks, probes, &PreHashed, hashes, out, distance);
+    }
 }
 
 /// Whether `hash` may be present, with `kernel`'s primitives: both probes tested, then one
@@ -79,50 +111,142 @@ pub(crate) fn insert_hash_with<K: WideKernel>(
     present
 }
 
-/// Prefetches both blocks a key of `hash` may touch (the second only with two probes).
+/// Prefetches both blocks a key of `hash` may touch among the `num_blocks` blocks at `blocks`
+/// (the second only with two probes), into L1 when `L1`, else L2 ([`prefetch::prefetch`]).
+/// `blocks` only locates them and is never dereferenced.
 #[inline(always)]
-fn prefetch_key(blocks: &[[u64; WORDS]], probes_per_key: u8, hash: u64) {
-    let (first, _) = wide_block::first_probe(hash, blocks.len());
-    prefetch::<true, _>(blocks[first].as_ptr());
+fn prefetch_key<const L1: bool>(
+    blocks: *const [u64; WORDS],
+    num_blocks: usize,
+    probes_per_key: u8,
+    hash: u64,
+) {
+    let (first, _) = wide_block::first_probe(hash, num_blocks);
+    prefetch::prefetch::<L1, _>(blocks.wrapping_add(first));
     if probes_per_key == 2 {
         let (second, _) = wide_block::second_probe(hash, first);
-        prefetch::<true, _>(blocks[second].as_ptr());
+        prefetch::prefetch::<L1, _>(blocks.wrapping_add(second));
     }
 }
 
-/// The batch lookup loop over `kernel`'s primitives.
+/// Calls `visit(i, hash)` for every key `i` in order with its hash, as the split-block batch
+/// loops visit theirs (`arch::generic`): with a `distance` above 0, each key is hashed
+/// `distance` keys before its visit and its blocks among the `num_blocks` at `blocks`
+/// prefetched then (into the level [`prefetch::level`] chose for this CPU), so the hashing of
+/// later keys overlaps the memory latency of earlier ones. The hashes in flight wait in a ring
+/// on the stack; it holds whole hashes, since a second probe is derived from all 64 bits.
+/// `distance` is rounded up to a power of two and capped at [`PREFETCH_DISTANCE`], the ring's
+/// size. `blocks` is never dereferenced, so `visit` may write the blocks.
 #[inline(always)]
-pub(crate) fn contains_hashes_with<K: WideKernel>(
-    kernel: K,
+fn visit_prefetching<S: BuildHasher, K: Hash>(
+    blocks: *const [u64; WORDS],
+    num_blocks: usize,
+    probes_per_key: u8,
+    hasher: &S,
+    keys: &[K],
+    distance: usize,
+    mut visit: impl FnMut(usize, u64),
+) {
+    if distance == 0 {
+        for (index, key) in keys.iter().enumerate() {
+            visit(index, crate::hash::hash_key(hasher, key));
+        }
+        return;
+    }
+    let at = (blocks, num_blocks, probes_per_key);
+    // The hint is chosen once per batch, so each loop has its prefetch instruction inline.
+    match prefetch::level() {
+        prefetch::Level::L1 => visit_ring::<true, S, K>(at, hasher, keys, distance, visit),
+        prefetch::Level::L2 => visit_ring::<false, S, K>(at, hasher, keys, distance, visit),
+    }
+}
+
+/// [`visit_prefetching`] for a `distance` above 0, with prefetches into L1 when `L1`, else L2.
+#[inline(always)]
+fn visit_ring<const L1: bool, S: BuildHasher, K: Hash>(
+    (blocks, num_blocks, probes_per_key): (*const [u64; WORDS], usize, u8),
+    hasher: &S,
+    keys: &[K],
+    distance: usize,
+    mut visit: impl FnMut(usize, u64),
+) {
+    const RING: usize = PREFETCH_DISTANCE;
+    const { assert!(RING.is_power_of_two()) };
+    let distance = distance.min(RING).next_power_of_two();
+    // `& (RING - 1)` is implied by the mask (distance <= RING); it lets the compiler see that
+    // every ring index is in bounds.
+    let mask = (distance - 1) & (RING - 1);
+    let mut ring = [0u64; RING];
+    let prepare = |key: &K| {
+        let hash = crate::hash::hash_key(hasher, key);
+        prefetch_key::<L1>(blocks, num_blocks, probes_per_key, hash);
+        hash
+    };
+    let (first, later) = keys.split_at(distance.min(keys.len()));
+    for (slot, key) in first.iter().enumerate() {
+        ring[slot & mask] = prepare(key);
+    }
+    for (index, key) in later.iter().enumerate() {
+        let slot = index & mask;
+        let hash = ring[slot];
+        ring[slot] = prepare(key);
+        visit(index, hash);
+    }
+    for index in later.len()..keys.len() {
+        visit(index, ring[index & mask]);
+    }
+}
+
+/// The batch lookup loop over `kernel`'s primitives: `out[i]` for `keys[i]`, for the first
+/// `min(keys.len(), out.len())` keys (the callers pass equal lengths).
+#[inline(always)]
+pub(crate) fn contains_keys_with<W: WideKernel, S: BuildHasher, K: Hash>(
+    kernel: W,
     blocks: &[[u64; WORDS]],
     probes_per_key: u8,
-    hashes: &[u64],
+    hasher: &S,
+    keys: &[K],
     out: &mut [bool],
     distance: usize,
 ) {
-    for (i, (&hash, answer)) in hashes.iter().zip(out.iter_mut()).enumerate() {
-        if let Some(&ahead) = hashes.get(i + distance).filter(|_| distance > 0) {
-            prefetch_key(blocks, probes_per_key, ahead);
-        }
-        *answer = contains_hash_with(kernel, blocks, probes_per_key, hash);
-    }
+    let keys = &keys[..keys.len().min(out.len())];
+    let out = &mut out[..keys.len()];
+    let (at, num_blocks) = (blocks.as_ptr(), blocks.len());
+    visit_prefetching(
+        at,
+        num_blocks,
+        probes_per_key,
+        hasher,
+        keys,
+        distance,
+        |index, hash| {
+            out[index] = contains_hash_with(kernel, blocks, probes_per_key, hash);
+        },
+    );
 }
 
-/// The batch insert loop over `kernel`'s primitives.
+/// The batch insert loop over `kernel`'s primitives (see [`contains_keys_with`]).
 #[inline(always)]
-pub(crate) fn insert_hashes_with<K: WideKernel>(
-    kernel: K,
+pub(crate) fn insert_keys_with<W: WideKernel, S: BuildHasher, K: Hash>(
+    kernel: W,
     blocks: &mut [[u64; WORDS]],
     probes_per_key: u8,
-    hashes: &[u64],
+    hasher: &S,
+    keys: &[K],
     distance: usize,
 ) {
-    for (i, &hash) in hashes.iter().enumerate() {
-        if let Some(&ahead) = hashes.get(i + distance).filter(|_| distance > 0) {
-            prefetch_key(blocks, probes_per_key, ahead);
-        }
-        insert_hash_with(kernel, blocks, probes_per_key, hash);
-    }
+    let (at, num_blocks) = (blocks.as_ptr(), blocks.len());
+    visit_prefetching(
+        at,
+        num_blocks,
+        probes_per_key,
+        hasher,
+        keys,
+        distance,
+        |_, hash| {
+            insert_hash_with(kernel, blocks, probes_per_key, hash);
+        },
+    );
 }
 
 /// Implements [`WideEntryPoints`] for a kernel token: each operation one function compiled
@@ -156,16 +280,16 @@ macro_rules! wide_entry_points {
             ///
             /// The CPU must have the kernel's target features.
             $(#[$attr])*
-            pub(super) unsafe fn insert_hashes(blocks: &mut [[u64; WORDS]], probes: u8, hashes: &[u64], distance: usize) {
-                generic::insert_hashes_with($token, blocks, probes, hashes, distance)
+            pub(super) unsafe fn insert_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(blocks: &mut [[u64; WORDS]], probes: u8, hasher: &S, keys: &[K], distance: usize) {
+                generic::insert_keys_with($token, blocks, probes, hasher, keys, distance)
             }
 
             /// # Safety
             ///
             /// The CPU must have the kernel's target features.
             $(#[$attr])*
-            pub(super) unsafe fn contains_hashes(blocks: &[[u64; WORDS]], probes: u8, hashes: &[u64], out: &mut [bool], distance: usize) {
-                generic::contains_hashes_with($token, blocks, probes, hashes, out, distance)
+            pub(super) unsafe fn contains_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(blocks: &[[u64; WORDS]], probes: u8, hasher: &S, keys: &[K], out: &mut [bool], distance: usize) {
+                generic::contains_keys_with($token, blocks, probes, hasher, keys, out, distance)
             }
         }
 
@@ -183,15 +307,15 @@ macro_rules! wide_entry_points {
             }
 
             #[inline(always)]
-            fn wide_insert_hashes(self, blocks: &mut [[u64; crate::wide_block::WORDS]], probes: u8, hashes: &[u64], distance: usize) {
+            fn wide_insert_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(self, blocks: &mut [[u64; crate::wide_block::WORDS]], probes: u8, hasher: &S, keys: &[K], distance: usize) {
                 // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { wide_entry::insert_hashes(blocks, probes, hashes, distance) }
+                unsafe { wide_entry::insert_keys(blocks, probes, hasher, keys, distance) }
             }
 
             #[inline(always)]
-            fn wide_contains_hashes(self, blocks: &[[u64; crate::wide_block::WORDS]], probes: u8, hashes: &[u64], out: &mut [bool], distance: usize) {
+            fn wide_contains_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(self, blocks: &[[u64; crate::wide_block::WORDS]], probes: u8, hasher: &S, keys: &[K], out: &mut [bool], distance: usize) {
                 // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { wide_entry::contains_hashes(blocks, probes, hashes, out, distance) }
+                unsafe { wide_entry::contains_keys(blocks, probes, hasher, keys, out, distance) }
             }
         }
     };
@@ -202,6 +326,7 @@ pub(crate) use wide_entry_points;
 mod tests {
     use super::WideEntryPoints;
     use crate::arch::Dispatch;
+    use crate::hash::Xxh3;
     use crate::kind::Kernel;
     use crate::wide_block::{self, WORDS};
 
@@ -233,13 +358,24 @@ mod tests {
                     }
                     let hashes: Vec<u64> = (0..2_000).map(|_| next(&mut state)).collect();
                     let mut out = vec![false; hashes.len()];
-                    for distance in [0, 8] {
+                    for distance in [0, 8, 128] {
                         dispatch.wide_contains_hashes(&blocks, probes, &hashes, &mut out, distance);
                         for (&hash, &answer) in hashes.iter().zip(&out) {
                             let want = wide_block::contains(&blocks, probes, hash);
                             assert_eq!(answer, want, "{kernel} batch {probes} {hash:#x}");
                             let single = dispatch.wide_contains_hash(&blocks, probes, hash);
                             assert_eq!(single, want, "{kernel} single {probes} {hash:#x}");
+                        }
+                        // Keys hashed inside the loop, an odd count so the ring's tail is
+                        // partial.
+                        let keys = &hashes[..1_999];
+                        let hasher = Xxh3::default();
+                        let out = &mut out[..keys.len()];
+                        dispatch.wide_contains_keys(&blocks, probes, &hasher, keys, out, distance);
+                        for (key, &answer) in keys.iter().zip(out.iter()) {
+                            let hash = crate::hash::hash_key(&hasher, key);
+                            let want = wide_block::contains(&blocks, probes, hash);
+                            assert_eq!(answer, want, "{kernel} keys {probes} {distance} {key:#x}");
                         }
                     }
                     let mut reference = blocks.clone();
@@ -253,6 +389,21 @@ mod tests {
                     dispatch.wide_insert_hashes(&mut batch, probes, &hashes, 8);
                     assert!(single == reference, "{kernel} insert bits {probes}");
                     assert!(batch == reference, "{kernel} batch insert bits {probes}");
+                    let hasher = Xxh3::default();
+                    for distance in [0, 8, 128] {
+                        let mut reference = blocks.clone();
+                        for key in &hashes[..1_999] {
+                            let hash = crate::hash::hash_key(&hasher, key);
+                            wide_block::insert(&mut reference, probes, hash);
+                        }
+                        let mut batch = blocks.clone();
+                        let keys = &hashes[..1_999];
+                        dispatch.wide_insert_keys(&mut batch, probes, &hasher, keys, distance);
+                        assert!(
+                            batch == reference,
+                            "{kernel} key inserts {probes} {distance}"
+                        );
+                    }
                 }
             }
         }

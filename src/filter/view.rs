@@ -329,7 +329,8 @@ pub(crate) fn block_fpr(lanes: &[u32; LANES]) -> f64 {
 ///   inserted both with `insert` and with `insert_bytes`;
 /// * `note`: a sentence on how this type answers, added to each method's docs;
 /// * `reader`: how a `&self` becomes a [`Probe`], or `probe`: how the type answers a hash (and
-///   optionally `probe_all`, a batch of them), from which its [`Probe`] impl is written;
+///   optionally `probe_all`, a batch of them, and `probe_keys`, a batch of keys it hashes
+///   itself), from which its [`Probe`] impl is written;
 /// * `bytes`: whether to write the byte-key methods too.
 macro_rules! read_methods {
     (
@@ -338,6 +339,7 @@ macro_rules! read_methods {
         note: $note:expr,
         probe: |$this:ident, $hash:ident| $probe:expr,
         $(probe_all: |$this_all:ident, $hashes:ident, $out:ident| $probe_all:expr,)?
+        $(probe_keys: |$this_keys:ident, $keys:ident, $out_keys:ident| $probe_keys:expr,)?
         bytes: $bytes:tt $(,)?
     ) => {
         /// The answers every read of this type is written from (see `filter::view`).
@@ -360,6 +362,17 @@ macro_rules! read_methods {
                 fn probe_all(&self, $hashes: &[u64], $out: &mut [bool]) {
                     let $this_all = self;
                     $probe_all
+                }
+            )?
+
+            $(
+                #[inline]
+                fn probe_keys<K: core::hash::Hash>(&self, $keys: &[K], $out_keys: &mut [bool])
+                where
+                    S: core::hash::BuildHasher,
+                {
+                    let $this_keys = self;
+                    $probe_keys
                 }
             )?
         }

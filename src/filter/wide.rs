@@ -201,6 +201,14 @@ read_methods! {
         out,
         this.prefetch_distance(),
     ),
+    probe_keys: |this, keys, out| this.kernel.wide_contains_keys(
+        this.words(),
+        this.probes,
+        &this.hasher,
+        keys,
+        out,
+        this.prefetch_distance(),
+    ),
     bytes: yes,
 }
 
@@ -402,6 +410,19 @@ impl<S> Insert for WideFilter<S> {
     fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
         let (probes, kernel, distance) = (self.probes, self.kernel, self.prefetch_distance());
         kernel.wide_insert_hashes(self.words_mut(), probes, hashes, distance);
+        Ok(())
+    }
+
+    /// Hashing and inserting run inside the kernel, each key hashed as its blocks are
+    /// prefetched.
+    #[inline]
+    fn insert_keys<K: Hash>(&mut self, keys: &[K]) -> Result<(), Infallible>
+    where
+        S: BuildHasher,
+    {
+        let (probes, kernel, distance) = (self.probes, self.kernel, self.prefetch_distance());
+        let (blocks, hasher) = (bytemuck::cast_slice_mut(&mut self.blocks), &self.hasher);
+        kernel.wide_insert_keys(blocks, probes, hasher, keys, distance);
         Ok(())
     }
 }
