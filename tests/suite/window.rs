@@ -328,15 +328,21 @@ fn concurrent_readers_never_miss_a_key_of_the_window_during_rotations() {
     let window = WindowFilter::with_fpr(per_generation as usize, 0.01, generations)
         .unwrap()
         .into_atomic();
-    // Generations whose keys are all inserted.
-    let done = AtomicU64::new(0);
+    // Generations whose keys are all inserted, and the readers' completed passes.
+    let (done, passes) = (AtomicU64::new(0), AtomicU64::new(0));
     std::thread::scope(|scope| {
         let mut writer = window.writer().unwrap();
-        let done = &done;
+        let (done, passes) = (&done, &passes);
         let window = &window;
         scope.spawn(move || {
             for generation in 0..periods {
                 if generation > 0 {
+                    // A reader pass over the window as it is, before each rotation: on a busy
+                    // machine the writer could otherwise finish before a reader ever runs.
+                    let seen = passes.load(Ordering::Acquire);
+                    while passes.load(Ordering::Acquire) == seen {
+                        std::thread::yield_now();
+                    }
                     writer.rotate();
                 }
                 for index in 0..per_generation {
@@ -373,6 +379,7 @@ fn concurrent_readers_never_miss_a_key_of_the_window_during_rotations() {
                             checked += 1;
                         }
                     }
+                    passes.fetch_add(1, Ordering::Release);
                 }
                 assert!(checked > 0, "the readers never ran during the writes");
             });
