@@ -198,3 +198,6 @@ impl BlockKernel for Avx2 {
 // The entry points make the token without detection: each is an `unsafe fn` that requires
 // AVX2 and BMI2 and is compiled with them (see `entry_points!`).
 entry_points!(Avx2, Avx2(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2")]);
+
+// The window operations, compiled with the same features (see `window_entry_points!`).
+crate::arch::window_generic::window_entry_points!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2")]);

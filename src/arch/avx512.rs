@@ -216,3 +216,6 @@ impl BlockKernel for Avx512 {
 // The entry points make the token without detection: each is an `unsafe fn` that requires
 // the five features and is compiled with them (see `entry_points!`).
 entry_points!(Avx512, Avx512(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+
+// The window operations, compiled with the same features (see `window_entry_points!`).
+crate::arch::window_generic::window_entry_points!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);

@@ -15,6 +15,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 use super::wide_generic::WideEntryPoints;
+use super::window_generic::WindowEntryPoints;
 use super::{BlockKernel, EntryPoints, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
@@ -365,6 +366,81 @@ impl WideEntryPoints for Dispatch {
         wide_dispatch!(
             self,
             kernel => kernel.wide_contains_keys(blocks, probes, hasher, keys, out, distance)
+        )
+    }
+}
+
+/// The window layout's operations (`WindowFilter`), forwarded to the chosen kernel: one `match`
+/// per operation.
+macro_rules! window_dispatch {
+    ($dispatch:expr, $kernel:ident => $call:expr) => {
+        match $dispatch {
+            Dispatch::Scalar($kernel) => $call,
+            Dispatch::Portable($kernel) => $call,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx2($kernel) => $call,
+            #[cfg(target_arch = "x86_64")]
+            Dispatch::Avx512($kernel) => $call,
+            #[cfg(target_arch = "aarch64")]
+            Dispatch::Neon($kernel) => $call,
+        }
+    };
+}
+
+impl WindowEntryPoints for Dispatch {
+    #[inline(always)]
+    fn window_contains_hash(
+        self,
+        blocks: &[[u32; LANES]],
+        shape: (usize, usize),
+        hash: u64,
+    ) -> bool {
+        window_dispatch!(self, kernel => kernel.window_contains_hash(blocks, shape, hash))
+    }
+
+    #[inline(always)]
+    fn window_insert_hash(
+        self,
+        blocks: &mut [[u32; LANES]],
+        shape: (usize, usize),
+        newest: usize,
+        hash: u64,
+    ) -> bool {
+        window_dispatch!(
+            self,
+            kernel => kernel.window_insert_hash(blocks, shape, newest, hash)
+        )
+    }
+
+    #[inline]
+    fn window_contains_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &[[u32; LANES]],
+        shape: (usize, usize),
+        hasher: &S,
+        keys: &[K],
+        out: &mut [bool],
+        distance: usize,
+    ) {
+        window_dispatch!(
+            self,
+            kernel => kernel.window_contains_keys(blocks, shape, hasher, keys, out, distance)
+        )
+    }
+
+    #[inline]
+    fn window_insert_keys<S: BuildHasher, K: Hash>(
+        self,
+        blocks: &mut [[u32; LANES]],
+        shape: (usize, usize),
+        newest: usize,
+        hasher: &S,
+        keys: &[K],
+        distance: usize,
+    ) {
+        window_dispatch!(
+            self,
+            kernel => kernel.window_insert_keys(blocks, shape, newest, hasher, keys, distance)
         )
     }
 }

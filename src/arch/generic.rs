@@ -46,6 +46,29 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
     }
 }
 
+/// Where the blocks of one block index lie, for the batch loops' prefetches: index `i`'s blocks
+/// start at block `i · stride`, and the loops prefetch the blocks `first` and `last` places
+/// after that start (once when they are equal). A `Filter` has one block per index; a window
+/// filter has its `G` generations side by side.
+#[derive(Clone, Copy)]
+pub(crate) struct Span {
+    /// Blocks per block index.
+    pub(crate) stride: usize,
+    /// The first block to prefetch, from the index's start.
+    pub(crate) first: usize,
+    /// The last block to prefetch, from the index's start.
+    pub(crate) last: usize,
+}
+
+impl Span {
+    /// One block per index: the split-block layout.
+    pub(crate) const ONE: Span = Span {
+        stride: 1,
+        first: 0,
+        last: 0,
+    };
+}
+
 /// Calls `visit(i, block, x)` for every key `i` in order, where `block` is the index of the key's
 /// block among `num_blocks` ([`block_index`] of its hash) and `x` the in-block hash (the hash's
 /// low 32 bits), after prefetching the block of the key `distance` places later (into the cache
@@ -66,6 +89,7 @@ pub(crate) fn prefetch_distance(num_blocks: usize) -> usize {
 fn visit_prefetching<S: BuildHasher, K: Hash>(
     blocks: *const [u32; LANES],
     num_blocks: usize,
+    span: Span,
     hasher: &S,
     keys: &[K],
     distance: usize,
@@ -95,10 +119,10 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
     // The hint is chosen once per batch, so each loop has its prefetch instruction inline.
     match prefetch::level() {
         prefetch::Level::L1 => {
-            visit_ring::<true, S, K>(blocks, num_blocks, hasher, keys, distance, visit);
+            visit_ring::<true, S, K>(blocks, num_blocks, span, hasher, keys, distance, visit);
         }
         prefetch::Level::L2 => {
-            visit_ring::<false, S, K>(blocks, num_blocks, hasher, keys, distance, visit);
+            visit_ring::<false, S, K>(blocks, num_blocks, span, hasher, keys, distance, visit);
         }
     }
 }
@@ -109,6 +133,7 @@ fn visit_prefetching<S: BuildHasher, K: Hash>(
 fn visit_ring<const L1: bool, S: BuildHasher, K: Hash>(
     blocks: *const [u32; LANES],
     num_blocks: usize,
+    span: Span,
     hasher: &S,
     keys: &[K],
     distance: usize,
@@ -127,7 +152,11 @@ fn visit_ring<const L1: bool, S: BuildHasher, K: Hash>(
     let prepare = |key: &K| {
         let hash = crate::hash::hash_key(hasher, key);
         let block = block_index(hash, num_blocks);
-        prefetch::prefetch::<L1, _>(blocks.wrapping_add(block));
+        let start = blocks.wrapping_add(block * span.stride);
+        prefetch::prefetch::<L1, _>(start.wrapping_add(span.first));
+        if span.last != span.first {
+            prefetch::prefetch::<L1, _>(start.wrapping_add(span.last));
+        }
         (block as u32, hash as u32)
     };
     let (first, later) = keys.split_at(distance.min(keys.len()));
@@ -220,11 +249,19 @@ pub(crate) fn insert_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
     let num_blocks = blocks.len();
     assert!(num_blocks > 0 || keys.is_empty(), "no block to insert into");
     let base = blocks.as_ptr();
-    visit_prefetching(base, num_blocks, hasher, keys, distance, |_, block, x| {
-        // SAFETY: `block < num_blocks = blocks.len()` (see `visit_prefetching`; `num_blocks`
-        // is not zero when there is a key to visit).
-        kernel.insert(unsafe { blocks.get_unchecked_mut(block) }, x);
-    });
+    visit_prefetching(
+        base,
+        num_blocks,
+        Span::ONE,
+        hasher,
+        keys,
+        distance,
+        |_, block, x| {
+            // SAFETY: `block < num_blocks = blocks.len()` (see `visit_prefetching`; `num_blocks`
+            // is not zero when there is a key to visit).
+            kernel.insert(unsafe { blocks.get_unchecked_mut(block) }, x);
+        },
+    );
 }
 
 /// The batch lookup loop, written once (see [`insert_keys_with`]).
@@ -243,6 +280,7 @@ pub(crate) fn contains_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
     visit_prefetching(
         blocks.as_ptr(),
         num_blocks,
+        Span::ONE,
         hasher,
         keys,
         distance,
@@ -272,32 +310,98 @@ pub(crate) fn contains_any_with<K: BlockKernel>(
         .fold(false, |found, block| found | kernel.contains(block, x))
 }
 
-/// The batch lookup of a window filter: `out[i]` is [`contains_any_with`] on the
-/// `generations` blocks of `hashes[i]`'s block index in `blocks` (`num_blocks × generations`
-/// blocks, one index's generations side by side). With `distance` above 0, the first and last
-/// cache line of the key `distance` places later are prefetched into L2 before each probe, as
-/// the other filters' batches do, so the misses of a batch overlap.
+/// The single-key lookup of a window filter: [`contains_any_with`] on the `generations` blocks
+/// of `hash`'s block index in `blocks` (`num_blocks × generations` blocks, one index's
+/// generations side by side). The shape is passed, not divided out of the length: a division
+/// per lookup cost more than the rest of the probe.
 #[inline(always)]
-pub(crate) fn contains_any_hashes_with<K: BlockKernel>(
-    kernel: K,
+pub(crate) fn contains_any_hash_with<Kn: BlockKernel>(
+    kernel: Kn,
     blocks: &[[u32; LANES]],
-    generations: usize,
-    hashes: &[u64],
+    (num_blocks, generations): (usize, usize),
+    hash: u64,
+) -> bool {
+    let first = block_index(hash, num_blocks) * generations;
+    contains_any_with(kernel, &blocks[first..first + generations], hash as u32)
+}
+
+/// The single-key insert of a window filter: sets the bits of `hash` in generation `newest` of
+/// its block index; `true` when some generation already held every bit (before the insert).
+#[inline(always)]
+pub(crate) fn insert_newest_hash_with<Kn: BlockKernel>(
+    kernel: Kn,
+    blocks: &mut [[u32; LANES]],
+    (num_blocks, generations): (usize, usize),
+    newest: usize,
+    hash: u64,
+) -> bool {
+    let first = block_index(hash, num_blocks) * generations;
+    let present = contains_any_with(kernel, &blocks[first..first + generations], hash as u32);
+    kernel.insert(&mut blocks[first + newest], hash as u32);
+    present
+}
+
+/// The batch lookup of a window filter: `out[i]` is [`contains_any_hash_with`] for `keys[i]`,
+/// hashed and prefetched (the first and last block of the key's generations) as the other
+/// batch loops do ([`visit_prefetching`]). Panics unless `out.len() == keys.len()`.
+#[inline(always)]
+pub(crate) fn contains_any_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
+    kernel: Kn,
+    blocks: &[[u32; LANES]],
+    (num_blocks, generations): (usize, usize),
+    hasher: &S,
+    keys: &[K],
     out: &mut [bool],
     distance: usize,
 ) {
-    assert_eq!(hashes.len(), out.len(), "one answer slot per key");
-    let num_blocks = blocks.len() / generations.max(1);
-    let first_block = |hash: u64| block_index(hash, num_blocks) * generations;
-    for (index, (&hash, answer)) in hashes.iter().zip(out.iter_mut()).enumerate() {
-        if distance > 0
-            && let Some(&ahead) = hashes.get(index + distance)
-        {
-            let first = blocks.as_ptr().wrapping_add(first_block(ahead));
-            prefetch::prefetch::<false, _>(first);
-            prefetch::prefetch::<false, _>(first.wrapping_add(generations - 1));
-        }
-        let first = first_block(hash);
-        *answer = contains_any_with(kernel, &blocks[first..first + generations], hash as u32);
-    }
+    assert_eq!(keys.len(), out.len(), "one answer slot per key");
+    let span = Span {
+        stride: generations,
+        first: 0,
+        last: generations - 1,
+    };
+    let base = blocks.as_ptr();
+    visit_prefetching(
+        base,
+        num_blocks,
+        span,
+        hasher,
+        keys,
+        distance,
+        |index, block, x| {
+            let first = block * generations;
+            out[index] = contains_any_with(kernel, &blocks[first..first + generations], x);
+        },
+    );
+}
+
+/// The batch insert of a window filter: every key into generation `newest`, hashed and its
+/// block there prefetched as the other batch loops do ([`visit_prefetching`]).
+#[inline(always)]
+pub(crate) fn insert_newest_keys_with<Kn: BlockKernel, S: BuildHasher, K: Hash>(
+    kernel: Kn,
+    blocks: &mut [[u32; LANES]],
+    (num_blocks, generations): (usize, usize),
+    newest: usize,
+    hasher: &S,
+    keys: &[K],
+    distance: usize,
+) {
+    let span = Span {
+        stride: generations,
+        first: newest,
+        last: newest,
+    };
+    let base = blocks.as_ptr();
+    visit_prefetching(
+        base,
+        num_blocks,
+        span,
+        hasher,
+        keys,
+        distance,
+        |_, block, x| {
+            kernel.insert(&mut blocks[block * generations + newest], x);
+        },
+    );
 }

@@ -89,16 +89,18 @@ mod wide_avx512;
 pub(crate) mod wide_generic;
 #[cfg(target_arch = "aarch64")]
 mod wide_neon;
+// The window layout (`WindowFilter`): its operations per kernel, from the loops of `generic.rs`.
 mod wide_portable;
 mod wide_scalar;
+pub(crate) mod window_generic;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 pub(crate) mod xxh3_long;
 
 pub(crate) use dispatch::Dispatch;
 pub(crate) use generic::{
-    PREFETCH_DISTANCE, PreHashed, contains_any_hashes_with, contains_any_with, contains_hash_with,
-    contains_keys_with, insert_hash_with, insert_keys_with, prefetch_distance, prefetch_min_blocks,
+    PREFETCH_DISTANCE, PreHashed, contains_hash_with, contains_keys_with, insert_hash_with,
+    insert_keys_with, prefetch_distance, prefetch_min_blocks,
 };
 
 /// The block primitives every kernel implements, with identical results.

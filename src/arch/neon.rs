@@ -129,3 +129,6 @@ impl BlockKernel for Neon {
 // The entry points make the token without detection: each is an `unsafe fn` that requires
 // NEON and is compiled with it (see `entry_points!`).
 entry_points!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);
+
+// The window operations, compiled with the same features (see `window_entry_points!`).
+crate::arch::window_generic::window_entry_points!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);

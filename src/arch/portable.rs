@@ -43,3 +43,6 @@ impl BlockKernel for Portable {
 }
 
 entry_points!(Portable, Portable, #[inline(never)]);
+
+// The window operations, compiled with the same features (see `window_entry_points!`).
+crate::arch::window_generic::window_entry_points!(Portable, Portable, #[inline(never)]);

@@ -26,3 +26,6 @@ impl BlockKernel for Scalar {
 }
 
 entry_points!(Scalar, Scalar, #[inline(never)]);
+
+// The window operations, compiled with the same features (see `window_entry_points!`).
+crate::arch::window_generic::window_entry_points!(Scalar, Scalar, #[inline(never)]);

@@ -17,8 +17,9 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{self, BlockKernel, Dispatch};
-use crate::block::{BLOCK_BYTES, Block, LANES, block_index};
+use crate::arch::window_generic::WindowEntryPoints;
+use crate::arch::{self, Dispatch};
+use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::filter::view::{block_fpr, fill_ratio};
 use crate::filter::write::{self, Insert};
@@ -319,11 +320,17 @@ impl<S> WindowFilter<S> {
         bytemuck::cast_slice(&self.blocks)
     }
 
-    /// Where the `G` blocks of `hash`'s block index lie, side by side, in [`words`](Self::words).
+    /// `(num_blocks, G)`: how the kernels' window operations find a block index's generations.
     #[inline(always)]
-    fn generations_of(&self, hash: u64) -> core::ops::Range<usize> {
-        let first = block_index(hash, self.num_blocks) * self.generations;
-        first..first + self.generations
+    fn shape(&self) -> (usize, usize) {
+        (self.num_blocks, self.generations)
+    }
+
+    /// The batch prefetch distance: prefetching pays when one generation alone is at least
+    /// the size other filters prefetch at.
+    #[inline]
+    fn prefetch_distance(&self) -> usize {
+        arch::prefetch_distance(self.num_blocks)
     }
 }
 
@@ -388,15 +395,18 @@ read_methods! {
     setup: window_setup!(),
     note: window_note!(),
     probe: |filter, hash| {
-        let kernel = filter.kernel;
-        let generations = &filter.words()[filter.generations_of(hash)];
-        arch::contains_any_with(kernel, generations, hash as u32)
+        filter.kernel.window_contains_hash(filter.words(), filter.shape(), hash)
     },
     probe_all: |filter, hashes, out| {
-        // Prefetch when one generation alone is at least the size other filters prefetch at.
-        let distance = arch::prefetch_distance(filter.num_blocks);
-        let (kernel, generations) = (filter.kernel, filter.generations);
-        arch::contains_any_hashes_with(kernel, filter.words(), generations, hashes, out, distance);
+        let (kernel, shape) = (filter.kernel, filter.shape());
+        let distance = filter.prefetch_distance();
+        kernel.window_contains_hashes(filter.words(), shape, hashes, out, distance);
+    },
+    probe_keys: |filter, keys, out| {
+        let (kernel, shape) = (filter.kernel, filter.shape());
+        let distance = filter.prefetch_distance();
+        let hasher = &filter.hasher;
+        kernel.window_contains_keys(filter.words(), shape, hasher, keys, out, distance);
     },
     bytes: yes,
 }
@@ -416,13 +426,33 @@ impl<S> Insert for WindowFilter<S> {
     /// generation either way, so it stays for `G − 1` more rotations.
     #[inline(always)]
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
-        let kernel = self.kernel;
-        let range = self.generations_of(hash);
-        let newest = range.start + self.newest;
+        let (kernel, shape, newest) = (self.kernel, self.shape(), self.newest);
         let words: &mut [[u32; LANES]] = bytemuck::cast_slice_mut(&mut self.blocks);
-        let present = arch::contains_any_with(kernel, &words[range], hash as u32);
-        kernel.insert(&mut words[newest], hash as u32);
-        Ok(!present)
+        Ok(!kernel.window_insert_hash(words, shape, newest, hash))
+    }
+
+    /// Each hash into the newest generation, its block prefetched a batch's distance ahead.
+    #[inline]
+    fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
+        let (kernel, shape, newest) = (self.kernel, self.shape(), self.newest);
+        let distance = self.prefetch_distance();
+        let words: &mut [[u32; LANES]] = bytemuck::cast_slice_mut(&mut self.blocks);
+        kernel.window_insert_hashes(words, shape, newest, hashes, distance);
+        Ok(())
+    }
+
+    /// Hashing and inserting run inside the kernel, each key hashed as its block is
+    /// prefetched.
+    #[inline]
+    fn insert_keys<K: Hash>(&mut self, keys: &[K]) -> Result<(), Infallible>
+    where
+        S: BuildHasher,
+    {
+        let (kernel, shape, newest) = (self.kernel, self.shape(), self.newest);
+        let distance = self.prefetch_distance();
+        let words: &mut [[u32; LANES]] = bytemuck::cast_slice_mut(&mut self.blocks);
+        kernel.window_insert_keys(words, shape, newest, &self.hasher, keys, distance);
+        Ok(())
     }
 }
 
