@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::kind::{HasherKind, Kernel};
+use crate::kind::{HasherKind, Kernel, Layout};
 
 /// Everything that can go wrong when building or combining filters.
 ///
@@ -75,6 +75,17 @@ pub enum Error {
     },
     /// Serialized bytes set header flags this build does not know.
     UnsupportedFlags(u8),
+    /// A serialized filter's layout id (header byte 7) is not one this build reads: 0
+    /// (split-block), 1 or 2 (wide, one or two probes per key).
+    UnknownLayout(u8),
+    /// Serialized bytes hold a filter of another [`Layout`] than the type reading them (a wide
+    /// filter read as a [`Filter`](crate::Filter), or the reverse).
+    LayoutMismatch {
+        /// The layout of the type reading the bytes.
+        expected: Layout,
+        /// The layout the bytes hold.
+        found: Layout,
+    },
     /// Serialized bytes end before the header or the bitset it announces is complete.
     Truncated {
         /// Bytes the header and bitset need.
@@ -245,6 +256,15 @@ impl fmt::Display for Error {
             Error::UnsupportedFlags(flags) => write!(
                 f,
                 "filter header flags {flags:#04x} are not known to this build, which reads only flags 0x00; a newer splitbloom may read them"
+            ),
+            Error::UnknownLayout(id) => write!(
+                f,
+                "serialized filter uses layout id {id}, unknown to this build, which reads layout ids 0 (split-block), 1 and 2 (wide, one or two probes per key); a newer splitbloom may read it"
+            ),
+            Error::LayoutMismatch { expected, found } => write!(
+                f,
+                "the bytes hold a {found} filter, but were read as a {expected} filter; read them with `{name}::from_bytes` (or `{name}Ref::from_bytes` to view them in place)",
+                name = found.type_name()
             ),
             Error::Truncated { needed, available } => write!(
                 f,

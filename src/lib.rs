@@ -44,7 +44,7 @@
 //! | to remove keys | [`CountingFilter`]: 4-bit counters, four times the memory |
 //! | an unknown number of keys | [`ScalableFilter`]: grows, keeps its false-positive target |
 //! | keys that expire: "seen in the last G periods" | [`WindowFilter`]: `G` generations, `rotate()` forgets the oldest |
-//! | answers from stored bytes without copying them | [`FilterRef`] |
+//! | answers from stored bytes without copying them | [`FilterRef`]; [`WideFilterRef`] for a [`WideFilter`]'s |
 //! | a Parquet column chunk's bloom filter | [`parquet`], with [`ParquetHash`](parquet::ParquetHash) |
 //!
 //! * **Hasher**: keep the default, [`Xxh3`] (XXH3, hasher id 4), on every target. The
@@ -243,12 +243,14 @@ pub use error::Error;
 pub use filter::AtomicFilter;
 #[cfg(target_has_atomic = "64")]
 pub use filter::{AtomicWindowFilter, WindowWriter};
-pub use filter::{CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter, WindowFilter};
+pub use filter::{
+    CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter, WideFilterRef, WindowFilter,
+};
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
-pub use kind::{HasherKind, Kernel, UnknownKernel};
+pub use kind::{HasherKind, Kernel, Layout, UnknownKernel};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

@@ -12,6 +12,7 @@ use crate::filter::Filter;
 use crate::filter::view::View;
 use crate::format::{Header, checked_length, validate, view_payload};
 use crate::hash::{FilterHasher, Xxh3};
+use crate::kind::Layout;
 
 /// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
 /// entry) without copying them.
@@ -150,6 +151,7 @@ impl<'a, S: FilterHasher> FilterRef<'a, S> {
     pub fn from_trusted_bytes_with_hasher_type(bytes: &'a [u8]) -> Result<Self, Error> {
         let header = Header::parse(bytes)?;
         let payload = checked_length(&header, bytes)?;
+        header.check_layout(Layout::SplitBlock)?;
         header.check_hasher::<S>()?;
         Ok(FilterRef::from_parts(
             view_payload(payload)?,

@@ -16,6 +16,7 @@
 //! | `atomic_window.rs` | [`AtomicWindowFilter`]: lock-free readers, one [`WindowWriter`] inserting and rotating |
 //! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
 //! | `wide.rs` | [`WideFilter`]: 64-byte blocks, one or two per key, for rates of 0.1% and below |
+//! | `wide_ref.rs` | [`WideFilterRef`]: a zero-copy view of a [`WideFilter`]'s bytes |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
 //!
 //! The modules that add methods to [`Filter`] are declared after `owned.rs`, because rustdoc
@@ -56,5 +57,7 @@ pub use atomic_window::{AtomicWindowFilter, WindowWriter};
 mod fold;
 mod wide;
 pub use wide::WideFilter;
+mod wide_ref;
+pub use wide_ref::WideFilterRef;
 #[cfg(feature = "serde")]
 mod serde;

@@ -22,6 +22,7 @@
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash};
 
+use crate::arch::wide_generic::WideEntryPoints;
 use crate::arch::{Dispatch, EntryPoints, PreHashed, prefetch_distance};
 use crate::block::{BLOCK_BYTES, LANES};
 use crate::hash::{FilterHasher, for_each_hashed_chunk};
@@ -290,6 +291,77 @@ impl<S: FilterHasher> View<'_, S> {
     #[cfg(feature = "std")]
     pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
         crate::format::write_to(S::KIND, self.hasher.seed(), self.blocks, writer)
+    }
+}
+
+/// A wide bitset with its probes, kernel and hasher: the [`Probe`] of
+/// [`WideFilter`](crate::WideFilter) and [`WideFilterRef`](crate::WideFilterRef), and the one
+/// place their serialization is written. The wide kernels use unaligned loads, so a bitset
+/// viewed in place needs only the alignment of `u64`.
+#[derive(Clone, Copy)]
+pub(crate) struct WideView<'a, S> {
+    /// The blocks, at least one (a multiple of 64 with two probes).
+    pub(crate) blocks: &'a [[u64; crate::wide_block::WORDS]],
+    /// The blocks each key sets its bits in: 1 or 2.
+    pub(crate) probes: u8,
+    /// The kernel that answers.
+    pub(crate) kernel: Dispatch,
+    /// The hasher keys go through.
+    pub(crate) hasher: &'a S,
+}
+
+impl<S> Probe for WideView<'_, S> {
+    type Hasher = S;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        self.hasher
+    }
+
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        self.kernel
+            .wide_contains_hash(self.blocks, self.probes, hash)
+    }
+
+    /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache
+    /// (the shared rule counts 32-byte units, two per wide block).
+    #[inline]
+    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
+        let distance = prefetch_distance(2 * self.blocks.len());
+        self.kernel
+            .wide_contains_hashes(self.blocks, self.probes, hashes, out, distance);
+    }
+
+    /// Hashing and probing run inside the kernel, each key hashed as its blocks are
+    /// prefetched, as for [`probe_all`](Probe::probe_all).
+    #[inline]
+    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
+    where
+        S: BuildHasher,
+    {
+        let distance = prefetch_distance(2 * self.blocks.len());
+        self.kernel
+            .wide_contains_keys(self.blocks, self.probes, self.hasher, keys, out, distance);
+    }
+}
+
+impl<S: FilterHasher> WideView<'_, S> {
+    /// The bitset in splitbloom's format, under the wide layout id.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        crate::format::wide_to_bytes(S::KIND, self.hasher.seed(), self.probes, self.blocks)
+    }
+
+    /// Streams [`to_bytes`](WideView::to_bytes) to `writer`.
+    #[cfg(feature = "std")]
+    pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        crate::format::wide_write_to(
+            S::KIND,
+            self.hasher.seed(),
+            self.probes,
+            self.blocks,
+            writer,
+        )
     }
 }
 

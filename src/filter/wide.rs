@@ -16,8 +16,11 @@ use core::hash::{BuildHasher, Hash};
 use crate::arch::wide_generic::WideEntryPoints;
 use crate::arch::{self, Dispatch};
 use crate::error::Error;
+use crate::filter::view::WideView;
 use crate::filter::write::{self, Insert};
+use crate::format::{HEADER_BYTES, validate_layout, wide_decode_into};
 use crate::hash::{FilterHasher, Xxh3};
+use crate::kind::Layout;
 use crate::math::wide as math;
 use crate::storage::Blocks;
 use crate::wide_block::{WORDS, WideBlock};
@@ -139,6 +142,15 @@ impl<S> WideFilter<S> {
     }
 }
 
+impl<S> WideFilter<S> {
+    /// A filter holding a copy of validated `words`, for the view's `to_wide_filter`.
+    pub(crate) fn from_words(words: &[[u64; WORDS]], probes: u8, hasher: S) -> Result<Self, Error> {
+        let mut filter = WideFilter::with_num_blocks_and_hasher(words.len(), probes, hasher)?;
+        filter.words_mut().copy_from_slice(words);
+        Ok(filter)
+    }
+}
+
 impl<S: BuildHasher> WideFilter<S> {
     /// Adds `key`; returns `true` when it was newly inserted (some of its bits were unset), as
     /// `HashSet::insert` does.
@@ -193,22 +205,7 @@ read_methods! {
     type: WideFilter,
     setup: wide_setup!(),
     note: wide_note!(),
-    probe: |this, hash| this.kernel.wide_contains_hash(this.words(), this.probes, hash),
-    probe_all: |this, hashes, out| this.kernel.wide_contains_hashes(
-        this.words(),
-        this.probes,
-        hashes,
-        out,
-        this.prefetch_distance(),
-    ),
-    probe_keys: |this, keys, out| this.kernel.wide_contains_keys(
-        this.words(),
-        this.probes,
-        &this.hasher,
-        keys,
-        out,
-        this.prefetch_distance(),
-    ),
+    reader: |filter| filter.view(),
     bytes: yes,
 }
 
@@ -330,6 +327,17 @@ impl<S> WideFilter<S> {
         set as f64 / (self.blocks.len() * math::WIDE_BLOCK_BYTES * 8) as f64
     }
 
+    /// The read view: every read and the serialization go through it (see `filter::view`).
+    #[inline(always)]
+    fn view(&self) -> WideView<'_, S> {
+        WideView {
+            blocks: self.words(),
+            probes: self.probes,
+            kernel: self.kernel,
+            hasher: &self.hasher,
+        }
+    }
+
     /// The blocks as word arrays, for the layout's functions.
     #[inline(always)]
     fn words(&self) -> &[[u64; WORDS]] {
@@ -345,6 +353,100 @@ impl<S> WideFilter<S> {
     #[inline]
     fn prefetch_distance(&self) -> usize {
         arch::prefetch_distance(2 * self.blocks.len())
+    }
+}
+
+/// The bytes of a [`WideFilter`]: the `SBLM` format of [`format`](crate::format) under the wide
+/// layout id (1 or 2, the probes per key), so the header, checksum and checks are
+/// [`Filter`](crate::Filter)'s and the bitset is the blocks' eight little-endian `u64` words.
+impl<S: FilterHasher> WideFilter<S> {
+    /// The filter in splitbloom's format, under the wide layout id.
+    ///
+    /// ```
+    /// use splitbloom::WideFilter;
+    /// let mut filter = WideFilter::with_fpr(1000, 1e-5)?;
+    /// filter.insert("key");
+    /// let bytes = filter.to_bytes();
+    /// assert_eq!(bytes[7], 2); // wide, two probes per key
+    /// let copy = WideFilter::from_bytes(&bytes)?;
+    /// assert_eq!(copy, filter);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn to_bytes(&self) -> alloc::vec::Vec<u8> {
+        self.view().to_bytes()
+    }
+
+    /// The length of [`to_bytes`](WideFilter::to_bytes): 32 bytes of header plus 64 a block.
+    ///
+    /// ```
+    /// let filter = splitbloom::WideFilter::with_num_blocks(10, 1)?;
+    /// assert_eq!(filter.serialized_len(), 32 + 640);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn serialized_len(&self) -> usize {
+        HEADER_BYTES + self.size_in_bytes()
+    }
+
+    /// Writes [`to_bytes`](WideFilter::to_bytes) to `writer` without building it in memory
+    /// first.
+    ///
+    /// ```
+    /// let filter = splitbloom::WideFilter::with_num_blocks(64, 2)?;
+    /// let mut file = Vec::new();
+    /// filter.write_to(&mut file)?;
+    /// assert_eq!(file, filter.to_bytes());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "std")]
+    pub fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
+        self.view().write_to(writer)
+    }
+
+    /// Reads a wide filter built with the hasher type `S`, named as the type parameter, into an
+    /// owned copy; the seed comes from the bytes. [`WideFilter::from_bytes`] is this for the
+    /// default hasher.
+    ///
+    /// Every problem is an [`Error`], found before anything is allocated: wrong magic, unknown
+    /// version or layout, truncated or over-long input, zero or too many blocks, two probes on
+    /// a block count that is not a multiple of 64, checksum mismatch, a split-block filter
+    /// ([`Error::LayoutMismatch`]: read it with [`Filter`](crate::Filter)), unknown or
+    /// unavailable hasher, hasher kind other than `S`'s.
+    ///
+    /// ```
+    /// use splitbloom::{Error, WideFilter, parquet::ParquetHash};
+    /// let bytes = WideFilter::with_num_blocks_and_hasher(64, 2, ParquetHash::default())?.to_bytes();
+    /// let filter = WideFilter::<ParquetHash>::from_bytes_with_hasher_type(&bytes)?;
+    /// assert_eq!((filter.num_blocks(), filter.probes()), (64, 2));
+    /// let split = splitbloom::Filter::with_num_blocks(2)?.to_bytes();
+    /// assert!(matches!(WideFilter::from_bytes(&split), Err(Error::LayoutMismatch { .. })));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes_with_hasher_type(bytes: &[u8]) -> Result<Self, Error> {
+        let (header, payload) = validate_layout::<S>(bytes, Layout::Wide)?;
+        let hasher = S::try_with_seed(header.seed)?;
+        let mut filter =
+            WideFilter::with_num_blocks_and_hasher(header.num_blocks, header.probes, hasher)?;
+        wide_decode_into(payload, filter.words_mut());
+        Ok(filter)
+    }
+}
+
+impl WideFilter {
+    /// Reads a wide filter written by [`to_bytes`](WideFilter::to_bytes) with the default
+    /// hasher, with every check of
+    /// [`from_bytes_with_hasher_type`](WideFilter::from_bytes_with_hasher_type).
+    ///
+    /// ```
+    /// use splitbloom::{Error, WideFilter};
+    /// let mut filter = WideFilter::with_fpr(1000, 1e-3)?;
+    /// filter.insert("key");
+    /// let copy = WideFilter::from_bytes(&filter.to_bytes())?;
+    /// assert!(copy.contains("key"));
+    /// assert!(matches!(WideFilter::from_bytes(b"SBLM"), Err(Error::Truncated { .. })));
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn from_bytes(bytes: &[u8]) -> Result<WideFilter, Error> {
+        WideFilter::from_bytes_with_hasher_type(bytes)
     }
 }
 

@@ -13,13 +13,21 @@
 //! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
 //! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
 //! | 6 | 1 | hasher id | [`HasherKind::id`]: 3 = Parquet XXH64, 4 = XXH3 (the default), 6 = gxhash; 1, 2 and 5 are reserved |
-//! | 7 | 1 | flags | `0`; readers refuse unknown flags |
+//! | 7 | 1 | layout id | 0 = split-block ([`Filter`](crate::Filter)), 1 = wide with one probe per key, 2 = wide with two ([`WideFilter`](crate::WideFilter)); readers refuse other ids |
 //! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
-//! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]) |
+//! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]); wide with two probes: a multiple of 64 |
 //! | 24 | 8 | checksum | XXH3-64 (seed 0) of bytes 0..24 followed by the bitset |
-//! | 32 | 32·z | bitset | block after block, each eight `u32` lanes, lane 0 first |
+//! | 32 | 32·z | bitset (layout 0) | block after block, each eight `u32` lanes, lane 0 first |
+//! | 32 | 64·z | bitset (layouts 1, 2) | block after block, each eight `u64` words, word 0 first |
 //!
-//! The total length is exactly `32 + 32·z` bytes. The bitset is the Parquet SBBF bitset
+//! Byte 7 was a flags byte that had to be 0, so every split-block file is unchanged and a
+//! reader that predates the wide layout refuses a wide file instead of misreading it. The
+//! probes per key are part of the layout id because they change where a key's bits are and the
+//! 32-byte header has no other free byte.
+//!
+//! The total length is exactly `32 + 32·z` bytes for the split-block layout, `32 + 64·z` for
+//! the wide one. What follows describes the split-block layout; the wide one (block and bit
+//! formulas, known answers) is specified in `docs/FORMAT.md`. The bitset is the Parquet SBBF bitset
 //! byte for byte: lane `i` of block `b` is the little-endian `u32` at byte `32 + 32·b + 4·i`,
 //! and a key with 64-bit hash `h` is present when, for every lane `i`, bit
 //! `((h as u32) · SALT[i]) >> 27` is set in block `((h >> 32) · z) >> 32` (see
@@ -84,10 +92,13 @@ use alloc::vec::Vec;
 
 use xxhash_rust::xxh3::Xxh3Default;
 
-use crate::block::{BLOCK_BYTES, LANES};
+use crate::block::LANES;
 use crate::error::Error;
 use crate::hash::{FilterHasher, HasherKind};
+use crate::kind::Layout;
 use crate::math::MAX_BLOCKS;
+use crate::math::wide::{MAX_WIDE_BLOCKS, is_valid_shape};
+use crate::wide_block::WORDS;
 
 mod scalable;
 mod window;
@@ -149,8 +160,14 @@ pub struct Header {
     pub hasher: HasherKind,
     /// The hasher's seed.
     pub seed: u64,
-    /// The number of 32-byte blocks (at least 1, at most [`MAX_BLOCKS`]).
+    /// The number of blocks (at least 1, at most [`MAX_BLOCKS`]): 32 bytes each in the
+    /// split-block layout, 64 in the wide one.
     pub num_blocks: usize,
+    /// The layout of the bitset (header byte 7).
+    pub layout: Layout,
+    /// The blocks each key sets its bits in: 1 for the split-block layout, 1 or 2 for the
+    /// wide one.
+    pub probes: u8,
     /// The stored checksum.
     pub checksum: u64,
 }
@@ -168,24 +185,33 @@ impl Header {
         let raw = RawHeader::<HEADER_BYTES>::read(bytes, MAGIC)?;
         let (header, version) = (raw.bytes, raw.version);
         let u64_at = |at| raw.u64_at(at);
-        if header[7] != 0 {
-            return Err(Error::UnsupportedFlags(header[7]));
-        }
+        let (layout, probes) = layout_from_id(header[7]).ok_or(Error::UnknownLayout(header[7]))?;
         let hasher = HasherKind::from_id(header[6]).ok_or(Error::UnknownHasher(header[6]))?;
         let num_blocks = u64_at(16);
         if num_blocks == 0 {
             return Err(Error::ZeroBlocks);
         }
-        if num_blocks > MAX_BLOCKS as u64 {
+        let most = match layout {
+            Layout::SplitBlock => MAX_BLOCKS,
+            Layout::Wide => MAX_WIDE_BLOCKS,
+        };
+        if num_blocks > most as u64 {
             return Err(Error::TooLarge {
                 blocks: num_blocks as f64,
             });
+        }
+        // At most `most`, which is a `usize`.
+        let num_blocks = num_blocks as usize;
+        if layout == Layout::Wide && !is_valid_shape(num_blocks, probes) {
+            return Err(Error::InvalidWideShape { num_blocks, probes });
         }
         Ok(Header {
             version,
             hasher,
             seed: u64_at(8),
-            num_blocks: num_blocks as usize,
+            num_blocks,
+            layout,
+            probes,
             checksum: u64_at(24),
         })
     }
@@ -199,7 +225,19 @@ impl Header {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn serialized_len(&self) -> u64 {
-        HEADER_BYTES as u64 + self.num_blocks as u64 * BLOCK_BYTES as u64
+        HEADER_BYTES as u64 + self.num_blocks as u64 * self.layout.block_bytes() as u64
+    }
+
+    /// Errors unless the bytes hold `layout`, the layout of the type reading them.
+    pub(crate) fn check_layout(&self, layout: Layout) -> Result<(), Error> {
+        if self.layout == layout {
+            Ok(())
+        } else {
+            Err(Error::LayoutMismatch {
+                expected: layout,
+                found: self.layout,
+            })
+        }
     }
 
     /// Errors unless a reader using hasher type `S` can answer for this filter.
@@ -272,9 +310,36 @@ impl<'a, const N: usize> RawHeader<'a, N> {
     }
 }
 
-/// Validates `bytes` as exactly one serialized filter readable with hasher type `S`; returns
-/// the header and the bitset bytes.
+/// The layout and probes of layout id `id` (header byte 7), or `None` for an unknown id.
+const fn layout_from_id(id: u8) -> Option<(Layout, u8)> {
+    match id {
+        0 => Some((Layout::SplitBlock, 1)),
+        1 => Some((Layout::Wide, 1)),
+        2 => Some((Layout::Wide, 2)),
+        _ => None,
+    }
+}
+
+/// The layout id (header byte 7) of `layout` with `probes` per key.
+const fn layout_id(layout: Layout, probes: u8) -> u8 {
+    match layout {
+        Layout::SplitBlock => 0,
+        Layout::Wide => probes,
+    }
+}
+
+/// Validates `bytes` as exactly one serialized split-block filter readable with hasher type
+/// `S`; returns the header and the bitset bytes.
 pub(crate) fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
+    validate_layout::<S>(bytes, Layout::SplitBlock)
+}
+
+/// Validates `bytes` as exactly one serialized filter of `layout` readable with hasher type
+/// `S`; returns the header and the bitset bytes.
+pub(crate) fn validate_layout<S: FilterHasher>(
+    bytes: &[u8],
+    layout: Layout,
+) -> Result<(Header, &[u8]), Error> {
     let header = Header::parse(bytes)?;
     let payload = checked_length(&header, bytes)?;
     let computed = checksum(&bytes[..CHECKED_HEADER_BYTES], payload);
@@ -284,6 +349,7 @@ pub(crate) fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]),
             computed,
         });
     }
+    header.check_layout(layout)?;
     header.check_hasher::<S>()?;
     Ok((header, payload))
 }
@@ -316,41 +382,78 @@ fn checksum(header: &[u8], payload: &[u8]) -> u64 {
 }
 
 /// The first 24 header bytes (all but the checksum).
-fn checked_header(kind: HasherKind, seed: u64, num_blocks: usize) -> [u8; CHECKED_HEADER_BYTES] {
+fn checked_header(
+    kind: HasherKind,
+    seed: u64,
+    layout_id: u8,
+    num_blocks: usize,
+) -> [u8; CHECKED_HEADER_BYTES] {
     let mut header = [0; CHECKED_HEADER_BYTES];
     header[..4].copy_from_slice(&MAGIC);
     header[4..6].copy_from_slice(&VERSION.to_le_bytes());
     header[6] = kind.id();
-    header[7] = 0;
+    header[7] = layout_id;
     header[8..16].copy_from_slice(&seed.to_le_bytes());
     header[16..24].copy_from_slice(&(num_blocks as u64).to_le_bytes());
     header
 }
 
+/// A word of a bitset, stored little-endian whatever the host: `u32` lanes (split-block) and
+/// `u64` words (wide).
+pub(crate) trait Word: bytemuck::Pod {
+    /// The word with its bytes in little-endian order.
+    fn to_le_word(self) -> Self;
+    /// The word stored little-endian in `bytes` (exactly its size).
+    fn from_le_slice(bytes: &[u8]) -> Self;
+}
+
+impl Word for u32 {
+    fn to_le_word(self) -> Self {
+        self.to_le()
+    }
+    fn from_le_slice(bytes: &[u8]) -> Self {
+        u32::from_le(bytemuck::pod_read_unaligned(bytes))
+    }
+}
+
+impl Word for u64 {
+    fn to_le_word(self) -> Self {
+        self.to_le()
+    }
+    fn from_le_slice(bytes: &[u8]) -> Self {
+        u64::from_le(bytemuck::pod_read_unaligned(bytes))
+    }
+}
+
 /// Feeds the bitset to `sink` as little-endian bytes: in one piece on little-endian hosts, a
 /// block at a time elsewhere.
-fn for_each_payload_chunk(blocks: &[[u32; LANES]], mut sink: impl FnMut(&[u8])) {
+fn for_each_payload_chunk<W: Word, const N: usize>(blocks: &[[W; N]], mut sink: impl FnMut(&[u8])) {
     if cfg!(target_endian = "little") {
-        sink(bytemuck::cast_slice(blocks));
+        sink(bytemuck::cast_slice(blocks.as_flattened()));
     } else {
         for_each_block_as_le_bytes(blocks, sink);
     }
 }
 
 /// The byte-order-independent path of [`for_each_payload_chunk`], one block at a time.
-fn for_each_block_as_le_bytes(blocks: &[[u32; LANES]], mut sink: impl FnMut(&[u8])) {
+fn for_each_block_as_le_bytes<W: Word, const N: usize>(
+    blocks: &[[W; N]],
+    mut sink: impl FnMut(&[u8]),
+) {
     for block in blocks {
-        let mut bytes = [0u8; BLOCK_BYTES];
-        for (chunk, word) in bytes.chunks_exact_mut(4).zip(block) {
-            chunk.copy_from_slice(&word.to_le_bytes());
-        }
-        sink(&bytes);
+        let words = block.map(W::to_le_word);
+        sink(bytemuck::cast_slice(&words[..]));
     }
 }
 
-/// The full header (checksum included) of a filter with this hasher and bitset.
-fn header_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> [u8; HEADER_BYTES] {
-    let checked = checked_header(kind, seed, blocks.len());
+/// The full header (checksum included) of a filter with this hasher, layout and bitset.
+fn header_bytes<W: Word, const N: usize>(
+    kind: HasherKind,
+    seed: u64,
+    layout_id: u8,
+    blocks: &[[W; N]],
+) -> [u8; HEADER_BYTES] {
+    let checked = checked_header(kind, seed, layout_id, blocks.len());
     let mut state = Xxh3Default::new();
     state.update(&checked);
     for_each_payload_chunk(blocks, |chunk| state.update(chunk));
@@ -360,23 +463,29 @@ fn header_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> [u8; HE
     header
 }
 
-/// Serializes a bitset with its hasher identity: the one writer behind every `to_bytes`.
-pub(crate) fn to_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> Vec<u8> {
-    let mut bytes = Vec::with_capacity(HEADER_BYTES + blocks.len() * BLOCK_BYTES);
-    bytes.extend_from_slice(&header_bytes(kind, seed, blocks));
+/// A record's header and bitset, in one buffer.
+fn record_to_bytes<W: Word, const N: usize>(
+    kind: HasherKind,
+    seed: u64,
+    layout_id: u8,
+    blocks: &[[W; N]],
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(HEADER_BYTES + core::mem::size_of_val(blocks));
+    bytes.extend_from_slice(&header_bytes(kind, seed, layout_id, blocks));
     for_each_payload_chunk(blocks, |chunk| bytes.extend_from_slice(chunk));
     bytes
 }
 
-/// Streams a serialized bitset to `writer`: the one writer behind every `write_to`.
+/// Streams a record's header and bitset to `writer`.
 #[cfg(feature = "std")]
-pub(crate) fn write_to(
+fn record_write_to<W: Word, const N: usize>(
     kind: HasherKind,
     seed: u64,
-    blocks: &[[u32; LANES]],
+    layout_id: u8,
+    blocks: &[[W; N]],
     mut writer: impl std::io::Write,
 ) -> std::io::Result<()> {
-    writer.write_all(&header_bytes(kind, seed, blocks))?;
+    writer.write_all(&header_bytes(kind, seed, layout_id, blocks))?;
     let mut result = Ok(());
     for_each_payload_chunk(blocks, |chunk| {
         if result.is_ok() {
@@ -386,32 +495,98 @@ pub(crate) fn write_to(
     result
 }
 
-/// Decodes a little-endian bitset into `blocks` (same length in bytes).
+/// Serializes a split-block bitset with its hasher identity: the one writer behind every
+/// split-block `to_bytes`.
+pub(crate) fn to_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> Vec<u8> {
+    record_to_bytes(kind, seed, layout_id(Layout::SplitBlock, 1), blocks)
+}
+
+/// Streams a serialized split-block bitset to `writer`: the one writer behind every
+/// split-block `write_to`.
+#[cfg(feature = "std")]
+pub(crate) fn write_to(
+    kind: HasherKind,
+    seed: u64,
+    blocks: &[[u32; LANES]],
+    writer: impl std::io::Write,
+) -> std::io::Result<()> {
+    record_write_to(kind, seed, layout_id(Layout::SplitBlock, 1), blocks, writer)
+}
+
+/// Serializes a wide bitset with `probes` per key and its hasher identity.
+pub(crate) fn wide_to_bytes(
+    kind: HasherKind,
+    seed: u64,
+    probes: u8,
+    blocks: &[[u64; WORDS]],
+) -> Vec<u8> {
+    record_to_bytes(kind, seed, layout_id(Layout::Wide, probes), blocks)
+}
+
+/// Streams a serialized wide bitset to `writer`.
+#[cfg(feature = "std")]
+pub(crate) fn wide_write_to(
+    kind: HasherKind,
+    seed: u64,
+    probes: u8,
+    blocks: &[[u64; WORDS]],
+    writer: impl std::io::Write,
+) -> std::io::Result<()> {
+    record_write_to(kind, seed, layout_id(Layout::Wide, probes), blocks, writer)
+}
+
+/// Decodes a little-endian split-block bitset into `blocks` (same length in bytes).
 pub(crate) fn decode_into(payload: &[u8], blocks: &mut [[u32; LANES]]) {
-    for (block, bytes) in blocks.iter_mut().zip(payload.chunks_exact(BLOCK_BYTES)) {
-        for (word, bytes) in block.iter_mut().zip(bytes.chunks_exact(4)) {
-            *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-        }
+    decode_words_into(payload, blocks);
+}
+
+/// Decodes a little-endian wide bitset into `blocks` (same length in bytes).
+pub(crate) fn wide_decode_into(payload: &[u8], blocks: &mut [[u64; WORDS]]) {
+    decode_words_into(payload, blocks);
+}
+
+/// Decodes a little-endian bitset of any word into `blocks` (same length in bytes).
+fn decode_words_into<W: Word, const N: usize>(payload: &[u8], blocks: &mut [[W; N]]) {
+    let size = core::mem::size_of::<W>();
+    for (word, bytes) in blocks
+        .as_flattened_mut()
+        .iter_mut()
+        .zip(payload.chunks_exact(size))
+    {
+        *word = W::from_le_slice(bytes);
     }
 }
 
-/// Views a validated little-endian bitset in place when the host and alignment allow, else
-/// copies it.
+/// Views a validated little-endian split-block bitset in place when the host and alignment
+/// allow (4 bytes), else copies it.
 pub(crate) fn view_payload(payload: &[u8]) -> Result<Cow<'_, [[u32; LANES]]>, Error> {
+    view_words(payload)
+}
+
+/// Views a validated little-endian wide bitset in place when the host and alignment allow
+/// (8 bytes), else copies it.
+pub(crate) fn view_wide_payload(payload: &[u8]) -> Result<Cow<'_, [[u64; WORDS]]>, Error> {
+    view_words(payload)
+}
+
+/// Views a validated little-endian bitset (whole blocks) in place when the host and alignment
+/// allow, else copies it.
+fn view_words<W: Word, const N: usize>(payload: &[u8]) -> Result<Cow<'_, [[W; N]]>, Error> {
     if cfg!(target_endian = "little")
-        && let Ok(blocks) = bytemuck::try_cast_slice::<u8, [u32; LANES]>(payload)
+        && let Ok(words) = bytemuck::try_cast_slice::<u8, W>(payload)
+        && let (blocks, []) = words.as_chunks::<N>()
     {
         return Ok(Cow::Borrowed(blocks));
     }
-    let num_blocks = payload.len() / BLOCK_BYTES;
+    let num_blocks = payload.len() / core::mem::size_of::<[W; N]>();
     let mut blocks = Vec::new();
     blocks
         .try_reserve_exact(num_blocks)
         .map_err(|_| Error::AllocationFailed {
             bytes: payload.len(),
         })?;
-    blocks.resize(num_blocks, [0; LANES]);
-    decode_into(payload, &mut blocks);
+    blocks.resize(num_blocks, [W::zeroed(); N]);
+    decode_words_into(payload, &mut blocks);
     Ok(Cow::Owned(blocks))
 }
 
@@ -459,5 +634,23 @@ mod tests {
         let mut decoded = vec![[0u32; LANES]; blocks.len()];
         decode_into(&portable, &mut decoded);
         assert_eq!(decoded, blocks);
+
+        let wide: Vec<[u64; WORDS]> = (0u64..20)
+            .map(|b| core::array::from_fn(|i| b.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i as u64))
+            .collect();
+        let mut portable = Vec::new();
+        for_each_block_as_le_bytes(&wide, |chunk| portable.extend_from_slice(chunk));
+        let mut fast = Vec::new();
+        for_each_payload_chunk(&wide, |chunk| fast.extend_from_slice(chunk));
+        assert_eq!(portable, fast);
+        assert_eq!(&portable[8..16], &wide[0][1].to_le_bytes());
+        let mut decoded = vec![[0u64; WORDS]; wide.len()];
+        wide_decode_into(&portable, &mut decoded);
+        assert_eq!(decoded, wide);
+        // Misaligned by 4: copied, same words.
+        let mut shifted = vec![0u8; 4];
+        shifted.extend_from_slice(&portable);
+        let viewed = view_wide_payload(&shifted[4..]).unwrap();
+        assert_eq!(&*viewed, &wide[..]);
     }
 }

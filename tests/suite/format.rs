@@ -211,7 +211,7 @@ fn wrong_magic() {
 }
 
 #[test]
-fn unknown_version_and_flags() {
+fn unknown_version_and_layout() {
     for version in [0u16, 2, u16::MAX] {
         let mut bytes = valid_bytes();
         bytes[4..6].copy_from_slice(&version.to_le_bytes());
@@ -224,13 +224,15 @@ fn unknown_version_and_flags() {
             }
         );
     }
-    let mut bytes = valid_bytes();
-    bytes[7] = 0x80;
-    reseal(&mut bytes);
-    assert_eq!(
-        Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
-        Error::UnsupportedFlags(0x80)
-    );
+    for layout in [3u8, 0x80, 0xff] {
+        let mut bytes = valid_bytes();
+        bytes[7] = layout;
+        reseal(&mut bytes);
+        assert_eq!(
+            Filter::<Xxh3>::from_bytes_with_hasher_type(&bytes).unwrap_err(),
+            Error::UnknownLayout(layout)
+        );
+    }
 }
 
 #[test]

@@ -12,7 +12,7 @@
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
     Error, Filter, FilterHasher, FilterRef, GxHash, HasherKind, ScalableFilter, ScalableParameters,
-    Xxh3,
+    WideFilter, WideFilterRef, Xxh3,
 };
 
 /// The string keys of every golden file: lengths 0 to 300, so every XXH3 and gxhash path runs.
@@ -174,5 +174,44 @@ fn parquet_bitset_golden_file() {
     }
     for key in integer_keys() {
         assert!(read.contains_value(&(key as i64)) && view.contains_value(&(key as i64)));
+    }
+}
+
+/// A wide filter with `probes` per key and the default hasher, holding the fixed keys as
+/// [`build`] inserts them.
+fn build_wide(num_blocks: usize, probes: u8) -> WideFilter {
+    let mut filter = WideFilter::with_num_blocks(num_blocks, probes).unwrap();
+    for (index, key) in string_keys().iter().enumerate() {
+        if index % 2 == 0 {
+            filter.insert_bytes(key);
+        } else {
+            filter.insert(core::str::from_utf8(key).unwrap());
+        }
+    }
+    for key in integer_keys() {
+        filter.insert(&key);
+    }
+    filter
+}
+
+/// The wide layout, one probe per key (layout id 1) and two (layout id 2): pinned like the
+/// split-block files, and read back by the owned filter and the view.
+#[test]
+fn wide_golden_files() {
+    for (name, num_blocks, probes) in [("wide.sblm", 16, 1), ("wide2.sblm", 64, 2)] {
+        let golden = compare(name, &build_wide(num_blocks, probes).to_bytes());
+        assert_eq!((golden[6], golden[7]), (HasherKind::Xxh3.id(), probes));
+        assert_eq!(golden.len(), 32 + 64 * num_blocks);
+        let owned = WideFilter::from_bytes(&golden).unwrap();
+        let view = WideFilterRef::from_bytes(&golden).unwrap();
+        for key in string_keys() {
+            assert!(
+                owned.contains_bytes(&key) && view.contains_bytes(&key),
+                "{name} {key:?}"
+            );
+        }
+        for key in integer_keys() {
+            assert!(owned.contains(&key) && view.contains(&key), "{name} {key}");
+        }
     }
 }

@@ -3,7 +3,10 @@
 
 use std::collections::HashSet;
 
-use splitbloom::{WideFilter, math};
+use splitbloom::parquet::ParquetHash;
+use splitbloom::{
+    Error, Filter, FilterRef, GxHash, HasherKind, Layout, WideFilter, WideFilterRef, Xxh3, math,
+};
 
 /// A SplitMix64 stream: distinct seeds give unrelated keys.
 fn keys(seed: u64, count: usize) -> Vec<u64> {
@@ -227,4 +230,293 @@ fn union_is_the_filter_of_both_key_sets() {
     let mut plain =
         WideFilter::with_num_blocks_and_hasher(128, 2, splitbloom::Xxh3::default()).unwrap();
     assert!(plain.union(&seeded).is_err());
+}
+
+/// Recomputes the checksum of a serialized filter after a test edited its header, so the
+/// check under test is the one that fires.
+fn reseal(bytes: &mut [u8]) {
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&bytes[..24]);
+    state.update(&bytes[32..]);
+    let checksum = state.digest();
+    bytes[24..32].copy_from_slice(&checksum.to_le_bytes());
+}
+
+/// A filter of `shape` holding 500 keys, inserted through every insert form.
+fn filled<S: splitbloom::FilterHasher>(filter: &mut WideFilter<S>) -> Vec<u64> {
+    let inserted = keys(7, 500);
+    filter.insert_batch(&inserted[..200]);
+    for key in &inserted[200..400] {
+        filter.insert(key);
+    }
+    let words: Vec<String> = inserted[400..].iter().map(u64::to_string).collect();
+    filter.insert_bytes_batch(&words);
+    inserted
+}
+
+fn round_trip<S: splitbloom::FilterHasher + std::fmt::Debug>(filter: &mut WideFilter<S>) {
+    let inserted = filled(filter);
+    let bytes = filter.to_bytes();
+    assert_eq!(bytes.len(), filter.serialized_len());
+    assert_eq!(&bytes[..4], b"SBLM");
+    assert_eq!(bytes[7], filter.probes());
+    let mut streamed = Vec::new();
+    filter.write_to(&mut streamed).unwrap();
+    assert_eq!(streamed, bytes);
+    let header = splitbloom::format::Header::parse(&bytes).unwrap();
+    assert_eq!(header.layout, splitbloom::Layout::Wide);
+    assert_eq!(
+        (header.num_blocks, header.probes),
+        (filter.num_blocks(), filter.probes())
+    );
+    assert_eq!(header.serialized_len(), bytes.len() as u64);
+    let read = WideFilter::<S>::from_bytes_with_hasher_type(&bytes).unwrap();
+    assert_eq!(&read, filter);
+    assert_eq!(read.to_bytes(), bytes);
+    let view = WideFilterRef::<S>::from_bytes_with_hasher_type(&bytes).unwrap();
+    let trusted = WideFilterRef::<S>::from_trusted_bytes_with_hasher_type(&bytes).unwrap();
+    assert_eq!(view, trusted);
+    assert_eq!(view.to_bytes(), bytes);
+    assert_eq!(&view.to_wide_filter().unwrap(), filter);
+    let words: Vec<String> = inserted[400..].iter().map(u64::to_string).collect();
+    assert_eq!(view.count_contained(&inserted[..400]), 400);
+    assert_eq!(view.count_contained_bytes(&words), words.len());
+    assert!(words.iter().all(|w| view.contains_bytes(w.as_bytes())));
+}
+
+#[test]
+fn round_trip_with_every_hasher_and_shape() {
+    for probes in [1, 2] {
+        round_trip(&mut WideFilter::with_num_blocks(128, probes).unwrap());
+        round_trip(
+            &mut WideFilter::with_num_blocks_and_hasher(64, probes, ParquetHash::default())
+                .unwrap(),
+        );
+        round_trip(
+            &mut WideFilter::with_num_blocks_and_hasher(64, probes, Xxh3::with_seed(99)).unwrap(),
+        );
+        if let Ok(hasher) = GxHash::new(5) {
+            round_trip(&mut WideFilter::with_num_blocks_and_hasher(64, probes, hasher).unwrap());
+        }
+    }
+    round_trip(&mut WideFilter::with_num_blocks(1, 1).unwrap());
+    round_trip(&mut WideFilter::with_num_blocks(3, 1).unwrap());
+    round_trip(&mut WideFilter::with_fpr(1000, 1e-3).unwrap());
+    round_trip(&mut WideFilter::with_fpr(1000, 1e-6).unwrap());
+    round_trip(&mut WideFilter::with_fpr_and_hasher(300, 1e-5, ParquetHash::default()).unwrap());
+    let mut collected: WideFilter = (0..100u64).collect();
+    round_trip(&mut collected);
+}
+
+/// Every hostile edit of a valid record is an error, never a panic, for the owned reader and
+/// both views.
+#[test]
+fn hostile_bytes_are_errors() {
+    let mut filter = WideFilter::with_num_blocks(128, 2).unwrap();
+    filled(&mut filter);
+    let valid = filter.to_bytes();
+    let all = |bytes: &[u8]| -> Vec<Error> {
+        vec![
+            WideFilter::from_bytes(bytes).unwrap_err(),
+            WideFilterRef::from_bytes(bytes).unwrap_err(),
+        ]
+    };
+    // Every bit of every header byte, flipped under the stored checksum.
+    for byte in 0..32 {
+        for bit in 0..8 {
+            let mut bytes = valid.clone();
+            bytes[byte] ^= 1 << bit;
+            all(&bytes);
+        }
+    }
+    // Every header field changed and resealed: each check of its own.
+    let edit = |at: usize, value: &[u8]| {
+        let mut bytes = valid.clone();
+        bytes[at..at + value.len()].copy_from_slice(value);
+        reseal(&mut bytes);
+        bytes
+    };
+    let cases: Vec<(Vec<u8>, Error)> = vec![
+        (
+            edit(0, b"SBLX"),
+            Error::WrongMagic {
+                expected: *b"SBLM",
+                found: *b"SBLX",
+            },
+        ),
+        (
+            edit(4, &2u16.to_le_bytes()),
+            Error::UnsupportedVersion {
+                found: 2,
+                supported: 1,
+            },
+        ),
+        (edit(6, &[2]), Error::UnknownHasher(2)),
+        (
+            edit(6, &[3]),
+            Error::HasherKindMismatch {
+                expected: HasherKind::Xxh3,
+                found: HasherKind::Parquet,
+            },
+        ),
+        (edit(7, &[3]), Error::UnknownLayout(3)),
+        (
+            edit(7, &[0]),
+            Error::LengthMismatch {
+                expected: 32 + 128 * 32,
+                found: valid.len(),
+            },
+        ),
+        (edit(16, &0u64.to_le_bytes()), Error::ZeroBlocks),
+        (
+            edit(16, &100u64.to_le_bytes()),
+            Error::InvalidWideShape {
+                num_blocks: 100,
+                probes: 2,
+            },
+        ),
+        (
+            edit(16, &(1u64 << 40).to_le_bytes()),
+            Error::TooLarge {
+                blocks: (1u64 << 40) as f64,
+            },
+        ),
+        (
+            edit(16, &u64::MAX.to_le_bytes()),
+            Error::TooLarge {
+                blocks: u64::MAX as f64,
+            },
+        ),
+        (
+            edit(16, &(1u64 << 32).to_le_bytes()),
+            Error::Truncated {
+                needed: 32 + (64u64 << 32),
+                available: valid.len(),
+            },
+        ),
+        (
+            edit(16, &64u64.to_le_bytes()),
+            Error::LengthMismatch {
+                expected: 32 + 64 * 64,
+                found: valid.len(),
+            },
+        ),
+    ];
+    for (bytes, expected) in cases {
+        for error in all(&bytes) {
+            assert_eq!(error, expected);
+        }
+        assert!(WideFilterRef::<Xxh3>::from_trusted_bytes(&bytes).is_err());
+    }
+    // One probe per key is a valid shape for any count: the resealed record reads.
+    assert_eq!(WideFilter::from_bytes(&edit(7, &[1])).unwrap().probes(), 1);
+    // Truncated at every length, and one byte too many.
+    for len in 0..valid.len() {
+        let errors = all(&valid[..len]);
+        assert!(
+            errors.iter().all(|e| matches!(e, Error::Truncated { .. })),
+            "{len}"
+        );
+        assert!(WideFilterRef::<Xxh3>::from_trusted_bytes(&valid[..len]).is_err());
+    }
+    let mut longer = valid.clone();
+    longer.push(0);
+    assert!(
+        all(&longer)
+            .iter()
+            .all(|e| matches!(e, Error::LengthMismatch { .. }))
+    );
+    // A flipped bitset bit: the checksum catches it.
+    let mut corrupt = valid.clone();
+    corrupt[100] ^= 4;
+    assert!(
+        all(&corrupt)
+            .iter()
+            .all(|e| matches!(e, Error::ChecksumMismatch { .. }))
+    );
+}
+
+/// Each layout read as the other is an error that names the layout and the type to use.
+#[test]
+fn layouts_are_not_read_as_each_other() {
+    let wide = WideFilter::with_num_blocks(64, 1).unwrap().to_bytes();
+    let split = Filter::with_num_blocks(2).unwrap().to_bytes();
+    let wrong = Error::LayoutMismatch {
+        expected: Layout::SplitBlock,
+        found: Layout::Wide,
+    };
+    assert_eq!(Filter::from_bytes(&wide).unwrap_err(), wrong);
+    assert_eq!(FilterRef::from_bytes(&wide).unwrap_err(), wrong);
+    assert_eq!(FilterRef::from_trusted_bytes(&wide).unwrap_err(), wrong);
+    let message = wrong.to_string();
+    assert!(message.contains("wide filter"), "{message}");
+    assert!(
+        message.contains("splitbloom::WideFilter::from_bytes"),
+        "{message}"
+    );
+    let wrong = Error::LayoutMismatch {
+        expected: Layout::Wide,
+        found: Layout::SplitBlock,
+    };
+    assert_eq!(WideFilter::from_bytes(&split).unwrap_err(), wrong);
+    assert_eq!(WideFilterRef::from_bytes(&split).unwrap_err(), wrong);
+    assert_eq!(
+        WideFilterRef::from_trusted_bytes(&split).unwrap_err(),
+        wrong
+    );
+    assert!(
+        wrong.to_string().contains("splitbloom::Filter::from_bytes"),
+        "{wrong}"
+    );
+    assert!(Error::UnknownLayout(9).to_string().contains("layout id 9"));
+    // The split-block layout id stays 0: existing files are unchanged.
+    assert_eq!(split[7], 0);
+    assert_eq!(splitbloom::format::Header::parse(&split).unwrap().probes, 1);
+}
+
+/// The view answers as the owned filter on every read, from aligned buffers (in place) and
+/// misaligned ones (copied).
+#[test]
+fn view_answers_like_the_owned_filter() {
+    for (blocks, probes) in [(5, 1), (128, 2), (4096, 2)] {
+        let mut filter = WideFilter::with_num_blocks(blocks, probes).unwrap();
+        let inserted = filled(&mut filter);
+        let probe: Vec<u64> = inserted.iter().copied().chain(keys(8, 2000)).collect();
+        let hashes: Vec<u64> = probe.iter().map(|k| k.rotate_left(17)).collect();
+        let bytes = filter.to_bytes();
+        // A u64 buffer is 8-byte aligned; offset by 4 bytes it is not.
+        let mut aligned = vec![0u64; bytes.len() / 8];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut aligned).copy_from_slice(&bytes);
+        let mut shifted = vec![0u64; bytes.len() / 8 + 1];
+        let raw: &mut [u8] = bytemuck::cast_slice_mut(&mut shifted);
+        raw[4..4 + bytes.len()].copy_from_slice(&bytes);
+        let misaligned = &raw[4..4 + bytes.len()];
+        let aligned: &[u8] = bytemuck::cast_slice(&aligned);
+        for (input, in_place) in [
+            (aligned, cfg!(target_endian = "little")),
+            (misaligned, false),
+        ] {
+            let view = WideFilterRef::from_bytes(input).unwrap();
+            assert_eq!(view.is_zero_copy(), in_place);
+            assert_eq!(view.to_bytes(), bytes);
+            let mut owned_out = vec![false; probe.len()];
+            let mut view_out = vec![true; probe.len()];
+            filter.contains_batch(&probe, &mut owned_out);
+            view.contains_batch(&probe, &mut view_out);
+            assert_eq!(owned_out, view_out);
+            filter.contains_hash_batch(&hashes, &mut owned_out);
+            view.contains_hash_batch(&hashes, &mut view_out);
+            assert_eq!(owned_out, view_out);
+            for (key, hash) in probe.iter().zip(&hashes) {
+                assert_eq!(view.contains(key), filter.contains(key));
+                assert_eq!(view.contains_hash(*hash), filter.contains_hash(*hash));
+            }
+            assert_eq!(view.count_contained(&probe), filter.count_contained(&probe));
+            assert_eq!(
+                view.count_contained_hashes(&hashes),
+                filter.count_contained_hashes(&hashes)
+            );
+            assert_eq!(view.count_contained(&inserted[..400]), 400);
+        }
+    }
 }
