@@ -2,7 +2,8 @@
 //! [`splitbloom::Filter`]s ([`splitbloom::ScalableFilter`], sized as RedisBloom sizes its
 //! sub-filters), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
 //! RedisBloom's own `BF.*` names with RedisBloom 2.4's replies (`redis/README.md` lists every
-//! command and difference).
+//! command and difference); and a `SBFwindow` type (`SBF.WRESERVE`, [`window`]) holding a
+//! [`splitbloom::WindowFilter`] rotated by the primary's clock.
 //!
 //! Load it with `redis-server --loadmodule target/release/libsplitbloom_redis.so`; it needs
 //! Redis 7.0 or later. Module arguments, as name/value pairs: `BF_COMMANDS yes|no`,
