@@ -381,7 +381,7 @@ fn a_replica_holds_the_primarys_bytes_and_never_rotates_on_its_own() {
     let rotations = info(&mut r, "w1", "Rotations").int();
     assert_eq!(r.cmd(&["SBF.EXISTS", "w1", "k:1"]).int(), 1);
     assert_eq!(info(&mut r, "w1", "Rotations").int(), rotations);
-    // The primary's read does (two periods: 1.5 s past a 600 s period's deadline is one), and
+    // The primary's read does (1.5 s past the deadline of a 600 s period: one rotation), and
     // the replica follows.
     assert_eq!(p.cmd(&["SBF.EXISTS", "w1", "k:1"]).int(), 1);
     assert_eq!(info(&mut p, "w1", "Rotations").int(), rotations + 1);
