@@ -172,18 +172,21 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
             .ok_or(err(WRESERVE_OPTIONS))?;
         let number = value.parse::<u64>().ok();
         if is(option, "GENERATIONS") {
-            generations = Some(
-                number
-                    .filter(|g| (1..=splitbloom::math::MAX_GENERATIONS as u64).contains(g))
-                    .ok_or(err("ERR GENERATIONS must be an integer from 1 to 64"))?,
-            );
+            let max = splitbloom::math::MAX_GENERATIONS as u64;
+            generations = Some(number.filter(|g| (1..=max).contains(g)).ok_or_else(|| {
+                RedisError::String(format!(
+                    "ERR GENERATIONS must be an integer from 1 to {max}"
+                ))
+            })?);
         } else if is(option, "PERIOD") {
             period = Some(
                 number
                     .filter(|s| (1..=MAX_PERIOD_SECONDS).contains(s))
-                    .ok_or(err(
-                        "ERR PERIOD must be a whole number of seconds from 1 to 3162240000",
-                    ))?,
+                    .ok_or_else(|| {
+                        RedisError::String(format!(
+                            "ERR PERIOD must be a whole number of seconds from 1 to {MAX_PERIOD_SECONDS}"
+                        ))
+                    })?,
             );
         } else if is(option, "NEXTROTATION") {
             next = Some(number.ok_or(err("ERR NEXTROTATION must be a Unix time in ms"))?);
