@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Redis module's tests (redis/tests/): commands and bad input, persistence (DEBUG RELOAD,
-# RDB, AOF), replication, and a three-node cluster, each against redis-server processes the
+# RDB, AOF), replication, windowed keys (window.rs: rotation decided on the primary), and a
+# three-node cluster, each against redis-server processes the
 # tests start on free localhost ports and stop.
 #
 # Then the real clients against the module and RedisBloom (redis/tests/clients/): redis-py, in a
@@ -14,7 +15,9 @@
 #
 # `--bench` instead runs the measured comparison (redis/examples/bench/, a release build,
 # `modules [keys] [rounds]` by default: the three Bloom modules; `contenders [keys] [batch]`:
-# the module against a Redis set and SETBIT; minutes on the shared machine): not for CI.
+# the module against a Redis set and SETBIT; `window [keys] [generations] [periods] [batch]`:
+# windowed keys against a set per period and a sorted set by time; minutes on the shared
+# machine): not for CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh

@@ -496,8 +496,12 @@ impl Sbf {
 /// and more take whole 2 MiB huge pages plus one, so that the bitset can start on a huge-page
 /// boundary (`storage/blocks.rs` in the crate, which does not expose the figure).
 fn allocated_bytes(stage: &Stage) -> usize {
+    allocated_for(stage.size_in_bytes())
+}
+
+/// The bytes the crate allocates for `bytes` of blocks (see [`allocated_bytes`]).
+pub fn allocated_for(bytes: usize) -> usize {
     const HUGE_PAGE: usize = 2 << 20;
-    let bytes = stage.size_in_bytes();
     if bytes < 8 << 20 {
         bytes
     } else {

@@ -24,6 +24,12 @@
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- contenders [keys] [batch]
 //! ```
+//! `window`: windowed keys against a set per period with EXPIRE and a sorted set by time
+//! (`window.rs`).
+//!
+//! ```text
+//! cargo run --release -p splitbloom-redis --example bench -- window [keys] [generations] [periods] [batch]
+//! ```
 //! (`bash scripts/test-redis.sh --bench` installs redis-server first.) Not for CI: at 10^6 keys
 //! it takes minutes on a shared machine.
 
@@ -31,6 +37,7 @@
 mod common;
 
 mod modules;
+mod window;
 
 use std::time::Instant;
 
@@ -126,6 +133,10 @@ fn main() {
             modules::run(args)
         }
         Some("dumps") => modules::run_dumps(),
+        Some("window") => {
+            args.next();
+            window::run(args)
+        }
         _ => modules::run(args),
     }
 }

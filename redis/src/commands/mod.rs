@@ -10,21 +10,31 @@ use crate::{Chain, Hash, SBF_TYPE, Stage, check_memory, stage_bytes};
 
 mod merge;
 mod transfer;
+mod window;
 
 use merge::merge_;
 use transfer::{dump_, load_, loadchunk_, scandump_};
+use window::{wdump_, wload_, wreserve_, wrotate_};
 
 /// Redis's own WRONGTYPE error for keys of other types: redis-module 2.0.7 says only "Existing
-/// key has wrong Redis type", without the `WRONGTYPE` code clients look for.
-fn redis_errors(result: RedisResult) -> RedisResult {
+/// key has wrong Redis type", without the `WRONGTYPE` code clients look for. A command that
+/// does not apply to windowed keys says so when one of its keys is one.
+fn redis_errors(ctx: &Context, keys: &[RedisString], result: RedisResult) -> RedisResult {
     const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    result.map_err(|error| match error {
-        RedisError::WrongType => RedisError::Str(WRONGTYPE),
-        RedisError::Str(message) if message.contains("wrong Redis type") => {
-            RedisError::Str(WRONGTYPE)
-        }
-        error => error,
-    })
+    result
+        .map_err(|error| match error {
+            RedisError::WrongType => RedisError::Str(WRONGTYPE),
+            RedisError::Str(message) if message.contains("wrong Redis type") => {
+                RedisError::Str(WRONGTYPE)
+            }
+            error => error,
+        })
+        .map_err(|error| match error {
+            RedisError::Str(WRONGTYPE) if keys.iter().any(|key| window::is_window(ctx, key)) => {
+                RedisError::Str(window::NOT_FOR_WINDOW)
+            }
+            error => error,
+        })
 }
 
 /// Public handlers: each maps the module crate's WRONGTYPE to Redis's.
@@ -32,7 +42,8 @@ macro_rules! handlers {
     ($($name:ident => $inner:ident),* $(,)?) => {
         $(
             pub fn $name(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-                redis_errors($inner(ctx, args))
+                let keys = args.get(1..).unwrap_or(&[]).to_vec();
+                redis_errors(ctx, &keys, $inner(ctx, args))
             }
         )*
     };
@@ -53,6 +64,10 @@ handlers! {
     merge => merge_,
     dump => dump_,
     load => load_,
+    wreserve => wreserve_,
+    wrotate => wrotate_,
+    wload => wload_,
+    wdump => wdump_,
 }
 
 fn err(message: &'static str) -> RedisError {
@@ -224,6 +239,9 @@ fn add_items(
     items: &[RedisString],
     create: Option<Create>,
 ) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
+    if let Some(new) = window::add_to_window(ctx, key, items) {
+        return Ok((new, None));
+    }
     let key = ctx.open_key_writable(key);
     let result = match key.get_value::<Sbf>(&SBF_TYPE)? {
         Some(sbf) => add_all(ctx, sbf, items)?,
@@ -378,10 +396,16 @@ fn insert_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// Answers for `items` in `key`: all 0 when the key is missing or holds another type, as
 /// RedisBloom answers.
 fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<bool> {
-    let key = ctx.open_key(key);
     let mut answers = vec![false; items.len()];
+    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
+    let window = window::read_window(ctx, key, |window| {
+        window.filter.contains_bytes_batch(&keys, &mut answers)
+    });
+    if window.is_some() {
+        return answers;
+    }
+    let key = ctx.open_key(key);
     if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
-        let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
         match &sbf.body {
             Body::Chain(chain) => chain.contains_bytes_batch(&keys, &mut answers),
             Body::Plain(filter) => filter.contains_bytes_batch(&keys, &mut answers),
@@ -443,11 +467,25 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
     if !(2..=3).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
+    let window = window::read_window(ctx, &args[1], |window| {
+        let extras = if extra {
+            window::extra_fields(window)
+        } else {
+            Vec::new()
+        };
+        (window::five_fields(window), extras)
+    });
     let key = ctx.open_key(&args[1]);
-    let sbf = key
-        .get_value::<Sbf>(&SBF_TYPE)?
-        .ok_or_else(|| err(NOT_FOUND))?;
-    let fields = five_fields(sbf);
+    let (fields, window_extras) = match window {
+        Some((fields, extras)) => (fields, Some(extras)),
+        None => (
+            five_fields(
+                key.get_value::<Sbf>(&SBF_TYPE)?
+                    .ok_or_else(|| err(NOT_FOUND))?,
+            ),
+            None,
+        ),
+    };
     if let Some(field) = args.get(2) {
         let index = ["CAPACITY", "SIZE", "FILTERS", "ITEMS", "EXPANSION"]
             .iter()
@@ -463,7 +501,17 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
         out.push(name(field));
         out.push(value);
     }
+    if let Some(extras) = window_extras {
+        for (field, value) in extras {
+            out.push(name(field));
+            out.push(value);
+        }
+        return Ok(RedisValue::Array(out));
+    }
     if extra {
+        let sbf = key
+            .get_value::<Sbf>(&SBF_TYPE)?
+            .ok_or_else(|| err(NOT_FOUND))?;
         let stages = sbf.stages();
         let blocks: usize = stages.iter().map(Stage::num_blocks).sum();
         let bytes: usize = stages.iter().map(Stage::size_in_bytes).sum();
@@ -533,6 +581,9 @@ fn sbf_info_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 fn card_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
+    }
+    if let Some(items) = window::read_window(ctx, &args[1], |window| window.items) {
+        return Ok(RedisValue::Integer(items as i64));
     }
     let key = ctx.open_key(&args[1]);
     let items = key.get_value::<Sbf>(&SBF_TYPE)?.map_or(0, |sbf| sbf.items);
