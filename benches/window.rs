@@ -1,5 +1,6 @@
-//! `WindowFilter` against `Filter` at the same total keys: single and batched lookups, and the
-//! cost of one rotation.
+//! `WindowFilter` against `Filter` at the same total keys: single and batched lookups, the cost
+//! of one rotation, and the work of one period against the double-buffered rebuild (a new
+//! `Filter` built from the window's keys every period, swapped in beside the old one).
 //!
 //! `cargo bench -p splitbloom-bench --bench window`
 //!
@@ -87,6 +88,41 @@ fn window_lookups(c: &mut Criterion) {
             || window.clone(),
             |window| {
                 window.rotate();
+                black_box(window.rotations())
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    group.finish();
+
+    // What a period costs against the double-buffered rebuild users run today (the
+    // cache-penetration guard): every period, build a new `Filter` from the source of truth
+    // (the keys of the last G periods, here a `Vec`) and swap it in while the old one still
+    // answers, so two filters are held at once. The window instead forgets a generation and
+    // takes the period's new keys.
+    let source: Vec<u64> = generations[1..].concat();
+    println!(
+        "memory: double buffer {:.2} MiB (two Filters of {} keys), window {:.2} MiB",
+        2.0 * filter.size_in_bytes() as f64 / f64::from(1 << 20),
+        source.len(),
+        window.size_in_bytes() as f64 / f64::from(1 << 20),
+    );
+    let mut group = c.benchmark_group("one period, 10^6 new keys, 3*10^6 in the window");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(PER_GENERATION as u64));
+    group.bench_function("double buffer: rebuild a Filter from 3*10^6 keys", |b| {
+        b.iter(|| {
+            let mut rebuilt = Filter::with_fpr(source.len(), 0.01).unwrap();
+            rebuilt.insert_batch(black_box(&source));
+            rebuilt
+        })
+    });
+    group.bench_function("WindowFilter: rotate, insert_batch 10^6 keys", |b| {
+        b.iter_batched_ref(
+            || window.clone(),
+            |window| {
+                window.rotate();
+                window.insert_batch(black_box(&generations[0]));
                 black_box(window.rotations())
             },
             BatchSize::LargeInput,
