@@ -27,6 +27,8 @@ mod cli;
 #[cfg(feature = "cli")]
 mod cli_hashing;
 #[cfg(feature = "cli")]
+mod cli_layout;
+#[cfg(feature = "cli")]
 mod cli_support;
 #[cfg(feature = "cli")]
 mod cli_window;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use splitbloom::format::{self, Header};
 use splitbloom::parquet::{ParquetHash, Sizing};
-use splitbloom::{Filter, FilterHasher, HasherKind, math};
+use splitbloom::{Filter, FilterHasher, HasherKind, Layout, WideFilter, math};
 
 use crate::out::{approx_number, short_number};
 
@@ -361,7 +361,11 @@ pub fn require_supported(name: &Path, header: &Header) -> Result<(), String> {
 
 /// Everything `info` and the build summary report about a filter.
 pub struct Stats {
-    /// Blocks of 32 bytes.
+    /// The filter's layout.
+    pub layout: Layout,
+    /// Blocks a key's bits go into: 1, or 2 for a two-probe wide filter.
+    pub probes: u8,
+    /// Blocks (32 bytes each in the split-block layout, 64 in the wide one).
     pub blocks: usize,
     /// Serialized size: header and bitset.
     pub bytes: usize,
@@ -374,9 +378,11 @@ pub struct Stats {
 }
 
 impl Stats {
-    /// The statistics of a filter of `blocks` blocks with this fill and rate.
+    /// The statistics of a split-block filter of `blocks` blocks with this fill and rate.
     pub fn new(blocks: usize, fill_ratio: f64, estimated_fpr: f64) -> Stats {
         Stats {
+            layout: Layout::SplitBlock,
+            probes: 1,
             blocks,
             bytes: format::HEADER_BYTES + blocks * splitbloom::BLOCK_BYTES,
             fill_ratio,
@@ -394,9 +400,53 @@ impl Stats {
         )
     }
 
+    /// The statistics of a wide filter of `blocks` blocks and `probes` probes with this fill.
+    /// Each key sets one bit in each 64-bit word of each of its blocks, so a fill `f` means
+    /// `probes · items / blocks` keys per block with `1 − f = (63/64)^that`; the rate is then
+    /// the layout's formula (`math::wide::false_positive_rate`) at that many keys.
+    pub fn wide(blocks: usize, probes: u8, fill_ratio: f64) -> Stats {
+        let per_block = if fill_ratio >= 1.0 {
+            f64::INFINITY
+        } else {
+            (1.0 - fill_ratio).ln() / (63.0f64 / 64.0).ln()
+        };
+        let estimated_items = per_block * blocks as f64 / f64::from(probes.max(1));
+        let items = if estimated_items.is_finite() {
+            estimated_items.round() as usize
+        } else {
+            usize::MAX
+        };
+        Stats {
+            layout: Layout::Wide,
+            probes,
+            blocks,
+            bytes: format::HEADER_BYTES + blocks * math::wide::WIDE_BLOCK_BYTES,
+            fill_ratio,
+            estimated_items,
+            estimated_fpr: math::wide::false_positive_rate(items, blocks, probes),
+        }
+    }
+
+    /// The statistics of a wide `filter`.
+    pub fn of_wide<S>(filter: &WideFilter<S>) -> Stats {
+        Stats::wide(filter.num_blocks(), filter.probes(), filter.fill_ratio())
+    }
+
+    /// The layout as the summaries name it: `split-block`, or `wide (2 probes)`.
+    pub fn describe_layout(&self) -> String {
+        match self.layout {
+            Layout::Wide => format!(
+                "wide ({} {})",
+                self.probes,
+                if self.probes == 1 { "probe" } else { "probes" }
+            ),
+            layout => layout.name().to_owned(),
+        }
+    }
+
     /// Bits of bitset per estimated key, once at least one key is estimated.
     pub fn bits_per_key(&self) -> Option<f64> {
-        (self.estimated_items >= 0.5)
-            .then(|| (self.blocks * splitbloom::BLOCK_BYTES * 8) as f64 / self.estimated_items)
+        let bits = ((self.bytes - format::HEADER_BYTES) * 8) as f64;
+        (self.estimated_items >= 0.5).then(|| bits / self.estimated_items)
     }
 }

@@ -4,8 +4,8 @@ use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
-use splitbloom::FilterRef;
 use splitbloom::format::{self, Header, ScalableHeader};
+use splitbloom::{FilterRef, Layout};
 
 use crate::Status;
 use crate::filters::{
@@ -38,7 +38,9 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     // Reading the whole filter verifies its checksum before anything is reported. Neither the
     // checksum nor the statistics need the filter's hasher, so a filter whose hasher this build
     // cannot compute (gxhash without AES) is shown too.
-    let stats = if header.hasher.is_available() {
+    let stats = if header.layout == Layout::Wide {
+        wide_stats(file).map_err(|error| format!("{name}: {error}"))?
+    } else if header.hasher.is_available() {
         with_hasher!(header.hasher, S => {
             let filter = FilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
                 .map_err(|error| format!("{name}: {error}"))?;
@@ -52,8 +54,10 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     if options.json {
         let bits_per_key = bits_per_key.map_or("null".to_owned(), json::number);
         out!(
-            "{{\"version\":{},\"hasher\":\"{hasher}\",\"seed\":{},\"blocks\":{},\"bytes\":{},\"fill_ratio\":{},\"estimated_items\":{},\"bits_per_key\":{bits_per_key},\"estimated_fpr\":{}}}",
+            "{{\"version\":{},\"layout\":\"{}\",\"probes\":{},\"hasher\":\"{hasher}\",\"seed\":{},\"blocks\":{},\"bytes\":{},\"fill_ratio\":{},\"estimated_items\":{},\"bits_per_key\":{bits_per_key},\"estimated_fpr\":{}}}",
             header.version,
+            stats.layout.name(),
+            stats.probes,
             header.seed,
             stats.blocks,
             stats.bytes,
@@ -63,6 +67,7 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
         )?;
     } else {
         out!("format version   {}", header.version)?;
+        out!("layout           {}", stats.describe_layout())?;
         if header.hasher.is_available() {
             out!("hasher           {hasher} (seed {})", header.seed)?;
         } else {
@@ -84,38 +89,30 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     Ok(Status::Success)
 }
 
+/// The statistics of a wide filter, from its bitset's 64-bit words once the checksum is
+/// verified (as for a filter whose hasher this build cannot compute: the statistics need no
+/// hasher).
+fn wide_stats(file: &FilterFile) -> Result<Stats, String> {
+    verify_checksum(file)?;
+    let header = &file.header;
+    let set: u64 = file.bytes[format::HEADER_BYTES..]
+        .iter()
+        .map(|byte| u64::from(byte.count_ones()))
+        .sum();
+    let bits = header.num_blocks as f64 * splitbloom::math::wide::WIDE_BLOCK_BYTES as f64 * 8.0;
+    Ok(Stats::wide(
+        header.num_blocks,
+        header.probes,
+        set as f64 / bits,
+    ))
+}
+
 /// The statistics of a filter read without its hasher type: the checksum is checked as the
 /// format documents it (XXH3-64 of header bytes 0..24, then the bitset), the fill and the
 /// false-positive rate are computed from the bitset's little-endian 32-bit lanes.
 fn stats_without_hasher(file: &FilterFile) -> Result<Stats, String> {
-    let header = &file.header;
-    let expected = usize::try_from(header.serialized_len()).unwrap_or(usize::MAX);
-    if file.bytes.len() != expected {
-        return Err(if file.bytes.len() < expected {
-            splitbloom::Error::Truncated {
-                needed: header.serialized_len(),
-                available: file.bytes.len(),
-            }
-        } else {
-            splitbloom::Error::LengthMismatch {
-                expected: header.serialized_len(),
-                found: file.bytes.len(),
-            }
-        }
-        .to_string());
-    }
-    let (head, bitset) = file.bytes.split_at(format::HEADER_BYTES);
-    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
-    state.update(&head[..24]);
-    state.update(bitset);
-    let computed = state.digest();
-    if computed != header.checksum {
-        return Err(splitbloom::Error::ChecksumMismatch {
-            stored: header.checksum,
-            computed,
-        }
-        .to_string());
-    }
+    verify_checksum(file)?;
+    let bitset = &file.bytes[format::HEADER_BYTES..];
     let (mut ones, mut fpr_sum) = (0u64, 0.0f64);
     for block in bitset.chunks_exact(splitbloom::BLOCK_BYTES) {
         let mut all_set = 1.0;
@@ -126,7 +123,7 @@ fn stats_without_hasher(file: &FilterFile) -> Result<Stats, String> {
         }
         fpr_sum += all_set;
     }
-    let blocks = header.num_blocks;
+    let blocks = file.header.num_blocks;
     let total_bits = blocks as f64 * (splitbloom::BLOCK_BYTES * 8) as f64;
     Ok(Stats::new(
         blocks,
@@ -263,4 +260,38 @@ fn skip_bytes(file: &mut File, count: u64) -> io::Result<u64> {
     } else {
         io::copy(&mut file.take(count), &mut io::sink())
     }
+}
+
+/// Verifies the checksum of a filter read without its hasher type, as the format documents it:
+/// XXH3-64 of header bytes 0..24, then the bitset; the length must be the announced one.
+fn verify_checksum(file: &FilterFile) -> Result<(), String> {
+    let header = &file.header;
+    let expected = usize::try_from(header.serialized_len()).unwrap_or(usize::MAX);
+    if file.bytes.len() != expected {
+        return Err(if file.bytes.len() < expected {
+            splitbloom::Error::Truncated {
+                needed: header.serialized_len(),
+                available: file.bytes.len(),
+            }
+        } else {
+            splitbloom::Error::LengthMismatch {
+                expected: header.serialized_len(),
+                found: file.bytes.len(),
+            }
+        }
+        .to_string());
+    }
+    let (head, bitset) = file.bytes.split_at(format::HEADER_BYTES);
+    let mut state = xxhash_rust::xxh3::Xxh3Default::new();
+    state.update(&head[..24]);
+    state.update(bitset);
+    let computed = state.digest();
+    if computed != header.checksum {
+        return Err(splitbloom::Error::ChecksumMismatch {
+            stored: header.checksum,
+            computed,
+        }
+        .to_string());
+    }
+    Ok(())
 }

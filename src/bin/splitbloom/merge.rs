@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use splitbloom::{Filter, FilterHasher};
+use splitbloom::{Filter, FilterHasher, Layout};
 
 use crate::Status;
 use crate::filters::{FilterFile, Stats, hasher_name, require_hasher, with_hasher};
@@ -30,6 +30,16 @@ pub fn run(options: &Options) -> Result<Status, String> {
     // command line's terms, naming both files.
     let first_path = &options.filters[0];
     let first = FilterFile::header(first_path)?;
+    for path in &options.filters {
+        let header = FilterFile::header(path)?;
+        if header.layout != Layout::SplitBlock {
+            return Err(format!(
+                "cannot merge {}: it has the {} layout, and merge writes split-block filters only; a program merges wide filters with WideFilter::union",
+                path.display(),
+                header.layout.name()
+            ));
+        }
+    }
     for path in &options.filters[1..] {
         let header = FilterFile::header(path)?;
         let (a, b) = (first_path.display(), path.display());

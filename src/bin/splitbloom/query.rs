@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use splitbloom::{FilterHasher, FilterRef};
+use splitbloom::{FilterHasher, FilterRef, Layout, WideFilterRef};
 
 use crate::Status;
 use crate::filters::{FilterFile, require_hasher, with_hasher};
@@ -30,14 +30,26 @@ pub struct Options {
 pub fn run(options: &Options) -> Result<Status, String> {
     let file = FilterFile::open(&options.filter)?;
     require_hasher(&options.filter, &file.header)?;
+    let name = options.filter.display();
     with_hasher!(file.header.hasher, S => {
-        let filter = FilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
-            .map_err(|error| format!("{}: {error}", options.filter.display()))?;
-        answer(&filter, options)
+        if file.header.layout == Layout::Wide {
+            let filter = WideFilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
+                .map_err(|error| format!("{name}: {error}"))?;
+            answer(filter.hasher(), |hashes, out| filter.contains_hash_batch(hashes, out), options)
+        } else {
+            let filter = FilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
+                .map_err(|error| format!("{name}: {error}"))?;
+            answer(filter.hasher(), |hashes, out| filter.contains_hash_batch(hashes, out), options)
+        }
     })
 }
 
-fn answer<S: FilterHasher>(filter: &FilterRef<'_, S>, options: &Options) -> Result<Status, String> {
+/// Answers the keys with `lookup`, the filter's batch lookup of hashes made with `hasher`.
+fn answer<S: FilterHasher>(
+    hasher: &S,
+    lookup: impl Fn(&[u64], &mut [bool]),
+    options: &Options,
+) -> Result<Status, String> {
     let mut out = KeyWriter::new(options.input.separator(), options.json);
     let members = if options.absent {
         ",\"may_be_present\":false"
@@ -47,10 +59,10 @@ fn answer<S: FilterHasher>(filter: &FilterRef<'_, S>, options: &Options) -> Resu
     let mut printed = false;
     let (mut hashes, mut present) = (Vec::new(), Vec::new());
     let mut print_batch = |batch: &KeyBatch, out: &mut KeyWriter| -> Result<(), String> {
-        batch.hash_into(filter.hasher(), &mut hashes);
+        batch.hash_into(hasher, &mut hashes);
         present.clear();
         present.resize(hashes.len(), false);
-        filter.contains_hash_batch(&hashes, &mut present);
+        lookup(&hashes, &mut present);
         for (key, &maybe) in batch.iter().zip(&present) {
             if maybe != options.absent {
                 out.write(key, members)?;
