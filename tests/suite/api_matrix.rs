@@ -5,7 +5,10 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use splitbloom::{AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter};
+use splitbloom::{
+    AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter, WideFilter,
+    WideFilterRef,
+};
 
 /// The blocks of every fixed-size filter here.
 const BLOCKS: usize = 64;
@@ -55,13 +58,14 @@ fn reference(num_blocks: usize, keys: &Keys) -> Filter {
     filter
 }
 
-/// Checks every read of the vocabulary on `$filter` against `$reference`, a [`Filter`] with the
-/// same bits (or, for a scalable filter, the same answers): single, pre-hashed, byte-key,
+/// Checks every read of the vocabulary on `$filter` against `$reference`, a [`Filter`] (or,
+/// for the wide types, a [`WideFilter`]) with the same bits (or, for a scalable filter, the same answers): single, pre-hashed, byte-key,
 /// batch and count forms, the one batch length check, and `with_kernel`.
 macro_rules! check_reads {
     ($filter:expr, $reference:expr, $keys:expr) => {{
         let filter = &$filter;
-        let reference: &Filter = &$reference;
+        // A `Filter`, or a `WideFilter` for the wide types.
+        let reference = &$reference;
         let keys: &Keys = &$keys;
         let hashes: Vec<u64> = keys
             .byte_probes
@@ -221,6 +225,43 @@ fn filter_ref_answers_like_the_filter() {
     check_reads!(view, reference, keys);
     check_bitset!(view, reference);
     assert_eq!(view.to_filter().unwrap(), reference);
+}
+
+/// The wide layout's owned filter and view share the vocabulary: `WideFilter` built every way
+/// is its own reference, and `WideFilterRef` answers, sizes and serializes as it, for one and
+/// two probes per key.
+#[test]
+fn wide_filter_ref_answers_like_the_wide_filter() {
+    let keys = keys();
+    for probes in [1, 2] {
+        let mut reference = WideFilter::with_num_blocks(BLOCKS, probes).unwrap();
+        for key in &keys.members {
+            reference.insert(key);
+        }
+        for key in &keys.byte_members {
+            reference.insert_bytes(key.as_bytes());
+        }
+        let mut batched = WideFilter::with_num_blocks(BLOCKS, probes).unwrap();
+        batched.extend(&keys.members);
+        batched.insert_bytes_batch(&keys.byte_members);
+        assert_eq!(batched, reference);
+        check_reads!(batched, reference, keys);
+        let bytes = reference.to_bytes();
+        let view: WideFilterRef = WideFilterRef::from_bytes(&bytes).unwrap();
+        check_reads!(view, reference, keys);
+        assert_eq!(view.num_blocks(), reference.num_blocks());
+        assert_eq!(view.size_in_bytes(), reference.size_in_bytes());
+        assert_eq!(view.probes(), reference.probes());
+        assert_eq!(view.to_bytes(), bytes);
+        let mut written = Vec::new();
+        view.write_to(&mut written).unwrap();
+        assert_eq!(written, bytes);
+        assert_eq!(view.clone(), view);
+        assert_eq!(view.to_wide_filter().unwrap(), reference);
+        // No type annotation needed on the default hasher.
+        assert_eq!(WideFilter::from_bytes(&bytes).unwrap(), reference);
+        assert_eq!(WideFilterRef::from_trusted_bytes(&bytes).unwrap(), view);
+    }
 }
 
 #[test]

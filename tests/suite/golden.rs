@@ -57,21 +57,32 @@ fn compare(name: &str, bytes: &[u8]) -> Vec<u8> {
     golden
 }
 
-/// A filter of 32 blocks with hasher `hasher`, holding the fixed keys (strings through
-/// `insert_bytes` and `insert(&str)`, which hash alike, integers through `insert(&u64)`).
-fn build<S: FilterHasher>(hasher: S) -> Filter<S> {
-    let mut filter = Filter::with_num_blocks_and_hasher(32, hasher).unwrap();
+/// Inserts the fixed keys: strings through `bytes` (as `insert_bytes`) and `text` (as
+/// `insert(&str)`, which hashes alike) in turn, integers through `integer` (`insert(&u64)`).
+fn insert_fixed_keys(
+    mut bytes: impl FnMut(&[u8]),
+    mut text: impl FnMut(&str),
+    integer: impl FnMut(&u64),
+) {
     for (index, key) in string_keys().iter().enumerate() {
         if index % 2 == 0 {
-            filter.insert_bytes(key);
+            bytes(key);
         } else {
-            filter.insert(core::str::from_utf8(key).unwrap());
+            text(core::str::from_utf8(key).unwrap());
         }
     }
-    for key in integer_keys() {
-        filter.insert(&key);
-    }
-    filter
+    integer_keys().iter().for_each(integer);
+}
+
+/// A filter of 32 blocks with hasher `hasher`, holding the fixed keys.
+fn build<S: FilterHasher>(hasher: S) -> Filter<S> {
+    let filter = core::cell::RefCell::new(Filter::with_num_blocks_and_hasher(32, hasher).unwrap());
+    insert_fixed_keys(
+        |key| _ = filter.borrow_mut().insert_bytes(key),
+        |key| _ = filter.borrow_mut().insert(key),
+        |key| _ = filter.borrow_mut().insert(key),
+    );
+    filter.into_inner()
 }
 
 /// Every fixed key is in `view`.
@@ -177,21 +188,15 @@ fn parquet_bitset_golden_file() {
     }
 }
 
-/// A wide filter with `probes` per key and the default hasher, holding the fixed keys as
-/// [`build`] inserts them.
+/// A wide filter with `probes` per key and the default hasher, holding the fixed keys.
 fn build_wide(num_blocks: usize, probes: u8) -> WideFilter {
-    let mut filter = WideFilter::with_num_blocks(num_blocks, probes).unwrap();
-    for (index, key) in string_keys().iter().enumerate() {
-        if index % 2 == 0 {
-            filter.insert_bytes(key);
-        } else {
-            filter.insert(core::str::from_utf8(key).unwrap());
-        }
-    }
-    for key in integer_keys() {
-        filter.insert(&key);
-    }
-    filter
+    let filter = core::cell::RefCell::new(WideFilter::with_num_blocks(num_blocks, probes).unwrap());
+    insert_fixed_keys(
+        |key| _ = filter.borrow_mut().insert_bytes(key),
+        |key| _ = filter.borrow_mut().insert(key),
+        |key| _ = filter.borrow_mut().insert(key),
+    );
+    filter.into_inner()
 }
 
 /// The wide layout, one probe per key (layout id 1) and two (layout id 2): pinned like the

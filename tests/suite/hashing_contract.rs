@@ -758,3 +758,55 @@ fn the_documented_known_answers_hold() {
         }
     }
 }
+
+/// The wide layout's known answers in `docs/FORMAT.md` (computed from the documented formulas
+/// by `tests/fixtures/golden/wide_known_answers.py`, outside the crate): each key's XXH3 hash,
+/// and exactly the documented bits set in exactly the documented blocks by a `WideFilter` of
+/// 1024 blocks, with two probes and with one.
+#[test]
+fn the_documented_wide_known_answers_hold() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{path}: {error}"));
+    let section = text
+        .split("### The wide layout")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/FORMAT.md has a wide layout section");
+    let bits = |cell: &str| -> [u32; 8] {
+        let bits: Vec<u32> = cell.split(' ').map(|bit| bit.parse().unwrap()).collect();
+        bits.try_into().unwrap()
+    };
+    let mut rows = 0;
+    for line in section.lines() {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let [key, hash, block0, bits0, block1, bits1] = cells[..] else {
+            continue;
+        };
+        let Ok(block0) = block0.parse::<usize>() else {
+            continue;
+        };
+        let key: &[u8] = if key == "(empty)" {
+            b""
+        } else {
+            key.trim_matches('`').as_bytes()
+        };
+        let hash = u64::from_str_radix(hash.trim_matches('`'), 16).unwrap();
+        let block1: usize = block1.parse().unwrap();
+        let (bits0, bits1) = (bits(bits0), bits(bits1));
+        assert_eq!(Xxh3::default().hash_bytes(key), hash, "{key:?}");
+        for probes in [1u8, 2] {
+            let mut filter = splitbloom::WideFilter::with_num_blocks(1024, probes).unwrap();
+            filter.insert_bytes(key);
+            let mut expected = vec![0u64; 1024 * 8];
+            for j in 0..8 {
+                expected[8 * block0 + j] |= 1 << bits0[j];
+                if probes == 2 {
+                    expected[8 * block1 + j] |= 1 << bits1[j];
+                }
+            }
+            assert_eq!(filter.as_words(), &expected[..], "{key:?}, {probes} probes");
+        }
+        rows += 1;
+    }
+    assert!(rows >= 4, "only {rows} wide rows parsed");
+}

@@ -4,9 +4,11 @@
 //! run. Each check panics (a fuzzer "crash") when a property is violated.
 
 mod trusted;
+mod wide;
 mod window;
 
 pub use trusted::trusted_bytes;
+pub use wide::wide;
 pub use window::window;
 
 use std::collections::HashSet;

@@ -86,7 +86,12 @@ pub fn window(data: &[u8]) {
             Step::Contains(key) => {
                 let expected = oracle.contains(key);
                 for other in &others {
-                    assert_eq!(other.contains(key), expected, "{}: contains", other.kernel());
+                    assert_eq!(
+                        other.contains(key),
+                        expected,
+                        "{}: contains",
+                        other.kernel()
+                    );
                 }
             }
             Step::ContainsBatch(keys) => {
@@ -112,7 +117,14 @@ pub fn window(data: &[u8]) {
         }
     }
     for other in &others {
-        assert!(other == &oracle, "{}: bits differ from the oracle", other.kernel());
+        assert!(
+            other == &oracle,
+            "{}: bits differ from the oracle",
+            other.kernel()
+        );
     }
-    assert_eq!(WindowFilter::from_bytes(&oracle.to_bytes()).expect("own bytes"), oracle);
+    assert_eq!(
+        WindowFilter::from_bytes(&oracle.to_bytes()).expect("own bytes"),
+        oracle
+    );
 }

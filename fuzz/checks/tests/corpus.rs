@@ -58,7 +58,8 @@ fn from_bytes_corpus() {
         .filter(|entry| {
             let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
             splitbloom::format::Header::parse(&bytes).is_ok()
-                && splitbloom::Filter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes).is_ok()
+                && splitbloom::Filter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes)
+                    .is_ok()
         })
         .count();
     assert!(
@@ -71,7 +72,8 @@ fn from_bytes_corpus() {
         .expect("corpus folder")
         .filter(|entry| {
             let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
-            splitbloom::ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes).is_ok()
+            splitbloom::ScalableFilter::<splitbloom::Xxh3>::from_bytes_with_hasher_type(&bytes)
+                .is_ok()
         })
         .count();
     assert!(
@@ -93,4 +95,25 @@ fn counting_corpus() {
 #[test]
 fn window_corpus() {
     replay("window", fuzz_checks::window);
+}
+
+#[test]
+fn wide_corpus() {
+    replay("wide", fuzz_checks::wide);
+    // The seeds include valid wide filters of both probe counts, so the success path is
+    // replayed too.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/wide");
+    let probes: Vec<u8> = std::fs::read_dir(folder)
+        .expect("corpus folder")
+        .filter_map(|entry| {
+            let bytes = std::fs::read(entry.expect("entry").path()).expect("corpus file");
+            splitbloom::WideFilter::from_bytes(&bytes)
+                .ok()
+                .map(|filter| filter.probes())
+        })
+        .collect();
+    assert!(
+        probes.contains(&1) && probes.contains(&2),
+        "no valid wide filter of each probe count among the wide seeds: {probes:?}"
+    );
 }
