@@ -1,27 +1,9 @@
 //! `splitbloom build --layout`: wide files from the CLI, read back by the library and by the
 //! CLI's own `query` and `info`, and the layout `auto` picks.
 
-use std::process::Output;
-
 use splitbloom::{Filter, Layout, WideFilter};
 
-use crate::cli_support::{run, scratch};
-
-fn ok(output: Output) -> Vec<u8> {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
-    output.stdout
-}
-
-fn fails(output: Output, expected: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(
-        stderr.contains(expected),
-        "expected {expected:?} in {stderr}"
-    );
-}
+use crate::cli_support::{refused, run, scratch, succeeded};
 
 fn keys(range: std::ops::Range<u32>) -> Vec<u8> {
     range
@@ -44,7 +26,7 @@ fn wide_builds_are_read_by_the_library_and_the_cli() {
             ],
             &keys(0..20_000),
         );
-        let summary: serde_json::Value = serde_json::from_slice(&ok(summary)).unwrap();
+        let summary: serde_json::Value = serde_json::from_slice(&succeeded(summary)).unwrap();
         assert_eq!(summary["layout"], "wide");
         assert_eq!(summary["probes"], probes);
 
@@ -62,9 +44,9 @@ fn wide_builds_are_read_by_the_library_and_the_cli() {
             })
         ));
 
-        let present = ok(run(&["query", file], &keys(0..20_000)));
+        let present = succeeded(run(&["query", file], &keys(0..20_000)));
         assert_eq!(present, keys(0..20_000));
-        let absent = ok(run(&["query", "--absent", file], &keys(20_000..220_000)));
+        let absent = succeeded(run(&["query", "--absent", file], &keys(20_000..220_000)));
         let false_positives = 200_000 - absent.iter().filter(|&&b| b == b'\n').count();
         let target: f64 = fpr.parse().unwrap();
         assert!(
@@ -72,14 +54,14 @@ fn wide_builds_are_read_by_the_library_and_the_cli() {
             "{fpr}: {false_positives} false positives"
         );
 
-        let info = String::from_utf8(ok(run(&["info", file], b""))).unwrap();
+        let info = String::from_utf8(succeeded(run(&["info", file], b""))).unwrap();
         let plural = if probes == 1 { "probe" } else { "probes" };
         assert!(
             info.contains(&format!("layout           wide ({probes} {plural})")),
             "{info}"
         );
         let info: serde_json::Value =
-            serde_json::from_slice(&ok(run(&["info", "--json", file], b""))).unwrap();
+            serde_json::from_slice(&succeeded(run(&["info", "--json", file], b""))).unwrap();
         assert_eq!(info["layout"], "wide");
         assert_eq!(info["blocks"], filter.num_blocks());
         let estimated = info["estimated_items"].as_f64().unwrap();
@@ -98,7 +80,7 @@ fn auto_picks_wide_at_low_rates_only() {
         if let Some(layout) = layout {
             args.extend(["--layout", layout]);
         }
-        ok(run(&args, &keys(0..5_000)));
+        succeeded(run(&args, &keys(0..5_000)));
         std::fs::read(out).unwrap()
     };
     let auto_low = build("0.001", Some("auto"), &path("auto-low"));
@@ -119,7 +101,7 @@ fn layout_errors() {
     let dir = scratch("cli_layout_errors");
     let out = dir.join("out.sbf");
     let out = out.to_str().unwrap();
-    fails(
+    refused(
         run(
             &[
                 "build", "-n", "10", "-p", "1e-4", "--layout", "wide", "--hasher", "parquet", "-o",
@@ -130,7 +112,7 @@ fn layout_errors() {
         "--layout split-block",
     );
     assert!(!std::path::Path::new(out).exists());
-    fails(
+    refused(
         run(
             &[
                 "build", "-n", "10", "-p", "1e-4", "--layout", "tall", "-o", out,
@@ -139,14 +121,14 @@ fn layout_errors() {
         ),
         "invalid value 'tall'",
     );
-    ok(run(
+    succeeded(run(
         &[
             "build", "-n", "10", "-p", "1e-4", "--layout", "wide", "-o", out,
         ],
         b"a\n",
     ));
     let merged = dir.join("merged.sbf");
-    fails(
+    refused(
         run(&["merge", out, out, "-o", merged.to_str().unwrap()], b""),
         "WideFilter::union",
     );

@@ -132,3 +132,22 @@ impl Session {
         (status.code(), self.lines.iter().collect())
     }
 }
+
+/// Asserts success (status 0) and returns stdout.
+pub fn succeeded(output: Output) -> Vec<u8> {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
+    output.stdout
+}
+
+/// Asserts a refusal: status 2 and `expected` in stderr, with no panic. Unlike the one-line
+/// errors of the commands themselves, a refusal by the argument parser spans several lines.
+pub fn refused(output: Output, expected: &str) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.contains(expected),
+        "expected {expected:?} in {stderr}"
+    );
+}

@@ -3,28 +3,15 @@
 
 use std::process::Output;
 
-use crate::cli_support::run;
+use crate::cli_support::{refused, run, succeeded};
 
 /// Asserts success and returns stdout's lines.
 fn printed(output: Output) -> Vec<String> {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
-    String::from_utf8(output.stdout)
+    String::from_utf8(succeeded(output))
         .unwrap()
         .lines()
         .map(str::to_owned)
         .collect()
-}
-
-/// Asserts a usage error: status 2, `expected` in stderr, no panic.
-fn refused(output: Output, expected: &str) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(
-        stderr.contains(expected),
-        "expected {expected:?} in {stderr}"
-    );
 }
 
 /// `dedup --window 4s --generations 4` (periods of 1 s) on a clock that advances `step_ms` per

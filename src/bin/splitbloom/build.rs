@@ -1,6 +1,6 @@
 //! `splitbloom build`: keys in, filter file out, as fast as the input can be read.
 
-use std::io::IsTerminal;
+use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -76,8 +76,8 @@ pub fn run(options: &Options) -> Result<Status, String> {
         HasherChoice::Parquet => Err(
             "--hasher parquet writes Parquet's split-block layout only: use --layout split-block, or another --hasher for --layout wide".to_owned(),
         ),
-        HasherChoice::Xxh3 => fill_wide(wide_filter(Xxh3::default(), sizing)?, options),
-        HasherChoice::Gxhash => fill_wide(wide_filter(gx_hasher()?, sizing)?, options),
+        HasherChoice::Xxh3 => fill(wide_filter(Xxh3::default(), sizing)?, options),
+        HasherChoice::Gxhash => fill(wide_filter(gx_hasher()?, sizing)?, options),
     }
 }
 
@@ -87,7 +87,49 @@ fn wide_filter<S>(hasher: S, sizing: &NewFilterOptions) -> Result<WideFilter<S>,
         .map_err(|error| sizing.sizing_error(error))
 }
 
-fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Status, String> {
+/// What `build` needs of a new filter of either layout.
+trait NewFilter {
+    type Hasher: FilterHasher;
+    fn hasher(&self) -> &Self::Hasher;
+    /// `true` when the key set a new bit.
+    fn insert_hash(&mut self, hash: u64) -> bool;
+    fn write_to(&self, writer: &mut dyn Write) -> io::Result<()>;
+    fn stats(&self) -> Stats;
+}
+
+impl<S: FilterHasher> NewFilter for Filter<S> {
+    type Hasher = S;
+    fn hasher(&self) -> &S {
+        Filter::hasher(self)
+    }
+    fn insert_hash(&mut self, hash: u64) -> bool {
+        Filter::insert_hash(self, hash)
+    }
+    fn write_to(&self, writer: &mut dyn Write) -> io::Result<()> {
+        Filter::write_to(self, writer)
+    }
+    fn stats(&self) -> Stats {
+        Stats::of(self)
+    }
+}
+
+impl<S: FilterHasher> NewFilter for WideFilter<S> {
+    type Hasher = S;
+    fn hasher(&self) -> &S {
+        WideFilter::hasher(self)
+    }
+    fn insert_hash(&mut self, hash: u64) -> bool {
+        WideFilter::insert_hash(self, hash)
+    }
+    fn write_to(&self, writer: &mut dyn Write) -> io::Result<()> {
+        WideFilter::write_to(self, writer)
+    }
+    fn stats(&self) -> Stats {
+        Stats::of_wide(self)
+    }
+}
+
+fn fill(mut filter: impl NewFilter, options: &Options) -> Result<Status, String> {
     // The output is checked and its temporary file created before the input is read: a bad
     // `-o` fails at once, not after hours of input.
     let output = OutputFile::create(&options.output)?;
@@ -112,35 +154,7 @@ fn fill<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<Sta
     }
     progress.finish();
     output.commit(|writer| filter.write_to(writer))?;
-    report(&Stats::of(&filter), keys, new_keys, options)?;
-    Ok(Status::Success)
-}
-
-/// [`fill`] for the wide layout.
-fn fill_wide<S: FilterHasher>(
-    mut filter: WideFilter<S>,
-    options: &Options,
-) -> Result<Status, String> {
-    let output = OutputFile::create(&options.output)?;
-    let mut reader = options.keys.open()?;
-    let mut progress = Progress::new();
-    let (mut batch, mut hashes) = (KeyBatch::default(), Vec::new());
-    let (mut keys, mut new_keys) = (0u64, 0u64);
-    loop {
-        reader.next_batch(&mut batch)?;
-        if batch.is_empty() {
-            break;
-        }
-        batch.hash_into(filter.hasher(), &mut hashes);
-        for &hash in &hashes {
-            new_keys += u64::from(filter.insert_hash(hash));
-        }
-        keys += batch.len() as u64;
-        progress.update(keys);
-    }
-    progress.finish();
-    output.commit(|writer| filter.write_to(writer))?;
-    report(&Stats::of_wide(&filter), keys, new_keys, options)?;
+    report(&filter.stats(), keys, new_keys, options)?;
     Ok(Status::Success)
 }
 
