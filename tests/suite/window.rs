@@ -392,3 +392,53 @@ fn concurrent_readers_never_miss_a_key_of_the_window_during_rotations() {
         }
     }
 }
+
+/// Every kernel's batches (lookups and inserts, odd lengths) against the scalar kernel's single
+/// keys, for every generation count: the same answers and the same bytes. The last case is
+/// large enough that batches prefetch.
+#[test]
+fn every_kernel_batches_as_the_scalar_oracle_for_every_generation_count() {
+    let shapes = (1..=math::MAX_GENERATIONS)
+        .map(|generations| (40, generations))
+        .chain([(400_000, 2)]);
+    for (per_generation, generations) in shapes {
+        let build = |kernel| {
+            WindowFilter::with_fpr(per_generation, 0.05, generations)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap()
+        };
+        let mut oracle = build(Kernel::Scalar);
+        let mut others: Vec<_> = Kernel::available().map(build).collect();
+        let length = 2 * per_generation as u64 + 1;
+        for generation in 0..generations as u64 + 2 {
+            if generation > 0 {
+                oracle.rotate();
+                others.iter_mut().for_each(WindowFilter::rotate);
+            }
+            let keys: Vec<u64> = (0..length)
+                .map(|index| key(generation % 3, index))
+                .collect();
+            for key in &keys {
+                oracle.insert(key);
+            }
+            for other in &mut others {
+                other.insert_batch(&keys);
+                assert!(
+                    other.to_bytes() == oracle.to_bytes(),
+                    "{}: G = {generations}, bytes differ after a batch insert",
+                    other.kernel()
+                );
+            }
+            let probes: Vec<u64> = (0..length + 2)
+                .map(|index| key(generation, index))
+                .collect();
+            let expected: Vec<bool> = probes.iter().map(|probe| oracle.contains(probe)).collect();
+            for other in &others {
+                let mut answers = vec![false; probes.len()];
+                other.contains_batch(&probes, &mut answers);
+                assert_eq!(answers, expected, "{}: G = {generations}", other.kernel());
+            }
+        }
+    }
+}
