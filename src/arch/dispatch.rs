@@ -310,9 +310,10 @@ impl EntryPoints for OutOfLine {
     }
 }
 
-/// The wide layout's operations (`WideFilter`), forwarded to the chosen kernel: one `match` per
-/// operation.
-macro_rules! wide_dispatch {
+/// Forwards a call to the kernel `$dispatch` holds, with one arm per kernel (no grouping as
+/// [`dispatch!`] does for the single-key inline assembly): the wide layout's operations
+/// (`WideFilter`) and the window layout's (`WindowFilter`), one `match` per operation.
+macro_rules! every_kernel {
     ($dispatch:expr, $kernel:ident => $call:expr) => {
         match $dispatch {
             Dispatch::Scalar($kernel) => $call,
@@ -330,12 +331,12 @@ macro_rules! wide_dispatch {
 impl WideEntryPoints for Dispatch {
     #[inline(always)]
     fn wide_insert_hash(self, blocks: &mut [[u64; WORDS]], probes: u8, hash: u64) -> bool {
-        wide_dispatch!(self, kernel => kernel.wide_insert_hash(blocks, probes, hash))
+        every_kernel!(self, kernel => kernel.wide_insert_hash(blocks, probes, hash))
     }
 
     #[inline(always)]
     fn wide_contains_hash(self, blocks: &[[u64; WORDS]], probes: u8, hash: u64) -> bool {
-        wide_dispatch!(self, kernel => kernel.wide_contains_hash(blocks, probes, hash))
+        every_kernel!(self, kernel => kernel.wide_contains_hash(blocks, probes, hash))
     }
 
     #[inline]
@@ -347,7 +348,7 @@ impl WideEntryPoints for Dispatch {
         keys: &[K],
         distance: usize,
     ) {
-        wide_dispatch!(
+        every_kernel!(
             self,
             kernel => kernel.wide_insert_keys(blocks, probes, hasher, keys, distance)
         )
@@ -363,28 +364,11 @@ impl WideEntryPoints for Dispatch {
         out: &mut [bool],
         distance: usize,
     ) {
-        wide_dispatch!(
+        every_kernel!(
             self,
             kernel => kernel.wide_contains_keys(blocks, probes, hasher, keys, out, distance)
         )
     }
-}
-
-/// The window layout's operations (`WindowFilter`), forwarded to the chosen kernel: one `match`
-/// per operation.
-macro_rules! window_dispatch {
-    ($dispatch:expr, $kernel:ident => $call:expr) => {
-        match $dispatch {
-            Dispatch::Scalar($kernel) => $call,
-            Dispatch::Portable($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx2($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx512($kernel) => $call,
-            #[cfg(target_arch = "aarch64")]
-            Dispatch::Neon($kernel) => $call,
-        }
-    };
 }
 
 impl WindowEntryPoints for Dispatch {
@@ -395,7 +379,7 @@ impl WindowEntryPoints for Dispatch {
         shape: (usize, usize),
         hash: u64,
     ) -> bool {
-        window_dispatch!(self, kernel => kernel.window_contains_hash(blocks, shape, hash))
+        every_kernel!(self, kernel => kernel.window_contains_hash(blocks, shape, hash))
     }
 
     #[inline(always)]
@@ -406,7 +390,7 @@ impl WindowEntryPoints for Dispatch {
         newest: usize,
         hash: u64,
     ) -> bool {
-        window_dispatch!(
+        every_kernel!(
             self,
             kernel => kernel.window_insert_hash(blocks, shape, newest, hash)
         )
@@ -422,7 +406,7 @@ impl WindowEntryPoints for Dispatch {
         out: &mut [bool],
         distance: usize,
     ) {
-        window_dispatch!(
+        every_kernel!(
             self,
             kernel => kernel.window_contains_keys(blocks, shape, hasher, keys, out, distance)
         )
@@ -438,7 +422,7 @@ impl WindowEntryPoints for Dispatch {
         keys: &[K],
         distance: usize,
     ) {
-        window_dispatch!(
+        every_kernel!(
             self,
             kernel => kernel.window_insert_keys(blocks, shape, newest, hasher, keys, distance)
         )
