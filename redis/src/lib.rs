@@ -316,16 +316,8 @@ unsafe extern "C" fn window_copy(
 ) -> *mut c_void {
     // SAFETY: Redis passes a value of this type.
     let window = unsafe { window_value(value) };
-    let Ok(layout) = Layout::from_size_align(window.memory(), 64) else {
+    if !can_allocate(window.memory()) {
         return std::ptr::null_mut();
-    };
-    // SAFETY: a non-zero size, freed at once with the same layout.
-    unsafe {
-        let probe = TryRedisAlloc.alloc(layout);
-        if probe.is_null() {
-            return std::ptr::null_mut();
-        }
-        TryRedisAlloc.dealloc(probe, layout);
     }
     Box::into_raw(Box::new(window.clone())).cast()
 }
@@ -484,19 +476,28 @@ unsafe extern "C" fn copy(
     // SAFETY: Redis passes a value of this type.
     let sbf = unsafe { self::value(value) };
     // Cloning allocates the bitsets through `Vec`'s infallible path: check the size first.
-    let bytes: usize = sbf.memory();
-    let Ok(layout) = Layout::from_size_align(bytes, 64) else {
+    if !can_allocate(sbf.memory()) {
         return std::ptr::null_mut();
+    }
+    Box::into_raw(Box::new(sbf.clone())).cast()
+}
+
+/// Whether Redis's allocator can give `bytes` bytes now: a value's copy allocates through
+/// `Vec`'s infallible path, so `COPY` asks first and answers with an error instead of aborting.
+fn can_allocate(bytes: usize) -> bool {
+    let Ok(layout) = Layout::from_size_align(bytes, 64) else {
+        return false;
     };
-    // SAFETY: a non-zero size, freed at once with the same layout.
+    // SAFETY: a non-zero size (every value holds a struct and a bitset), freed at once with
+    // the same layout.
     unsafe {
         let probe = TryRedisAlloc.alloc(layout);
         if probe.is_null() {
-            return std::ptr::null_mut();
+            return false;
         }
         TryRedisAlloc.dealloc(probe, layout);
     }
-    Box::into_raw(Box::new(sbf.clone())).cast()
+    true
 }
 
 /// Frees a value.
