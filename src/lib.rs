@@ -60,8 +60,8 @@
 //!   ([`Filter::with_bits_per_key`]). Sized generously, a filter can be halved later
 //!   ([`Filter::fold_to_fpr`]) once the real count is known.
 //! * **Layout**: [`Filter`] is the Parquet layout, best near 1%. For targets of 0.1% and
-//!   below, [`WideFilter`] (64-byte blocks, one or two per key, [`math::wide`]) needs 1.06-1.10x
-//!   the classic optimum's memory where `Filter` needs 1.17-2.25x, for slower lookups.
+//!   below, [`WideFilter`] (64-byte blocks, one or two neighbouring ones per key,
+//!   [`math::wide`]) needs 1.08-1.14x the classic optimum's memory where `Filter` needs 1.17-2.25x, for slower lookups.
 //!
 //! ## Keys
 //!

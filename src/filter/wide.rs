@@ -26,14 +26,14 @@ use crate::storage::Blocks;
 use crate::wide_block::{WORDS, WideBlock};
 
 /// A Bloom filter for low false-positive rates: within 1.10x of the classic optimum's memory
-/// at 10^-3 and 10^-4 and 1.10x at 10^-6 for 10^6 keys, where [`Filter`](crate::Filter)'s
+/// at 10^-3 and 10^-4 and 1.15x at 10^-6 for 10^6 keys, where [`Filter`](crate::Filter)'s
 /// Parquet layout needs 1.17x, 1.37x and 2.25x.
 ///
 /// Pick it for targets of 0.1% and below (URL dedup, unique visitors, storage engines that
 /// spend 15 bits per key or more); pick [`Filter`](crate::Filter) near 1% and wherever the
 /// Parquet layout is required. A key sets one bit in each of the eight 64-bit words of one
-/// 64-byte block (one cache line) at 0.1% and above, or of two blocks of the same 4 KiB page
-/// below: [`with_fpr`](WideFilter::with_fpr) picks the probes from the target
+/// 64-byte block (one cache line) at 0.1% and above, or of two neighbouring blocks (the
+/// second wraps inside a 4 KiB page) below: [`with_fpr`](WideFilter::with_fpr) picks the probes from the target
 /// ([`math::wide::num_blocks_for_fpr`](crate::math::wide::num_blocks_for_fpr)).
 ///
 /// The methods have the same names and contracts as [`Filter`](crate::Filter)'s: `insert`
@@ -196,7 +196,7 @@ for key in [\"apple\", \"pear\"] {
 /// How a [`WideFilter`] answers, in each read method's docs.
 macro_rules! wide_note {
     () => {
-        "A key's bits are in one 64-byte block, or two of the same 4 KiB page; batches prefetch \
+        "A key's bits are in one 64-byte block, or two neighbouring ones; batches prefetch \
          both blocks of each key a few keys ahead on filters of at least half the L2 cache."
     };
 }
@@ -276,7 +276,7 @@ impl<S> WideFilter<S> {
     /// The blocks each key sets its bits in: 1 (one cache line per lookup) or 2.
     ///
     /// ```
-    /// assert_eq!(splitbloom::WideFilter::with_fpr(1000, 1e-6)?.probes(), 2);
+    /// assert_eq!(splitbloom::WideFilter::with_fpr(100_000, 1e-6)?.probes(), 2);
     /// assert_eq!(splitbloom::WideFilter::with_fpr(1000, 1e-2)?.probes(), 1);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
