@@ -158,10 +158,12 @@ fn avx512_high_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
     });
     let multipliers = _mm512_setr_epi32(3, 5, 7, 9, 11, 13, 15, 17, 3, 5, 7, 9, 11, 13, 15, 17);
     let offsets = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
-    let mut values = Vec::new();
+    // A fixed array, not a `Vec`: a call to grow one inside the loop would make every
+    // accumulator spill to the stack, where a clobbered register cannot touch it.
+    let mut values = [0u32; ROUNDS as usize];
     for round in 0..ROUNDS {
         let value = operation(round) as u32;
-        values.push(value);
+        values[round as usize] = value;
         for acc in &mut accs {
             *acc = _mm512_add_epi32(
                 _mm512_add_epi32(
