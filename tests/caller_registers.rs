@@ -25,16 +25,33 @@ use core::arch::x86_64::{
 };
 use std::hint::black_box;
 
-use splitbloom::{AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter};
+use splitbloom::{
+    AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter, WideFilter,
+    WideFilterRef,
+};
+
+/// What a check runs once per round: any closure, or a type whose `run` is forced inline, for an
+/// operation whose closure the compiler would keep out of line (a call spills every
+/// accumulator, so a clobbered register could not show).
+trait Operation {
+    fn run(&mut self, round: u64) -> u64;
+}
+
+impl<F: FnMut(u64) -> u64> Operation for F {
+    #[inline(always)]
+    fn run(&mut self, round: u64) -> u64 {
+        self(round)
+    }
+}
 
 /// Iterations per check: enough that a clobber cannot cancel out by chance.
 const ROUNDS: u64 = 64;
 
 /// The accumulator update, on plain integers: `acc[i] = acc[i] * (2i + 3) + value + i`.
-fn scalar_accumulate(operation: &mut dyn FnMut(u64) -> u64) -> [u32; 8] {
+fn scalar_accumulate(operation: &mut impl Operation) -> [u32; 8] {
     let mut acc: [u32; 8] = core::array::from_fn(|i| 0x9e37_79b9u32.wrapping_mul(i as u32 + 1));
     for round in 0..ROUNDS {
-        let value = operation(round) as u32;
+        let value = operation.run(round) as u32;
         for (i, lane) in acc.iter_mut().enumerate() {
             *lane = lane
                 .wrapping_mul(2 * i as u32 + 3)
@@ -47,7 +64,7 @@ fn scalar_accumulate(operation: &mut dyn FnMut(u64) -> u64) -> [u32; 8] {
 
 /// The same update with the accumulators in one ymm register, live across `operation`.
 #[target_feature(enable = "avx2")]
-fn avx2_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
+fn avx2_accumulate<F: Operation>(operation: &mut F) -> [u32; 8] {
     let mut acc: __m256i = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 0, 0);
     let seeds: [u32; 8] = core::array::from_fn(|i| 0x9e37_79b9u32.wrapping_mul(i as u32 + 1));
     acc = _mm256_add_epi32(
@@ -66,7 +83,7 @@ fn avx2_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
     let multipliers = _mm256_setr_epi32(3, 5, 7, 9, 11, 13, 15, 17);
     let offsets = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     for round in 0..ROUNDS {
-        let value = operation(round) as u32;
+        let value = operation.run(round) as u32;
         acc = _mm256_mullo_epi32(acc, multipliers);
         acc = _mm256_add_epi32(acc, _mm256_set1_epi32(value as i32));
         acc = _mm256_add_epi32(acc, offsets);
@@ -80,7 +97,7 @@ fn avx2_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
 /// The same update with the accumulators in the low 256 bits of a zmm register, and a second
 /// zmm value live beside it whose upper half must survive too.
 #[target_feature(enable = "avx512f")]
-fn avx512_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
+fn avx512_accumulate<F: Operation>(operation: &mut F) -> [u32; 8] {
     use core::arch::x86_64::{
         _mm512_add_epi32, _mm512_mullo_epi32, _mm512_set1_epi32, _mm512_setr_epi32,
         _mm512_storeu_si512,
@@ -108,7 +125,7 @@ fn avx512_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
     let multipliers = _mm512_setr_epi32(3, 5, 7, 9, 11, 13, 15, 17, 3, 5, 7, 9, 11, 13, 15, 17);
     let offsets = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7);
     for round in 0..ROUNDS {
-        let value = operation(round) as u32;
+        let value = operation.run(round) as u32;
         acc = _mm512_mullo_epi32(acc, multipliers);
         acc = _mm512_add_epi32(acc, _mm512_set1_epi32(value as i32));
         acc = _mm512_add_epi32(acc, offsets);
@@ -128,7 +145,7 @@ fn avx512_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
 /// registers the AVX-512 kernel's inline lookup uses): copy `j` starts from the seeds plus `j`
 /// and is checked against the same arithmetic on plain integers. Returns copy 0's low lanes.
 #[target_feature(enable = "avx512f")]
-fn avx512_high_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
+fn avx512_high_accumulate<F: Operation>(operation: &mut F) -> [u32; 8] {
     use core::arch::x86_64::{
         __m512i, _mm512_add_epi32, _mm512_mullo_epi32, _mm512_set1_epi32, _mm512_setr_epi32,
         _mm512_storeu_si512,
@@ -162,7 +179,7 @@ fn avx512_high_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
     // accumulator spill to the stack, where a clobbered register cannot touch it.
     let mut values = [0u32; ROUNDS as usize];
     for round in 0..ROUNDS {
-        let value = operation(round) as u32;
+        let value = operation.run(round) as u32;
         values[round as usize] = value;
         for acc in &mut accs {
             *acc = _mm512_add_epi32(
@@ -203,7 +220,7 @@ fn avx512_high_accumulate<F: FnMut(u64) -> u64>(operation: &mut F) -> [u32; 8] {
 /// Runs `make_operation()`'s operation through the scalar accumulator and through every vector
 /// accumulator this CPU can run, each on a fresh operation so that state-changing operations
 /// see the same history, and demands identical results.
-fn check<F: FnMut(u64) -> u64>(name: &str, mut make_operation: impl FnMut() -> F) {
+fn check<F: Operation>(name: &str, mut make_operation: impl FnMut() -> F) {
     let mut reference = make_operation();
     let expected = scalar_accumulate(&mut reference);
     if std::is_x86_feature_detected!("avx2") {
@@ -379,5 +396,76 @@ fn scalable_operations_keep_caller_vector_registers() {
                     + 32 * u64::from(out[1])
             }
         });
+    }
+}
+
+#[test]
+fn wide_operations_keep_caller_vector_registers() {
+    for kernel in Kernel::available() {
+        for probes in [1, 2] {
+            let mut filter = WideFilter::with_num_blocks(128, probes)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            for round in (0..ROUNDS).step_by(2) {
+                filter.insert(&round);
+                filter.insert_hash(hash_of(round));
+            }
+            let bytes = filter.to_bytes();
+            // The single-key lookups on their own, forced inline: the accumulators stay in
+            // registers across them, where a missing clobber of the inline lookup shows.
+            check(
+                &format!("{kernel} WideFilter single-key lookups ({probes} probes)"),
+                || WideLookups(filter.clone()),
+            );
+            check(
+                &format!("{kernel} WideFilter ({probes} probes) lookups"),
+                || {
+                    let filter = filter.clone();
+                    move |round| {
+                        let mut out = [false; 2];
+                        filter.contains_hash_batch(black_box(&[hash_of(round), round]), &mut out);
+                        u64::from(filter.contains_hash(hash_of(round)))
+                            + 2 * u64::from(filter.contains(&round))
+                            + 4 * u64::from(out[0])
+                            + 8 * u64::from(out[1])
+                    }
+                },
+            );
+            check(&format!("{kernel} WideFilterRef ({probes} probes)"), || {
+                let bytes = bytes.clone();
+                move |round| {
+                    let view = WideFilterRef::from_bytes(&bytes)
+                        .unwrap()
+                        .with_kernel(kernel)
+                        .unwrap();
+                    u64::from(view.contains_hash(hash_of(round)))
+                        + 2 * u64::from(view.contains(&round))
+                }
+            });
+            check(
+                &format!("{kernel} WideFilter ({probes} probes) inserts"),
+                || {
+                    let mut filter = filter.clone();
+                    move |round| {
+                        filter.insert_batch(black_box(&[round / 3, round / 5]));
+                        filter.insert_hash_batch(black_box(&[hash_of(round / 4)]));
+                        u64::from(filter.insert(&(round / 2)))
+                            + 2 * u64::from(filter.insert_hash(hash_of(round + 64)))
+                            + 4 * u64::from(filter.contains(&(round + 1)))
+                    }
+                },
+            );
+        }
+    }
+}
+
+/// `WideFilter`'s single-key lookups, forced inline into the accumulating loop.
+struct WideLookups(WideFilter);
+
+impl Operation for WideLookups {
+    #[inline(always)]
+    fn run(&mut self, round: u64) -> u64 {
+        u64::from(self.0.contains_hash(hash_of(round))) + 2 * u64::from(self.0.contains(&round))
     }
 }

@@ -46,7 +46,7 @@ impl Avx512 {
 
 /// Whether this crate is compiled with every feature of the kernel (`-C target-cpu=native` on
 /// an AVX-512 CPU, say): then the primitives inline anywhere and need no assembly.
-const COMPILED_WITH_FEATURES: bool = cfg!(all(
+pub(super) const COMPILED_WITH_FEATURES: bool = cfg!(all(
     target_feature = "avx2",
     target_feature = "bmi2",
     target_feature = "avx512f",

@@ -328,15 +328,35 @@ macro_rules! every_kernel {
     };
 }
 
+/// [`WideEntryPoints::wide_contains_hash`] for the kernels whose lookup is a call: one
+/// function for all of them.
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn wide_contains_hash_out_of_line(
+    dispatch: Dispatch,
+    blocks: &[[u64; WORDS]],
+    probes: u8,
+    hash: u64,
+) -> bool {
+    every_kernel!(dispatch, kernel => kernel.wide_contains_hash(blocks, probes, hash))
+}
+
 impl WideEntryPoints for Dispatch {
     #[inline(always)]
     fn wide_insert_hash(self, blocks: &mut [[u64; WORDS]], probes: u8, hash: u64) -> bool {
         every_kernel!(self, kernel => kernel.wide_insert_hash(blocks, probes, hash))
     }
 
+    /// AVX-512's lookup is inline assembly (see `wide_avx512::contains_hash_inline`); every
+    /// other kernel's is one out-of-line call, so that a caller's loop sees two arms and
+    /// chooses between them once, outside the loop, as for the split-block lookups.
     #[inline(always)]
     fn wide_contains_hash(self, blocks: &[[u64; WORDS]], probes: u8, hash: u64) -> bool {
-        every_kernel!(self, kernel => kernel.wide_contains_hash(blocks, probes, hash))
+        #[cfg(target_arch = "x86_64")]
+        if let Dispatch::Avx512(token) = self {
+            return super::wide_avx512::contains_hash_inline(token, blocks, probes, hash);
+        }
+        wide_contains_hash_out_of_line(self, blocks, probes, hash)
     }
 
     #[inline]

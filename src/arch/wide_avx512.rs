@@ -1,6 +1,15 @@
 //! The AVX-512 wide kernel: the eight bit positions from one 256-bit multiply, the whole
 //! 512-bit mask from one zero-extension and one variable shift, one zmm load and one test.
 //!
+//! A single-key lookup is also inline assembly ([`contains_hash_inline`]), as the split-block
+//! kernel's is (`avx512::contains_hash_inline`): a `#[target_feature]` function does not
+//! inline into a caller compiled without AVX-512, so each lookup was a call behind a jump
+//! table over the kernels, in every iteration of a caller's loop. Inline, with every other
+//! kernel behind one out-of-line call (`dispatch.rs`), the loop chooses the kernel once and
+//! spends about twenty instructions per key (BENCHMARKS.md, "`WideFilter` for low targets").
+//! The assembly uses only `zmm16`-`zmm18`, outside the SSE/AVX transition state, so it needs no
+//! `vzeroupper`.
+//!
 //! The `#[target_feature]` functions here are safe to call only where the [`Avx512`] token's
 //! features are present; the token proves it.
 
@@ -10,10 +19,11 @@ use core::arch::x86_64::{
     _mm512_set1_epi64, _mm512_sllv_epi64, _mm512_storeu_si512, _mm512_test_epi64_mask,
 };
 
-use super::avx512::Avx512;
-use super::wide_generic::{WideKernel, wide_entry_points};
+use super::avx512::{self, Avx512};
+use super::wide_generic::{WideEntryPoints, WideKernel, wide_entry_points};
 use crate::block::SALT;
-use crate::wide_block::WORDS;
+use crate::math::wide::GROUP_BLOCKS;
+use crate::wide_block::{self, WORDS};
 
 /// The mask of `x` in one zmm.
 #[target_feature(enable = "avx2,avx512f")]
@@ -80,3 +90,125 @@ impl WideKernel for Features {
 // The entry points make the token without detection: each is an `unsafe fn` that requires the
 // token's features and is compiled with them (see `wide_entry_points!`).
 wide_entry_points!(Avx512, Features, #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+
+/// The constants the single-key assembly reads, next to each other so that one RIP-relative
+/// address reaches both: the salts, then the `1` shifted into each word.
+#[repr(C, align(64))]
+struct InlineConstants {
+    salt: [u32; WORDS],
+    one: u64,
+}
+
+/// The one copy of [`InlineConstants`], addressed through a `sym` operand (see
+/// `x86::INLINE_CONSTANTS`).
+static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
+
+/// The assembly that builds the 512-bit mask of `{x0}` in `zmm16` (the salts' multiply, the
+/// shift to six bits, zero-extended to eight words) and leaves `zmm17` holding a `1` in every
+/// word, then sets `k1` word j when word j of the block at `{block0}` has the mask's bit.
+macro_rules! first_probe_asm {
+    () => {
+        concat!(
+            "vpbroadcastd ymm16, {x0:e}\n",
+            "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]\n",
+            "vpsrld ymm16, ymm16, 26\n",
+            "vpmovzxdq zmm16, ymm16\n",
+            "vpbroadcastq zmm17, qword ptr [rip + {constants} + 32]\n",
+            "vpsllvq zmm16, zmm17, zmm16\n",
+            "vptestmq k1, zmm16, zmmword ptr [{block0}]",
+        )
+    };
+}
+
+/// The single-key lookup of `hash` with `probes` probes, with the probes' tests as inline
+/// assembly (see the module docs): a caller's loop of lookups overlaps their misses as the
+/// split-block kernel's does.
+///
+/// Its vector registers are `zmm16`-`zmm18` (EVEX only) and the mask registers `k1` and `k2`,
+/// all declared clobbered; `tests/caller_registers.rs` keeps values live in `zmm16` and up
+/// across it. A caller compiled with the kernel's features needs no assembly: there the
+/// entry point inlines.
+#[inline(always)]
+pub(super) fn contains_hash_inline(
+    token: Avx512,
+    blocks: &[[u64; WORDS]],
+    probes: u8,
+    hash: u64,
+) -> bool {
+    if avx512::COMPILED_WITH_FEATURES {
+        return token.wide_contains_hash(blocks, probes, hash);
+    }
+    // Both tests are loop-invariant, so a caller's loop checks them once; with them, the
+    // first block (`block_index` maps into `0..len` for a non-zero `len`) and the second (in
+    // the first one's whole group of 64) are blocks of `blocks`, with no bounds check per key.
+    assert!(
+        !blocks.is_empty() && (probes != 2 || blocks.len().is_multiple_of(GROUP_BLOCKS)),
+        "a wide filter has at least one block, and whole groups with two probes"
+    );
+    let (first, x0) = wide_block::first_probe(hash, blocks.len());
+    let block0 = blocks.as_ptr().wrapping_add(first);
+    let found: u64;
+    if probes == 2 {
+        let (second, x1) = wide_block::second_probe(hash, first);
+        let block1 = blocks.as_ptr().wrapping_add(second);
+        // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which
+        // the instructions need (EVEX 256-bit operations: F and VL; `vpmovzxdq`, `vpsllvq`
+        // and `vptestmq` on zmm: F; `kandb` and `kortestb`: DQ). The asm reads the 64 bytes at
+        // `block0` and `block1`, blocks of `blocks` (`first < len`, and `second` is in the
+        // same group of 64, which `len` holds whole: the assertion above), and 40 bytes
+        // at `INLINE_CONSTANTS` (a static, addressed RIP-relative); EVEX loads need no
+        // alignment. It writes `zmm16`-`zmm18`, `k1`, `k2` (declared clobbered), `found` and
+        // the flags (no `preserves_flags`), and touches no stack.
+        unsafe {
+            core::arch::asm!(
+                "xor {found:e}, {found:e}",
+                first_probe_asm!(),
+                "vpbroadcastd ymm18, {x1:e}",
+                "vpmulld ymm18, ymm18, ymmword ptr [rip + {constants}]",
+                "vpsrld ymm18, ymm18, 26",
+                "vpmovzxdq zmm18, ymm18",
+                "vpsllvq zmm18, zmm17, zmm18",
+                "vptestmq k2, zmm18, zmmword ptr [{block1}]",
+                "kandb k1, k1, k2",
+                // CF = 1 when all sixteen bits were set.
+                "kortestb k1, k1",
+                "setc {found:l}",
+                x0 = in(reg) x0,
+                x1 = in(reg) x1,
+                block0 = in(reg) block0,
+                block1 = in(reg) block1,
+                constants = sym INLINE_CONSTANTS,
+                found = out(reg) found,
+                out("zmm16") _,
+                out("zmm17") _,
+                out("zmm18") _,
+                out("k1") _,
+                out("k2") _,
+                options(pure, readonly, nostack),
+            );
+        }
+    } else {
+        // SAFETY: as for two probes, with `block0` alone; it writes `zmm16`, `zmm17`, `k1`
+        // (declared clobbered), `found` and the flags, and touches no stack.
+        unsafe {
+            core::arch::asm!(
+                "xor {found:e}, {found:e}",
+                first_probe_asm!(),
+                // CF = 1 when all eight bits were set.
+                "kortestb k1, k1",
+                "setc {found:l}",
+                x0 = in(reg) x0,
+                block0 = in(reg) block0,
+                constants = sym INLINE_CONSTANTS,
+                found = out(reg) found,
+                out("zmm16") _,
+                out("zmm17") _,
+                out("k1") _,
+                options(pure, readonly, nostack),
+            );
+        }
+    }
+    // SAFETY: `found` was zeroed, then only its low byte set to 0 or 1 by `setc`.
+    unsafe { core::hint::assert_unchecked(found <= 1) };
+    found != 0
+}
