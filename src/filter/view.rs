@@ -22,7 +22,7 @@
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::wide_generic::WideEntryPoints;
+use crate::arch::wide_generic::{WideEntryPoints, wide_prefetch_distance};
 use crate::arch::{Dispatch, EntryPoints, PreHashed, prefetch_distance};
 use crate::block::{BLOCK_BYTES, LANES};
 use crate::hash::{FilterHasher, for_each_hashed_chunk};
@@ -325,10 +325,10 @@ impl<S> Probe for WideView<'_, S> {
     }
 
     /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache
-    /// (the shared rule counts 32-byte units, two per wide block).
+    /// (`wide_prefetch_distance`).
     #[inline]
     fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = prefetch_distance(2 * self.blocks.len());
+        let distance = wide_prefetch_distance(self.blocks.len());
         self.kernel
             .wide_contains_hashes(self.blocks, self.probes, hashes, out, distance);
     }
@@ -340,7 +340,7 @@ impl<S> Probe for WideView<'_, S> {
     where
         S: BuildHasher,
     {
-        let distance = prefetch_distance(2 * self.blocks.len());
+        let distance = wide_prefetch_distance(self.blocks.len());
         self.kernel
             .wide_contains_keys(self.blocks, self.probes, self.hasher, keys, out, distance);
     }

@@ -13,8 +13,8 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::wide_generic::WideEntryPoints;
-use crate::arch::{self, Dispatch};
+use crate::arch::Dispatch;
+use crate::arch::wide_generic::{WideEntryPoints, wide_prefetch_distance};
 use crate::error::Error;
 use crate::filter::view::WideView;
 use crate::filter::write::{self, Insert};
@@ -349,10 +349,10 @@ impl<S> WideFilter<S> {
         bytemuck::cast_slice_mut(&mut self.blocks)
     }
 
-    /// The batch prefetch distance, from the size in 32-byte units the shared rule counts.
+    /// The batch prefetch distance (see `arch::wide_generic::wide_prefetch_distance`).
     #[inline]
     fn prefetch_distance(&self) -> usize {
-        arch::prefetch_distance(2 * self.blocks.len())
+        wide_prefetch_distance(self.blocks.len())
     }
 }
 
