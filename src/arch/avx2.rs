@@ -35,7 +35,7 @@ impl Avx2 {
 
 /// Whether this crate is compiled with AVX2 (`-C target-cpu=native`, `x86-64-v3`): then the
 /// primitives inline anywhere and the single-key operations need no assembly.
-const COMPILED_WITH_FEATURES: bool = cfg!(target_feature = "avx2");
+pub(super) const COMPILED_WITH_FEATURES: bool = cfg!(target_feature = "avx2");
 
 /// `mask` for the token. Requires AVX2.
 #[target_feature(enable = "avx2")]

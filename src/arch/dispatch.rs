@@ -347,14 +347,20 @@ impl WideEntryPoints for Dispatch {
         every_kernel!(self, kernel => kernel.wide_insert_hash(blocks, probes, hash))
     }
 
-    /// AVX-512's lookup is inline assembly (see `wide_avx512::contains_hash_inline`); every
-    /// other kernel's is one out-of-line call, so that a caller's loop sees two arms and
-    /// chooses between them once, outside the loop, as for the split-block lookups.
+    /// AVX2's and AVX-512's lookups are inline assembly (`wide_avx2.rs`, `wide_avx512.rs`);
+    /// every other kernel's is one out-of-line call, so that a caller's loop sees three arms
+    /// and chooses between them once, outside the loop, as for the split-block lookups.
     #[inline(always)]
     fn wide_contains_hash(self, blocks: &[[u64; WORDS]], probes: u8, hash: u64) -> bool {
         #[cfg(target_arch = "x86_64")]
-        if let Dispatch::Avx512(token) = self {
-            return super::wide_avx512::contains_hash_inline(token, blocks, probes, hash);
+        match self {
+            Dispatch::Avx2(token) => {
+                return super::wide_avx2::contains_hash_inline(token, blocks, probes, hash);
+            }
+            Dispatch::Avx512(token) => {
+                return super::wide_avx512::contains_hash_inline(token, blocks, probes, hash);
+            }
+            _ => {}
         }
         wide_contains_hash_out_of_line(self, blocks, probes, hash)
     }

@@ -2,6 +2,11 @@
 //! zero-extensions and variable shifts the two halves of the 512-bit mask, and one `vptest`
 //! answers.
 //!
+//! A single-key lookup is inline assembly ([`contains_hash_inline`]), as the AVX-512 wide
+//! kernel's is and for the same reason (`wide_avx512.rs`). It ends with `vzeroupper`, as the
+//! split-block AVX2 lookup does (`avx2::contains_hash_inline`), and declares `ymm0`-`ymm15`
+//! clobbered.
+//!
 //! The `#[target_feature]` functions here are safe to call only where AVX2 is present; the
 //! [`Avx2`] token proves it.
 
@@ -12,8 +17,9 @@ use core::arch::x86_64::{
     _mm256_storeu_si256, _mm256_testz_si256,
 };
 
-use super::avx2::Avx2;
-use super::wide_generic::{WideKernel, wide_entry_points};
+use super::avx2::{self, Avx2};
+use super::wide_generic::{WideEntryPoints, WideKernel, wide_entry_points};
+use super::x86;
 use crate::block::SALT;
 use crate::wide_block::WORDS;
 
@@ -109,3 +115,102 @@ impl WideKernel for Features {
 // The entry points make the token without detection: each is an `unsafe fn` that requires
 // AVX2 and BMI2 and is compiled with them (see `wide_entry_points!`).
 wide_entry_points!(Avx2, Features, #[inline], #[target_feature(enable = "avx2,bmi2")]);
+
+/// The assembly that leaves in `ymm0` the bits of the mask of `{$x}` that the block at
+/// `{$block}` lacks, the mask's two halves built from one multiply by the salts as in [`mask`]
+/// (`ymm1` holds a `1` in every word), then runs `$combine`. It changes `ymm0`, `ymm2`-`ymm4`.
+macro_rules! missing_asm {
+    ($x:literal, $block:literal, $combine:literal) => {
+        concat!(
+            "vmovd xmm0, {", $x, ":e}\n",
+            "vpbroadcastd ymm0, xmm0\n",
+            "vpmulld ymm0, ymm0, ymmword ptr [rip + {constants}]\n",
+            "vpsrld ymm0, ymm0, 26\n",
+            "vpmovzxdq ymm2, xmm0\n",
+            "vextracti128 xmm0, ymm0, 1\n",
+            "vpmovzxdq ymm0, xmm0\n",
+            "vpsllvq ymm2, ymm1, ymm2\n",
+            "vpsllvq ymm0, ymm1, ymm0\n",
+            "vmovdqu ymm3, ymmword ptr [{", $block, "}]\n",
+            "vmovdqu ymm4, ymmword ptr [{", $block, "} + 32]\n",
+            "vpandn ymm2, ymm3, ymm2\n",
+            "vpandn ymm0, ymm4, ymm0\n",
+            "vpor ymm0, ymm0, ymm2\n",
+            $combine,
+        )
+    };
+}
+
+/// The single-key lookup of `hash` with `probes` probes, its tests as inline assembly (see the
+/// module docs).
+///
+/// Its registers are `ymm0`-`ymm5`, and `vzeroupper` zeroes the upper halves of `ymm0`-`ymm15`,
+/// so all sixteen are declared clobbered (see `avx2::contains_hash_inline`). A caller compiled
+/// with AVX2 and BMI2 needs no assembly: there the entry point inlines.
+#[inline(always)]
+pub(super) fn contains_hash_inline(
+    token: Avx2,
+    blocks: &[[u64; WORDS]],
+    probes: u8,
+    hash: u64,
+) -> bool {
+    if avx2::COMPILED_WITH_FEATURES && cfg!(target_feature = "bmi2") {
+        return token.wide_contains_hash(blocks, probes, hash);
+    }
+    let ((block0, x0), second) = x86::wide_probes(blocks, probes, hash);
+    let found: u64;
+    if let Some((block1, x1)) = second {
+        // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
+        // reads the 64 bytes at `block0` and `block1`, blocks of `blocks` (`x86::wide_probes`),
+        // and 40 bytes at `x86::WIDE_INLINE_CONSTANTS` (a static, addressed RIP-relative); VEX
+        // loads need no alignment. It writes `ymm0`-`ymm5` and the upper halves of
+        // `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered, `found` and the flags (no
+        // `preserves_flags`), and touches no stack.
+        unsafe {
+            core::arch::asm!(
+                "xor {found:e}, {found:e}",
+                "vpbroadcastq ymm1, qword ptr [rip + {constants} + 32]",
+                missing_asm!("x0", "block0", "vmovdqa ymm5, ymm0"),
+                missing_asm!("x1", "block1", "vpor ymm5, ymm5, ymm0"),
+                // ZF = 1 when no bit is missing.
+                "vptest ymm5, ymm5",
+                "setz {found:l}",
+                "vzeroupper",
+                x0 = in(reg) x0,
+                x1 = in(reg) x1,
+                block0 = in(reg) block0,
+                block1 = in(reg) block1,
+                constants = sym x86::WIDE_INLINE_CONSTANTS,
+                found = out(reg) found,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _,
+                out("xmm5") _, out("xmm6") _, out("xmm7") _, out("xmm8") _, out("xmm9") _,
+                out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _,
+                out("xmm15") _,
+                options(pure, readonly, nostack),
+            );
+        }
+    } else {
+        // SAFETY: as for two probes, with `block0` alone.
+        unsafe {
+            core::arch::asm!(
+                "xor {found:e}, {found:e}",
+                "vpbroadcastq ymm1, qword ptr [rip + {constants} + 32]",
+                missing_asm!("x0", "block0", "vptest ymm0, ymm0"),
+                "setz {found:l}",
+                "vzeroupper",
+                x0 = in(reg) x0,
+                block0 = in(reg) block0,
+                constants = sym x86::WIDE_INLINE_CONSTANTS,
+                found = out(reg) found,
+                out("xmm0") _, out("xmm1") _, out("xmm2") _, out("xmm3") _, out("xmm4") _,
+                out("xmm5") _, out("xmm6") _, out("xmm7") _, out("xmm8") _, out("xmm9") _,
+                out("xmm10") _, out("xmm11") _, out("xmm12") _, out("xmm13") _, out("xmm14") _,
+                out("xmm15") _,
+                options(pure, readonly, nostack),
+            );
+        }
+    }
+    // SAFETY: `found` was zeroed, then only its low byte set to 0 or 1 by `setz`.
+    unsafe { core::hint::assert_unchecked(found <= 1) };
+    found != 0
+}

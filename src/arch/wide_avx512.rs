@@ -21,9 +21,9 @@ use core::arch::x86_64::{
 
 use super::avx512::{self, Avx512};
 use super::wide_generic::{WideEntryPoints, WideKernel, wide_entry_points};
+use super::x86;
 use crate::block::SALT;
-use crate::math::wide::GROUP_BLOCKS;
-use crate::wide_block::{self, WORDS};
+use crate::wide_block::WORDS;
 
 /// The mask of `x` in one zmm.
 #[target_feature(enable = "avx2,avx512f")]
@@ -91,18 +91,6 @@ impl WideKernel for Features {
 // token's features and is compiled with them (see `wide_entry_points!`).
 wide_entry_points!(Avx512, Features, #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
 
-/// The constants the single-key assembly reads, next to each other so that one RIP-relative
-/// address reaches both: the salts, then the `1` shifted into each word.
-#[repr(C, align(64))]
-struct InlineConstants {
-    salt: [u32; WORDS],
-    one: u64,
-}
-
-/// The one copy of [`InlineConstants`], addressed through a `sym` operand (see
-/// `x86::INLINE_CONSTANTS`).
-static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
-
 /// The assembly that builds the 512-bit mask of `{x0}` in `zmm16` (the salts' multiply, the
 /// shift to six bits, zero-extended to eight words) and leaves `zmm17` holding a `1` in every
 /// word, then sets `k1` word j when word j of the block at `{block0}` has the mask's bit.
@@ -138,25 +126,14 @@ pub(super) fn contains_hash_inline(
     if avx512::COMPILED_WITH_FEATURES {
         return token.wide_contains_hash(blocks, probes, hash);
     }
-    // Both tests are loop-invariant, so a caller's loop checks them once; with them, the
-    // first block (`block_index` maps into `0..len` for a non-zero `len`) and the second (in
-    // the first one's whole group of 64) are blocks of `blocks`, with no bounds check per key.
-    assert!(
-        !blocks.is_empty() && (probes != 2 || blocks.len().is_multiple_of(GROUP_BLOCKS)),
-        "a wide filter has at least one block, and whole groups with two probes"
-    );
-    let (first, x0) = wide_block::first_probe(hash, blocks.len());
-    let block0 = blocks.as_ptr().wrapping_add(first);
+    let ((block0, x0), second) = x86::wide_probes(blocks, probes, hash);
     let found: u64;
-    if probes == 2 {
-        let (second, x1) = wide_block::second_probe(hash, first);
-        let block1 = blocks.as_ptr().wrapping_add(second);
+    if let Some((block1, x1)) = second {
         // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which
         // the instructions need (EVEX 256-bit operations: F and VL; `vpmovzxdq`, `vpsllvq`
         // and `vptestmq` on zmm: F; `kandb` and `kortestb`: DQ). The asm reads the 64 bytes at
-        // `block0` and `block1`, blocks of `blocks` (`first < len`, and `second` is in the
-        // same group of 64, which `len` holds whole: the assertion above), and 40 bytes
-        // at `INLINE_CONSTANTS` (a static, addressed RIP-relative); EVEX loads need no
+        // `block0` and `block1`, blocks of `blocks` (`x86::wide_probes`), and 40 bytes
+        // at `x86::WIDE_INLINE_CONSTANTS` (a static, addressed RIP-relative); EVEX loads need no
         // alignment. It writes `zmm16`-`zmm18`, `k1`, `k2` (declared clobbered), `found` and
         // the flags (no `preserves_flags`), and touches no stack.
         unsafe {
@@ -177,7 +154,7 @@ pub(super) fn contains_hash_inline(
                 x1 = in(reg) x1,
                 block0 = in(reg) block0,
                 block1 = in(reg) block1,
-                constants = sym INLINE_CONSTANTS,
+                constants = sym crate::arch::x86::WIDE_INLINE_CONSTANTS,
                 found = out(reg) found,
                 out("zmm16") _,
                 out("zmm17") _,
@@ -199,7 +176,7 @@ pub(super) fn contains_hash_inline(
                 "setc {found:l}",
                 x0 = in(reg) x0,
                 block0 = in(reg) block0,
-                constants = sym INLINE_CONSTANTS,
+                constants = sym crate::arch::x86::WIDE_INLINE_CONSTANTS,
                 found = out(reg) found,
                 out("zmm16") _,
                 out("zmm17") _,

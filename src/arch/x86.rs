@@ -1,6 +1,6 @@
 //! What the AVX2 and AVX-512 kernels share, written once: the 256-bit mask, load, store and
-//! `vptest` intrinsics, the constants their inline assembly reads, the assembly's frame
-//! ([`probe_asm!`]) and the block offset it addresses.
+//! `vptest` intrinsics, the constants their inline assembly reads (and the wide kernels'), the
+//! assembly's frame ([`probe_asm!`]), and the block offsets it addresses.
 //!
 //! Both kernels compute the same 256-bit arithmetic; they differ in encoding (VEX or EVEX) and
 //! in the registers their assembly may change. Keeping the common part here means neither
@@ -82,6 +82,49 @@ pub(super) struct InlineConstants {
 /// the linker resolves its address: a pointer to another crate's static would be loaded from
 /// the GOT in every caller's loop.
 pub(super) static INLINE_CONSTANTS: InlineConstants = InlineConstants { salt: SALT, one: 1 };
+
+/// The constants the wide kernels' single-key assembly reads (`wide_avx2.rs`,
+/// `wide_avx512.rs`), next to each other so that one RIP-relative address reaches both: the
+/// salts, then the 64-bit `1` shifted into each word.
+#[repr(C, align(64))]
+pub(super) struct WideInlineConstants {
+    salt: [u32; LANES],
+    one: u64,
+}
+
+/// The one copy of [`WideInlineConstants`], addressed through a `sym` operand as
+/// [`INLINE_CONSTANTS`] is.
+pub(super) static WIDE_INLINE_CONSTANTS: WideInlineConstants =
+    WideInlineConstants { salt: SALT, one: 1 };
+
+/// The first block of `hash` among `blocks` and its in-block hash, and with two `probes` the
+/// second's, as pointers for the wide kernels' single-key assembly to address: each points at
+/// one of `blocks`, with no bounds check per key.
+///
+/// Panics when `blocks` is empty, or with two probes not whole groups of
+/// [`GROUP_BLOCKS`](crate::math::wide::GROUP_BLOCKS). Both tests are loop-invariant, so a
+/// caller's loop makes them once. With them, the first block is one of `blocks`
+/// (`block_index` maps into `0..len` for a non-zero `len`), and so is the second, in the first
+/// one's group of 64, which `blocks` holds whole.
+#[inline(always)]
+pub(super) fn wide_probes(
+    blocks: &[[u64; crate::wide_block::WORDS]],
+    probes: u8,
+    hash: u64,
+) -> ((*const u64, u32), Option<(*const u64, u32)>) {
+    assert!(
+        !blocks.is_empty()
+            && (probes != 2 || blocks.len().is_multiple_of(crate::math::wide::GROUP_BLOCKS)),
+        "a wide filter has at least one block, and whole groups with two probes"
+    );
+    let at = |index: usize| blocks.as_ptr().wrapping_add(index).cast::<u64>();
+    let (first, x0) = crate::wide_block::first_probe(hash, blocks.len());
+    let second = (probes == 2).then(|| {
+        let (second, x1) = crate::wide_block::second_probe(hash, first);
+        (at(second), x1)
+    });
+    ((at(first), x0), second)
+}
 
 /// The byte offset of the block that `hash` selects in a slice of `num_blocks` blocks, for the
 /// assembly to address as `[blocks + offset]`. Panics when `num_blocks` is 0.
