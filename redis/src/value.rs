@@ -1,9 +1,10 @@
 //! A key's value: a scaling chain of filters (the default, RedisBloom's model), a plain filter
-//! (`NONSCALING`, or `SBF.LOAD` of the crate's `SBLM` bytes), or a filter half-way through a
-//! chunked restore; and the byte stream of `SCANDUMP`/`LOADCHUNK` and AOF rewrites.
+//! (`NONSCALING`, or `SBF.LOAD` of the crate's `SBLM` bytes) of either layout ([`Part`]), or a
+//! filter half-way through a chunked restore; and the byte stream of `SCANDUMP`/`LOADCHUNK`
+//! and AOF rewrites.
 //!
-//! The stream is a header ([`Meta`]: what the value is, its hasher's seed, each stage's block
-//! count, checksummed) followed by every stage's bitset, oldest stage first, in chunks of at
+//! The stream is a header ([`Meta`]: what the value is, its layout, its hasher's seed, each
+//! stage's block count, checksummed) followed by every stage's bitset, oldest stage first, in chunks of at
 //! most 16 MiB that never cross a stage. Each chunk is its bitset bytes followed by the XXH3-64
 //! of them seeded with the chunk's offset in the stream, so a chunk is checked, and bound to
 //! its place, on its own: a whole-stage checksum would make the first chunk of a 200 MB stage
@@ -11,9 +12,10 @@
 
 use std::borrow::Cow;
 
-use splitbloom::{Filter, FilterHasher, FilterRef, ScalableFilter, ScalableParameters};
+use splitbloom::{FilterHasher, Layout, ScalableFilter, ScalableParameters};
 
-use crate::{Chain, Hash, Stage};
+use crate::stage::{Bitset, Part};
+use crate::{Chain, Hash};
 
 /// RedisBloom's tightening: each new sub-filter has half the error rate of the one before, and
 /// the first has half the target.
@@ -38,8 +40,9 @@ const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
 const MAX_STAGES: u64 = 1 << 16;
 
 const META_MAGIC: &[u8; 4] = b"SBFC";
-const META_VERSION: u8 = 1;
-const META_FIXED: usize = 88;
+/// Version 2 added the layout id (version 1, split-block only, was never released).
+const META_VERSION: u8 = 2;
+const META_FIXED: usize = 96;
 
 /// What a value is, apart from its bits.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,6 +63,10 @@ pub struct Meta {
     pub items_in_last_stage: u64,
     /// The hasher's seed (every stage has the same).
     pub seed: u64,
+    /// The stages' layout: split-block for a chain, either for a plain filter.
+    pub layout: Layout,
+    /// The blocks each key sets its bits in (1 for split-block, 1 or 2 for wide).
+    pub probes: u8,
     /// Each stage's number of blocks, oldest first.
     pub stage_blocks: Vec<u64>,
 }
@@ -86,6 +93,7 @@ impl Meta {
             self.items_in_last_stage,
             self.stage_blocks.len() as u64,
             self.seed,
+            u64::from(layout_id(self.layout, self.probes)),
         ] {
             out.extend_from_slice(&word.to_le_bytes());
         }
@@ -98,7 +106,8 @@ impl Meta {
     }
 
     /// Reads [`encode`](Meta::encode)'s bytes; every field is checked before anything is
-    /// allocated for the stages.
+    /// allocated for the stages, each stage's layout and size by the crate's own header check
+    /// on the `SBLM` header it will be restored under.
     pub fn decode(bytes: &[u8]) -> Result<Meta, String> {
         if bytes.len() < META_FIXED + 8 || &bytes[..4] != META_MAGIC {
             return Err("not a splitbloom SCANDUMP header".into());
@@ -135,14 +144,20 @@ impl Meta {
         if plain && num_stages != 1 {
             return Err("a plain filter has one stage".into());
         }
+        let layout_id = u8::try_from(word(88)).map_err(|_| "unknown layout id".to_string())?;
         let stage_blocks: Vec<u64> = (0..num_stages as usize)
             .map(|stage| word(META_FIXED + 8 * stage))
             .collect();
-        if stage_blocks
-            .iter()
-            .any(|&blocks| blocks == 0 || blocks > splitbloom::math::MAX_BLOCKS as u64)
-        {
-            return Err("bad stage size".into());
+        let seed = word(80);
+        let mut shape = None;
+        for (index, &blocks) in stage_blocks.iter().enumerate() {
+            let header = splitbloom::format::Header::parse(&stage_header(layout_id, seed, blocks))
+                .map_err(|error| format!("bad stage {index}: {error}"))?;
+            shape = Some((header.layout, header.probes));
+        }
+        let (layout, probes) = shape.expect("at least one stage");
+        if layout != Layout::SplitBlock && !plain {
+            return Err("a scaling chain holds split-block stages only".into());
         }
         let count = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
         let mut parameters = ScalableParameters::new(count(word(32)), f64::from_bits(word(40)));
@@ -159,7 +174,9 @@ impl Meta {
             items: word(24),
             parameters,
             items_in_last_stage: word(64),
-            seed: word(80),
+            seed,
+            layout,
+            probes,
             stage_blocks,
         })
     }
@@ -168,25 +185,42 @@ impl Meta {
     pub fn bitset_len(&self) -> u64 {
         self.stage_blocks
             .iter()
-            .map(|&blocks| bitset_len(blocks))
+            .map(|&blocks| self.stage_len(blocks))
             .sum()
     }
 
-    /// The `SBLM` header of stage `blocks` (its checksum field 0: a restored stage is read
-    /// with `from_trusted_bytes`, its chunks having been checked one by one).
+    /// Bytes of the bitset of a stage of `blocks` blocks.
+    fn stage_len(&self, blocks: u64) -> u64 {
+        blocks * self.layout.block_bytes() as u64
+    }
+
+    /// The `SBLM` header of a stage of `blocks` blocks.
     fn stage_header(&self, blocks: u64) -> [u8; STAGE_HEADER] {
-        let mut header = [0; STAGE_HEADER];
-        header[..4].copy_from_slice(&splitbloom::format::MAGIC);
-        header[4..6].copy_from_slice(&splitbloom::format::VERSION.to_le_bytes());
-        header[6] = Hash::KIND.id();
-        header[8..16].copy_from_slice(&self.seed.to_le_bytes());
-        header[16..24].copy_from_slice(&blocks.to_le_bytes());
-        header
+        stage_header(layout_id(self.layout, self.probes), self.seed, blocks)
     }
 }
 
-fn bitset_len(blocks: u64) -> u64 {
-    blocks * splitbloom::BLOCK_BYTES as u64
+/// The `SBLM` header (`docs/FORMAT.md`) of a stage under layout id `layout_id` (its checksum
+/// field 0: a restored stage is read with `from_trusted_bytes`, its chunks having been
+/// checked one by one).
+fn stage_header(layout_id: u8, seed: u64, blocks: u64) -> [u8; STAGE_HEADER] {
+    let mut header = [0; STAGE_HEADER];
+    header[..4].copy_from_slice(&splitbloom::format::MAGIC);
+    header[4..6].copy_from_slice(&splitbloom::format::VERSION.to_le_bytes());
+    header[6] = Hash::KIND.id();
+    header[7] = layout_id;
+    header[8..16].copy_from_slice(&seed.to_le_bytes());
+    header[16..24].copy_from_slice(&blocks.to_le_bytes());
+    header
+}
+
+/// The format's layout id (`SBLM` header byte 7): 0 for split-block, the probes per key for
+/// wide.
+fn layout_id(layout: Layout, probes: u8) -> u8 {
+    match layout {
+        Layout::Wide => probes,
+        _ => 0,
+    }
 }
 
 /// Bytes of a stage of `bitset` bytes in the stream: the bitset and one checksum per chunk.
@@ -203,7 +237,7 @@ const BAD_CHUNK: &str = "chunk checksum mismatch";
 #[derive(Clone, Debug)]
 pub struct Restore {
     pub meta: Meta,
-    pub done: Vec<Stage>,
+    pub done: Vec<Part>,
     /// The current stage's `SBLM` bytes received so far: its header, then its bitset.
     pub partial: Vec<u8>,
 }
@@ -211,7 +245,7 @@ pub struct Restore {
 #[derive(Clone, Debug)]
 pub enum Body {
     Chain(Chain),
-    Plain(Stage),
+    Plain(Part),
     Restoring(Restore),
 }
 
@@ -232,15 +266,11 @@ pub struct Sbf {
 
 impl Sbf {
     /// A `NONSCALING` filter, sized as RedisBloom sizes one: `capacity` items at the full
-    /// error rate, in one plain filter that refuses new items once `capacity` are in.
+    /// error rate, in one plain filter that refuses new items once `capacity` are in; wide
+    /// at [`WIDE_ERROR_RATE`](crate::stage::WIDE_ERROR_RATE) and below.
     pub fn nonscaling(capacity: u64, error_rate: f64) -> Result<Sbf, splitbloom::Error> {
-        let items = usize::try_from(capacity).unwrap_or(usize::MAX);
         Ok(Sbf {
-            body: Body::Plain(Filter::with_fpr_and_hasher(
-                items,
-                error_rate,
-                Hash::default(),
-            )?),
+            body: Body::Plain(Part::for_rate(capacity, error_rate)?),
             scaling: false,
             capacity,
             error_rate,
@@ -271,11 +301,23 @@ impl Sbf {
     }
 
     /// The stages that answer lookups (none while restoring).
-    pub fn stages(&self) -> &[Stage] {
+    pub fn stages(&self) -> Vec<&dyn Bitset> {
         match &self.body {
-            Body::Chain(chain) => chain.stages(),
-            Body::Plain(filter) => std::slice::from_ref(filter),
-            Body::Restoring(_) => &[],
+            Body::Chain(chain) => chain
+                .stages()
+                .iter()
+                .map(|stage| stage as &dyn Bitset)
+                .collect(),
+            Body::Plain(part) => vec![part.bits()],
+            Body::Restoring(_) => Vec::new(),
+        }
+    }
+
+    /// The stages a restore has received, or the stages that answer lookups.
+    fn stored_stages(&self) -> Vec<&dyn Bitset> {
+        match &self.body {
+            Body::Restoring(restore) => restore.done.iter().map(Part::bits).collect(),
+            _ => self.stages(),
         }
     }
 
@@ -286,15 +328,16 @@ impl Sbf {
             Body::Chain(chain) => std::mem::size_of_val(chain.stages()),
             Body::Plain(_) => 0,
             Body::Restoring(restore) => {
-                restore.done.capacity() * size_of::<Stage>()
+                restore.done.capacity() * size_of::<Part>()
                     + restore.partial.capacity()
                     + restore.meta.stage_blocks.capacity() * 8
             }
         };
-        let bits: usize = match &self.body {
-            Body::Restoring(restore) => restore.done.iter().map(allocated_bytes).sum(),
-            _ => self.stages().iter().map(allocated_bytes).sum(),
-        };
+        let bits: usize = self
+            .stored_stages()
+            .iter()
+            .map(|stage| allocated_for(stage.size_in_bytes()))
+            .sum();
         size_of::<Sbf>() + stages + bits
     }
 
@@ -311,13 +354,15 @@ impl Sbf {
                 parameters: *chain.parameters(),
                 items_in_last_stage: chain.items_in_last_stage() as u64,
                 seed: chain.hasher().seed(),
+                layout: Layout::SplitBlock,
+                probes: 1,
                 stage_blocks: chain
                     .stages()
                     .iter()
                     .map(|stage| stage.num_blocks() as u64)
                     .collect(),
             },
-            Body::Plain(filter) => Meta {
+            Body::Plain(part) => Meta {
                 plain: true,
                 scaling: false,
                 capacity: self.capacity,
@@ -325,8 +370,10 @@ impl Sbf {
                 items: self.items,
                 parameters: zero_parameters(),
                 items_in_last_stage: 0,
-                seed: filter.hasher().seed(),
-                stage_blocks: vec![filter.num_blocks() as u64],
+                seed: part.bits().seed(),
+                layout: part.bits().layout(),
+                probes: part.bits().probes(),
+                stage_blocks: vec![part.bits().num_blocks() as u64],
             },
         }
     }
@@ -336,20 +383,17 @@ impl Sbf {
     /// `None` at or past the end of what the value holds (for a restore in progress: what it
     /// has received).
     pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
-        let (stages, partial): (&[Stage], &[u8]) = match &self.body {
-            Body::Restoring(restore) => (
-                &restore.done,
-                restore.partial.get(STAGE_HEADER..).unwrap_or(&[]),
-            ),
-            _ => (self.stages(), &[]),
+        let partial: &[u8] = match &self.body {
+            Body::Restoring(restore) => restore.partial.get(STAGE_HEADER..).unwrap_or(&[]),
+            _ => &[],
         };
         let mut start = 0u64;
-        for stage in stages {
+        for stage in self.stored_stages() {
             let bitset = stage.size_in_bytes();
             let len = wire_len(bitset as u64);
             if offset < start + len {
                 return Some(wire_chunk(start, offset - start, bitset, |from, to| {
-                    bitset_bytes(stage, from, to)
+                    stage.bitset_bytes(from, to)
                 }));
             }
             start += len;
@@ -364,15 +408,18 @@ impl Sbf {
 
     /// A value from its header, every stage it has and the bitset bytes of the next (the RDB
     /// keeps a restore in progress that way): complete when every stage is there.
-    pub fn assemble(meta: Meta, stages: Vec<Stage>, partial: &[u8]) -> Result<Sbf, String> {
+    pub fn assemble(meta: Meta, stages: Vec<Part>, partial: &[u8]) -> Result<Sbf, String> {
         let mut restore = Restore {
             meta,
             done: Vec::new(),
             partial: Vec::new(),
         };
         for (index, stage) in stages.into_iter().enumerate() {
+            let bits = stage.bits();
             if index >= restore.meta.stage_blocks.len()
-                || stage.num_blocks() as u64 != restore.meta.stage_blocks[index]
+                || bits.num_blocks() as u64 != restore.meta.stage_blocks[index]
+                || bits.layout() != restore.meta.layout
+                || bits.probes() != restore.meta.probes
             {
                 return Err(format!("stage {index} does not match its header"));
             }
@@ -404,7 +451,7 @@ impl Sbf {
         };
         let done: u64 = restore.meta.stage_blocks[..restore.done.len()]
             .iter()
-            .map(|&blocks| wire_len(bitset_len(blocks)))
+            .map(|&blocks| wire_len(restore.meta.stage_len(blocks)))
             .sum();
         let received = restore.partial.len().saturating_sub(STAGE_HEADER) as u64;
         Some(done + wire_len(received))
@@ -433,7 +480,7 @@ impl Sbf {
         let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
             return Err(TOO_BIG.into());
         };
-        let bitset = bitset_len(blocks) as usize;
+        let bitset = restore.meta.stage_len(blocks) as usize;
         if restore.partial.is_empty() {
             restore
                 .partial
@@ -449,15 +496,13 @@ impl Sbf {
         }
         restore.partial.extend_from_slice(bytes);
         if restore.partial.len() == STAGE_HEADER + bitset {
-            let stage = FilterRef::<Hash>::from_trusted_bytes_with_hasher_type(&restore.partial)
-                .and_then(|view| view.to_filter())
-                .map_err(|error| {
-                    restore.partial.truncate(STAGE_HEADER + received);
-                    format!(
-                        "stage {} does not make a filter: {error}",
-                        restore.done.len()
-                    )
-                })?;
+            let stage = Part::from_trusted_bytes(&restore.partial).map_err(|error| {
+                restore.partial.truncate(STAGE_HEADER + received);
+                format!(
+                    "stage {} does not make a filter: {error}",
+                    restore.done.len()
+                )
+            })?;
             restore.done.push(stage);
             restore.partial = Vec::new();
         }
@@ -483,8 +528,13 @@ impl Sbf {
         } else {
             let items_in_last_stage = usize::try_from(meta.items_in_last_stage)
                 .map_err(|_| "bad item count".to_string())?;
+            let stages = done
+                .into_iter()
+                .map(Part::into_split)
+                .collect::<Option<Vec<_>>>()
+                .ok_or_else(|| "a scaling chain holds split-block stages only".to_string())?;
             Body::Chain(
-                ScalableFilter::from_stages(meta.parameters, done, items_in_last_stage)
+                ScalableFilter::from_stages(meta.parameters, stages, items_in_last_stage)
                     .map_err(|error| format!("stages do not make a filter: {error}"))?,
             )
         };
@@ -492,14 +542,10 @@ impl Sbf {
     }
 }
 
-/// The bytes the crate allocates for a stage's bitset: its size, except that bitsets of 8 MiB
-/// and more take whole 2 MiB huge pages plus one, so that the bitset can start on a huge-page
-/// boundary (`storage/blocks.rs` in the crate, which does not expose the figure).
-fn allocated_bytes(stage: &Stage) -> usize {
-    allocated_for(stage.size_in_bytes())
-}
-
-/// The bytes the crate allocates for `bytes` of blocks (see [`allocated_bytes`]).
+/// The bytes the crate allocates for `bytes` of blocks, of either layout: their size, except
+/// that bitsets of 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can
+/// start on a huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the
+/// figure).
 pub fn allocated_for(bytes: usize) -> usize {
     const HUGE_PAGE: usize = 2 << 20;
     if bytes < 8 << 20 {
@@ -541,17 +587,107 @@ fn wire_chunk<'a>(
     out
 }
 
-/// Bytes `from..to` of the stage's bitset in the format's byte order (little-endian words).
-fn bitset_bytes(stage: &Stage, from: usize, to: usize) -> Cow<'_, [u8]> {
-    let words = stage.as_words();
-    if cfg!(target_endian = "little") {
-        Cow::Borrowed(&bytemuck::cast_slice::<u32, u8>(words)[from..to])
-    } else {
-        let bytes: Vec<u8> = words[from / 4..to.div_ceil(4)]
-            .iter()
-            .flat_map(|word| word.to_le_bytes())
-            .collect();
-        let skip = from % 4;
-        Cow::Owned(bytes[skip..skip + (to - from)].to_vec())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide_meta(probes: u8, blocks: u64) -> Meta {
+        Meta {
+            plain: true,
+            scaling: false,
+            capacity: 1000,
+            error_rate: 1e-4,
+            items: 3,
+            parameters: zero_parameters(),
+            items_in_last_stage: 0,
+            seed: 5,
+            layout: Layout::Wide,
+            probes,
+            stage_blocks: vec![blocks],
+        }
+    }
+
+    /// The header with its layout id word replaced and its checksum made to match again.
+    fn with_layout_word(meta: &Meta, word: u64) -> Vec<u8> {
+        let mut bytes = meta.encode();
+        bytes[88..96].copy_from_slice(&word.to_le_bytes());
+        let body = bytes.len() - 8;
+        let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+        bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn the_header_carries_the_layout() {
+        for meta in [wide_meta(1, 100), wide_meta(2, 128)] {
+            let decoded = Meta::decode(&meta.encode()).unwrap();
+            assert_eq!(decoded, meta);
+            assert_eq!(decoded.bitset_len(), decoded.stage_blocks[0] * 64);
+        }
+        let split = Meta {
+            layout: Layout::SplitBlock,
+            probes: 1,
+            ..wide_meta(1, 100)
+        };
+        let decoded = Meta::decode(&split.encode()).unwrap();
+        assert_eq!(decoded, split);
+        assert_eq!(decoded.bitset_len(), 100 * 32);
+    }
+
+    #[test]
+    fn headers_of_impossible_layouts_are_refused() {
+        let meta = wide_meta(1, 100);
+        assert!(Meta::decode(&with_layout_word(&meta, 1)).is_ok());
+        for word in [3, 255, 256, u64::MAX] {
+            assert!(
+                Meta::decode(&with_layout_word(&meta, word)).is_err(),
+                "{word}"
+            );
+        }
+        // Two probes need whole groups of blocks.
+        assert!(Meta::decode(&with_layout_word(&meta, 2)).is_err());
+        let chain = Meta {
+            plain: false,
+            scaling: true,
+            parameters: ScalableParameters::new(100, 0.01),
+            ..wide_meta(1, 100)
+        };
+        assert!(
+            Meta::decode(&chain.encode())
+                .unwrap_err()
+                .contains("split-block")
+        );
+        let huge = wide_meta(1, u64::MAX / 64);
+        assert!(Meta::decode(&huge.encode()).is_err());
+    }
+
+    /// A wide value's stream restores the same filter, chunk by chunk.
+    #[test]
+    fn a_wide_value_streams_back_whole() {
+        let mut sbf = Sbf::nonscaling(50_000, 1e-5).unwrap();
+        let Body::Plain(Part::Wide(filter)) = &mut sbf.body else {
+            panic!("not wide")
+        };
+        for key in 0..1000u32 {
+            filter.insert_bytes(&key.to_le_bytes());
+        }
+        let meta = Meta::decode(&sbf.meta().encode()).unwrap();
+        let mut copy = Sbf::restoring(Restore {
+            meta,
+            done: Vec::new(),
+            partial: Vec::new(),
+        });
+        let mut offset = 0;
+        while let Some(chunk) = sbf.chunk_at(offset) {
+            copy.push_chunk(offset, &chunk).unwrap();
+            offset += chunk.len() as u64;
+        }
+        copy.finish_if_complete().unwrap();
+        let (Body::Plain(Part::Wide(left)), Body::Plain(Part::Wide(right))) =
+            (&sbf.body, &copy.body)
+        else {
+            panic!("not wide")
+        };
+        assert_eq!(left, right);
     }
 }

@@ -221,7 +221,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let payload = c.cmd(&["DUMP", "f"]).bytes();
     assert_eq!(&payload[..2], [7, 0x81]);
     let id = u64::from_be_bytes(payload[2..10].try_into().unwrap());
-    assert_eq!(id & 0x3ff, 2, "encoding version 2");
+    assert_eq!(id & 0x3ff, 3, "encoding version 3");
 
     // The untouched payload restores bit-identically (the control).
     assert_eq!(
@@ -231,7 +231,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["SBF.DUMP", "copy"]).bytes(), filter);
 
     let mut bad_version = payload.clone();
-    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 3).to_be_bytes());
+    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 4).to_be_bytes());
     reseal(&mut bad_version);
     let mut bad_filter = payload.clone();
     // A bit of the bitset, inside the crate's checksummed bytes, near the end of the value.
@@ -241,7 +241,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let truncated = payload[..payload.len() - 20].to_vec();
 
     for (name, bad) in [
-        ("version 3", &bad_version),
+        ("version 4", &bad_version),
         ("flipped bit", &bad_filter),
         ("truncated", &truncated),
     ] {
@@ -259,7 +259,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["EXISTS", "new"]).int(), 0);
     assert_eq!(c.cmd(&["SBF.DUMP", "f"]).bytes(), filter);
     assert!(
-        server.log().contains("refusing RDB encoding version 3"),
+        server.log().contains("refusing RDB encoding version 4"),
         "{}",
         server.log()
     );

@@ -5,8 +5,9 @@
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use splitbloom::FilterHasher;
 
+use crate::stage::Part;
 use crate::value::{Body, Meta, Restore, Sbf};
-use crate::{Chain, Hash, SBF_TYPE, Stage, check_memory, stage_bytes};
+use crate::{Chain, Hash, SBF_TYPE, check_memory, stage_bytes};
 
 mod merge;
 mod transfer;
@@ -128,7 +129,7 @@ impl Create {
             )?;
             Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
         } else {
-            check_memory(ctx, stage_bytes(self.capacity, self.error_rate))?;
+            check_memory(ctx, Part::bytes_for_rate(self.capacity, self.error_rate))?;
             Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
         }
     }
@@ -144,10 +145,11 @@ fn add_all(
     let scaling = sbf.scaling;
     match &mut sbf.body {
         Body::Restoring(_) => Err(err(RESTORING)),
-        Body::Plain(filter) => {
+        Body::Plain(part) => {
             // A plain filter of known capacity is a NONSCALING one: full at its capacity.
             // Loaded without a capacity (0), it never refuses an item: it only fills up.
             let full_at = (sbf.capacity > 0).then_some(sbf.capacity);
+            let filter = part.bits_mut();
             let hashes: Vec<u64> = items
                 .iter()
                 .map(|item| filter.hash_bytes(item.as_slice()))
@@ -408,7 +410,7 @@ fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<
     if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
         match &sbf.body {
             Body::Chain(chain) => chain.contains_bytes_batch(&keys, &mut answers),
-            Body::Plain(filter) => filter.contains_bytes_batch(&keys, &mut answers),
+            Body::Plain(part) => part.bits().contains_bytes_batch(&keys, &mut answers),
             // Nothing answers before a restore completes.
             Body::Restoring(_) => {}
         }
@@ -513,9 +515,9 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
             .get_value::<Sbf>(&SBF_TYPE)?
             .ok_or_else(|| err(NOT_FOUND))?;
         let stages = sbf.stages();
-        let blocks: usize = stages.iter().map(Stage::num_blocks).sum();
-        let bytes: usize = stages.iter().map(Stage::size_in_bytes).sum();
-        let estimated: f64 = stages.iter().map(Stage::estimated_items).sum();
+        let blocks: usize = stages.iter().map(|stage| stage.num_blocks()).sum();
+        let bytes: usize = stages.iter().map(|stage| stage.size_in_bytes()).sum();
+        let estimated: f64 = stages.iter().map(|stage| stage.estimated_items()).sum();
         let fpr = 1.0
             - stages
                 .iter()
@@ -530,7 +532,7 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
                 .sum::<f64>()
                 / bytes as f64
         };
-        let seed = stages.first().map_or(0, |stage| stage.hasher().seed());
+        let seed = stages.first().map_or(0, |stage| stage.seed());
         let kernel = stages
             .first()
             .map_or_else(String::new, |stage| stage.kernel().to_string());

@@ -94,8 +94,9 @@ const BAD_DATA: &str = "ERR received bad data";
 const NO_LINK: &str = "ERR invalid offset - no link found";
 const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 
-/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` (a plain filter, `SBLM`) or
-/// `ScalableFilter::to_bytes` (a chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`].
+/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` or `WideFilter::to_bytes` (a
+/// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a chain, `SBLS`)
+/// writes it; refused above [`MAX_DUMP_BYTES`].
 pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -106,13 +107,13 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         .ok_or_else(|| err(NOT_FOUND))?;
     let len = match &sbf.body {
         Body::Restoring(_) => return Err(err(RESTORING)),
-        Body::Plain(filter) => filter.serialized_len(),
+        Body::Plain(part) => part.bits().serialized_len(),
         Body::Chain(chain) => {
             splitbloom::format::SCALABLE_HEADER_BYTES
                 + chain
                     .stages()
                     .iter()
-                    .map(Stage::serialized_len)
+                    .map(|stage| stage.serialized_len())
                     .sum::<usize>()
         }
     };
@@ -122,15 +123,16 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         )));
     }
     Ok(RedisValue::StringBuffer(match &sbf.body {
-        Body::Plain(filter) => filter.to_bytes(),
+        Body::Plain(part) => part.bits().to_bytes(),
         Body::Chain(chain) => chain.to_bytes(),
         Body::Restoring(_) => unreachable!("refused above"),
     }))
 }
 
 /// `SBF.LOAD key bytes [CAPACITY c] [ERROR e] [CARD n] [NONSCALING]`: validates `bytes` (the
-/// crate's `SBLM` or `SBLS` format: magic, version, hasher, length, checksums) and stores them
-/// at `key`, replacing a filter there.
+/// crate's `SBLM` format of either layout, a wide one loading as a wide value, or `SBLS`:
+/// magic, version, layout, hasher, length, checksums) and stores them at `key`, replacing a
+/// filter there.
 pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -199,7 +201,7 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
     } else {
         Sbf {
-            body: Body::Plain(Stage::from_bytes_with_hasher_type(bytes).map_err(bad)?),
+            body: Body::Plain(Part::from_bytes(bytes).map_err(bad)?),
             scaling: false,
             capacity: capacity.unwrap_or(0),
             error_rate: error_rate.unwrap_or(0.0),
@@ -207,7 +209,11 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
     };
     sbf.items = items.unwrap_or_else(|| {
-        let estimate: f64 = sbf.stages().iter().map(Stage::estimated_items).sum();
+        let estimate: f64 = sbf
+            .stages()
+            .iter()
+            .map(|stage| stage.estimated_items())
+            .sum();
         if estimate.is_finite() {
             estimate.round() as u64
         } else {
