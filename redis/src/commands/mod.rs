@@ -567,6 +567,13 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
             out.push(name(field));
             out.push(value);
         }
+        let meta = sbf.meta();
+        out.push(name("Layout"));
+        out.push(RedisValue::BulkString(meta.layout.name().to_owned()));
+        if meta.layout == splitbloom::Layout::Wide {
+            out.push(name("Probes"));
+            out.push(RedisValue::Integer(i64::from(meta.probes)));
+        }
     }
     Ok(RedisValue::Array(out))
 }
