@@ -47,6 +47,51 @@ pub trait Bitset {
     fn insert_hash(&mut self, hash: u64) -> bool;
 }
 
+/// The [`Bitset`] methods both filter types have under the same names and contracts.
+macro_rules! forward_to_the_filter {
+    ($Type:ident) => {
+        fn num_blocks(&self) -> usize {
+            $Type::num_blocks(self)
+        }
+        fn size_in_bytes(&self) -> usize {
+            $Type::size_in_bytes(self)
+        }
+        fn seed(&self) -> u64 {
+            self.hasher().seed()
+        }
+        fn kernel(&self) -> Kernel {
+            $Type::kernel(self)
+        }
+        fn fill_ratio(&self) -> f64 {
+            $Type::fill_ratio(self)
+        }
+        fn bitset_bytes(&self, from: usize, to: usize) -> Cow<'_, [u8]> {
+            le_bytes(self.as_words(), from, to)
+        }
+        fn to_bytes(&self) -> Vec<u8> {
+            $Type::to_bytes(self)
+        }
+        fn serialized_len(&self) -> usize {
+            $Type::serialized_len(self)
+        }
+        fn hash_bytes(&self, key: &[u8]) -> u64 {
+            $Type::hash_bytes(self, key)
+        }
+        fn contains_hash(&self, hash: u64) -> bool {
+            $Type::contains_hash(self, hash)
+        }
+        fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+            $Type::contains_hash_batch(self, hashes, out)
+        }
+        fn contains_bytes_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
+            $Type::contains_bytes_batch(self, keys, out)
+        }
+        fn insert_hash(&mut self, hash: u64) -> bool {
+            $Type::insert_hash(self, hash)
+        }
+    };
+}
+
 impl Bitset for Stage {
     fn layout(&self) -> Layout {
         Layout::SplitBlock
@@ -54,51 +99,13 @@ impl Bitset for Stage {
     fn probes(&self) -> u8 {
         1
     }
-    fn num_blocks(&self) -> usize {
-        Stage::num_blocks(self)
-    }
-    fn size_in_bytes(&self) -> usize {
-        Stage::size_in_bytes(self)
-    }
-    fn seed(&self) -> u64 {
-        self.hasher().seed()
-    }
-    fn kernel(&self) -> Kernel {
-        Stage::kernel(self)
-    }
-    fn fill_ratio(&self) -> f64 {
-        Stage::fill_ratio(self)
-    }
     fn estimated_items(&self) -> f64 {
         Stage::estimated_items(self)
     }
     fn estimated_fpr(&self) -> f64 {
         Stage::estimated_fpr(self)
     }
-    fn bitset_bytes(&self, from: usize, to: usize) -> Cow<'_, [u8]> {
-        le_bytes(self.as_words(), from, to)
-    }
-    fn to_bytes(&self) -> Vec<u8> {
-        Stage::to_bytes(self)
-    }
-    fn serialized_len(&self) -> usize {
-        Stage::serialized_len(self)
-    }
-    fn hash_bytes(&self, key: &[u8]) -> u64 {
-        Stage::hash_bytes(self, key)
-    }
-    fn contains_hash(&self, hash: u64) -> bool {
-        Stage::contains_hash(self, hash)
-    }
-    fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        Stage::contains_hash_batch(self, hashes, out)
-    }
-    fn contains_bytes_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
-        Stage::contains_bytes_batch(self, keys, out)
-    }
-    fn insert_hash(&mut self, hash: u64) -> bool {
-        Stage::insert_hash(self, hash)
-    }
+    forward_to_the_filter!(Stage);
 }
 
 impl Bitset for Wide {
@@ -108,25 +115,11 @@ impl Bitset for Wide {
     fn probes(&self) -> u8 {
         Wide::probes(self)
     }
-    fn num_blocks(&self) -> usize {
-        Wide::num_blocks(self)
-    }
-    fn size_in_bytes(&self) -> usize {
-        Wide::size_in_bytes(self)
-    }
-    fn seed(&self) -> u64 {
-        self.hasher().seed()
-    }
-    fn kernel(&self) -> Kernel {
-        Wide::kernel(self)
-    }
-    fn fill_ratio(&self) -> f64 {
-        Wide::fill_ratio(self)
-    }
     /// A key sets one bit in each of the eight 64-bit words of each of its `probes` blocks, so
     /// a word of a block that `h` keys probed has each bit unset with probability
     /// `(63/64)^h`; with `h` averaging `items · probes / blocks`, the fill ratio `f` gives
-    /// `items = blocks · ln(1 − f) / (probes · ln(63/64))`.
+    /// `items = blocks · ln(1 − f) / (probes · ln(63/64))`. (The crate has no estimate for
+    /// the wide layout.)
     fn estimated_items(&self) -> f64 {
         let unset = 1.0 - Wide::fill_ratio(self);
         if unset <= 0.0 {
@@ -147,30 +140,7 @@ impl Bitset for Wide {
             Wide::probes(self),
         )
     }
-    fn bitset_bytes(&self, from: usize, to: usize) -> Cow<'_, [u8]> {
-        le_bytes(self.as_words(), from, to)
-    }
-    fn to_bytes(&self) -> Vec<u8> {
-        Wide::to_bytes(self)
-    }
-    fn serialized_len(&self) -> usize {
-        Wide::serialized_len(self)
-    }
-    fn hash_bytes(&self, key: &[u8]) -> u64 {
-        Wide::hash_bytes(self, key)
-    }
-    fn contains_hash(&self, hash: u64) -> bool {
-        Wide::contains_hash(self, hash)
-    }
-    fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-        Wide::contains_hash_batch(self, hashes, out)
-    }
-    fn contains_bytes_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
-        Wide::contains_bytes_batch(self, keys, out)
-    }
-    fn insert_hash(&mut self, hash: u64) -> bool {
-        Wide::insert_hash(self, hash)
-    }
+    forward_to_the_filter!(Wide);
 }
 
 /// Bytes `from..to` of `words` written as little-endian words (the format's byte order):
