@@ -1,7 +1,7 @@
-//! splitbloom as a Redis module: a `SBFfilter` data type holding a scaling chain of
-//! [`splitbloom::Filter`]s ([`splitbloom::ScalableFilter`], sized as RedisBloom sizes its
-//! sub-filters) or one filter (`NONSCALING`: a [`splitbloom::WideFilter`] at error rates of
-//! 0.1% and below, see [`stage`]), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
+//! splitbloom as a Redis module: a `SBFfilter` data type holding a scaling chain of filters
+//! ([`chain`], sized as RedisBloom sizes its sub-filters) or one filter (`NONSCALING`), each
+//! a [`splitbloom::Filter`], or a [`splitbloom::WideFilter`] for values reserved at error
+//! rates of 0.1% and below (see [`stage`]), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
 //! RedisBloom's own `BF.*` names with RedisBloom 2.4's replies (`redis/README.md` lists every
 //! command and difference); and a `SBFwindow` type (`SBF.WRESERVE`, [`window`]) holding a
 //! [`splitbloom::WindowFilter`] rotated by the primary's clock.
@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use redis_module::native_types::RedisType;
 use redis_module::{Context, RedisError, RedisString, Status, raw, redis_module};
 
+mod chain;
 mod commands;
 mod stage;
 mod value;
@@ -43,8 +44,6 @@ type Hash = splitbloom::Xxh3;
 type Stage = splitbloom::Filter<Hash>;
 /// A `NONSCALING` value's filter at low error rates.
 type Wide = splitbloom::WideFilter<Hash>;
-/// A scaling chain of stages.
-type Chain = splitbloom::ScalableFilter<Hash>;
 
 /// RedisBloom's defaults when `ADD`/`MADD`/`INSERT` create a filter; the module arguments
 /// `ERROR_RATE` and `INITIAL_SIZE` change them.
@@ -166,15 +165,6 @@ fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
         }
     }
     Ok(())
-}
-
-/// Bitset bytes of a chain's stage for `items` at `error_rate` (what `check_memory` is asked
-/// about).
-fn stage_bytes(items: u64, error_rate: f64) -> u64 {
-    let items = usize::try_from(items).unwrap_or(usize::MAX);
-    splitbloom::math::num_blocks_for_fpr(items, error_rate).map_or(u64::MAX, |blocks| {
-        blocks as u64 * splitbloom::BLOCK_BYTES as u64
-    })
 }
 
 static SBF_TYPE: RedisType = RedisType::new(

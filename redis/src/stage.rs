@@ -1,9 +1,9 @@
-//! The two layouts a value's filter may have, behind one small trait, so that every command,
-//! the byte stream and the persistence are written once for both: [`splitbloom::Filter`]'s
-//! split-block layout (RedisBloom's default rates, and every stage of a scaling chain), and
-//! [`splitbloom::WideFilter`] for `NONSCALING` filters at [`WIDE_ERROR_RATE`] and below,
-//! where the split-block layout needs 1.17x (0.1%) to 2.25x (10^-6) the memory of the classic
-//! optimum RedisBloom allocates, and the wide one about 1.10x.
+//! The two layouts a value's filters may have, behind one small trait, so that every command,
+//! the chain, the byte stream and the persistence are written once for both:
+//! [`splitbloom::Filter`]'s split-block layout (RedisBloom's default rates), and
+//! [`splitbloom::WideFilter`] for values reserved at [`WIDE_ERROR_RATE`] and below, where the
+//! split-block layout needs 1.17x (0.1%) to 2.25x (10^-6) the memory of the classic optimum
+//! RedisBloom allocates, and the wide one about 1.10x.
 
 use std::borrow::Cow;
 
@@ -16,6 +16,16 @@ use crate::{Hash, Stage, Wide};
 /// (1.17x at 0.1%, against the wide layout's 1.10x). The CLI's `build --layout auto` switches
 /// at the same rate.
 pub const WIDE_ERROR_RATE: f64 = 0.001;
+
+/// The layout of a value reserved at `error_rate` (a `NONSCALING` filter, or every stage of a
+/// chain): wide at [`WIDE_ERROR_RATE`] and below, split-block above.
+pub fn layout_for_rate(error_rate: f64) -> Layout {
+    if error_rate <= WIDE_ERROR_RATE {
+        Layout::Wide
+    } else {
+        Layout::SplitBlock
+    }
+}
 
 /// What the module reads from, and writes to, one filter, whatever its layout.
 pub trait Bitset {
@@ -168,38 +178,45 @@ pub enum Part {
 }
 
 impl Part {
-    /// A `NONSCALING` filter for `capacity` keys at `error_rate`: wide at [`WIDE_ERROR_RATE`]
-    /// and below, split-block above.
+    /// An empty filter of `layout` for `capacity` keys at `fpr`, sized by that layout's
+    /// formula.
+    pub fn for_stage(layout: Layout, capacity: usize, fpr: f64) -> Result<Part, splitbloom::Error> {
+        Ok(match layout {
+            Layout::Wide => Part::Wide(Wide::with_fpr_and_hasher(capacity, fpr, Hash::default())?),
+            _ => Part::Split(Stage::with_fpr_and_hasher(capacity, fpr, Hash::default())?),
+        })
+    }
+
+    /// The blocks and probes [`for_stage`](Part::for_stage) gives, without allocating.
+    pub fn shape_for(
+        layout: Layout,
+        capacity: usize,
+        fpr: f64,
+    ) -> Result<(usize, u8), splitbloom::Error> {
+        match layout {
+            Layout::Wide => splitbloom::math::wide::num_blocks_for_fpr(capacity, fpr),
+            _ => splitbloom::math::num_blocks_for_fpr(capacity, fpr).map(|blocks| (blocks, 1)),
+        }
+    }
+
+    /// Bitset bytes [`for_stage`](Part::for_stage) allocates (`u64::MAX` when it would fail).
+    pub fn bytes_for(layout: Layout, capacity: usize, fpr: f64) -> u64 {
+        Part::shape_for(layout, capacity, fpr).map_or(u64::MAX, |(blocks, _)| {
+            (blocks as u64).saturating_mul(layout.block_bytes() as u64)
+        })
+    }
+
+    /// A `NONSCALING` filter for `capacity` keys at `error_rate`, in the layout
+    /// [`layout_for_rate`] picks.
     pub fn for_rate(capacity: u64, error_rate: f64) -> Result<Part, splitbloom::Error> {
         let items = usize::try_from(capacity).unwrap_or(usize::MAX);
-        Ok(if error_rate <= WIDE_ERROR_RATE {
-            Part::Wide(Wide::with_fpr_and_hasher(
-                items,
-                error_rate,
-                Hash::default(),
-            )?)
-        } else {
-            Part::Split(Stage::with_fpr_and_hasher(
-                items,
-                error_rate,
-                Hash::default(),
-            )?)
-        })
+        Part::for_stage(layout_for_rate(error_rate), items, error_rate)
     }
 
     /// Bitset bytes [`for_rate`](Part::for_rate) allocates (`u64::MAX` when it would fail).
     pub fn bytes_for_rate(capacity: u64, error_rate: f64) -> u64 {
         let items = usize::try_from(capacity).unwrap_or(usize::MAX);
-        let blocks = if error_rate <= WIDE_ERROR_RATE {
-            splitbloom::math::wide::num_blocks_for_fpr(items, error_rate)
-                .map(|(blocks, _)| (blocks, Layout::Wide))
-        } else {
-            splitbloom::math::num_blocks_for_fpr(items, error_rate)
-                .map(|blocks| (blocks, Layout::SplitBlock))
-        };
-        blocks.map_or(u64::MAX, |(blocks, layout)| {
-            (blocks as u64).saturating_mul(layout.block_bytes() as u64)
-        })
+        Part::bytes_for(layout_for_rate(error_rate), items, error_rate)
     }
 
     /// The filter read from `SBLM` bytes in either layout, every check of the crate's

@@ -12,10 +12,11 @@
 
 use std::borrow::Cow;
 
-use splitbloom::{FilterHasher, Layout, ScalableFilter, ScalableParameters};
+use splitbloom::{FilterHasher, Layout, ScalableParameters};
 
-use crate::stage::{Bitset, Part};
-use crate::{Chain, Hash};
+use crate::Hash;
+use crate::chain::Chain;
+use crate::stage::{Bitset, Part, layout_for_rate};
 
 /// RedisBloom's tightening: each new sub-filter has half the error rate of the one before, and
 /// the first has half the target.
@@ -40,9 +41,11 @@ const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
 const MAX_STAGES: u64 = 1 << 16;
 
 const META_MAGIC: &[u8; 4] = b"SBFC";
-/// Version 2 added the layout id (version 1, split-block only, was never released).
+/// Version 2 added each stage's layout id (version 1, split-block only, was never released).
 const META_VERSION: u8 = 2;
-const META_FIXED: usize = 96;
+const META_FIXED: usize = 88;
+/// Bytes of each stage's entry: its block count and its layout id, a `u64` each.
+const META_STAGE: usize = 16;
 
 /// What a value is, apart from its bits.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,19 +66,20 @@ pub struct Meta {
     pub items_in_last_stage: u64,
     /// The hasher's seed (every stage has the same).
     pub seed: u64,
-    /// The stages' layout: split-block for a chain, either for a plain filter.
+    /// The stages' layout (one for all of them).
     pub layout: Layout,
-    /// The blocks each key sets its bits in (1 for split-block, 1 or 2 for wide).
-    pub probes: u8,
+    /// Each stage's blocks per key (1 for split-block, 1 or 2 for wide), oldest first.
+    pub stage_probes: Vec<u8>,
     /// Each stage's number of blocks, oldest first.
     pub stage_blocks: Vec<u64>,
 }
 
 impl Meta {
-    /// The header bytes: little-endian fields at fixed offsets, one `u64` per stage, and the
-    /// XXH3-64 (seed 0) of all that, so a corrupted header is refused as a whole.
+    /// The header bytes: little-endian fields at fixed offsets, for each stage its block count
+    /// and its `SBLM` layout id (0 split-block, 1 or 2 wide with that many probes) as `u64`s,
+    /// and the XXH3-64 (seed 0) of all that, so a corrupted header is refused as a whole.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(META_FIXED + 8 * self.stage_blocks.len());
+        let mut out = Vec::with_capacity(META_FIXED + META_STAGE * self.stage_blocks.len() + 8);
         out.extend_from_slice(META_MAGIC);
         out.push(META_VERSION);
         out.push(u8::from(self.plain));
@@ -93,12 +97,12 @@ impl Meta {
             self.items_in_last_stage,
             self.stage_blocks.len() as u64,
             self.seed,
-            u64::from(layout_id(self.layout, self.probes)),
         ] {
             out.extend_from_slice(&word.to_le_bytes());
         }
-        for &blocks in &self.stage_blocks {
+        for (index, &blocks) in self.stage_blocks.iter().enumerate() {
             out.extend_from_slice(&blocks.to_le_bytes());
+            out.extend_from_slice(&u64::from(self.layout_id(index)).to_le_bytes());
         }
         let checksum = xxhash_rust::xxh3::xxh3_64(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
@@ -137,28 +141,31 @@ impl Meta {
         if num_stages == 0 || num_stages > MAX_STAGES {
             return Err(format!("bad stage count {num_stages}"));
         }
-        if bytes.len() as u64 != META_FIXED as u64 + 8 * num_stages + 8 {
+        if bytes.len() as u64 != META_FIXED as u64 + META_STAGE as u64 * num_stages + 8 {
             return Err("header length does not match its stage count".into());
         }
         let plain = bytes[5] == 1;
         if plain && num_stages != 1 {
             return Err("a plain filter has one stage".into());
         }
-        let layout_id = u8::try_from(word(88)).map_err(|_| "unknown layout id".to_string())?;
-        let stage_blocks: Vec<u64> = (0..num_stages as usize)
-            .map(|stage| word(META_FIXED + 8 * stage))
-            .collect();
         let seed = word(80);
-        let mut shape = None;
-        for (index, &blocks) in stage_blocks.iter().enumerate() {
+        let mut layout = None;
+        let mut stage_blocks = Vec::with_capacity(num_stages as usize);
+        let mut stage_probes = Vec::with_capacity(num_stages as usize);
+        for index in 0..num_stages as usize {
+            let at = META_FIXED + META_STAGE * index;
+            let blocks = word(at);
+            let layout_id = u8::try_from(word(at + 8))
+                .map_err(|_| format!("bad stage {index}: unknown layout id"))?;
             let header = splitbloom::format::Header::parse(&stage_header(layout_id, seed, blocks))
                 .map_err(|error| format!("bad stage {index}: {error}"))?;
-            shape = Some((header.layout, header.probes));
+            if *layout.get_or_insert(header.layout) != header.layout {
+                return Err("the stages differ in layout".into());
+            }
+            stage_blocks.push(blocks);
+            stage_probes.push(header.probes);
         }
-        let (layout, probes) = shape.expect("at least one stage");
-        if layout != Layout::SplitBlock && !plain {
-            return Err("a scaling chain holds split-block stages only".into());
-        }
+        let layout = layout.expect("at least one stage");
         let count = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
         let mut parameters = ScalableParameters::new(count(word(32)), f64::from_bits(word(40)));
         parameters.growth_factor = f64::from_bits(word(48));
@@ -176,9 +183,14 @@ impl Meta {
             items_in_last_stage: word(64),
             seed,
             layout,
-            probes,
+            stage_probes,
             stage_blocks,
         })
+    }
+
+    /// The `SBLM` layout id of stage `index`.
+    fn layout_id(&self, index: usize) -> u8 {
+        layout_id(self.layout, self.stage_probes[index])
     }
 
     /// Bytes of every stage's bitset.
@@ -194,9 +206,9 @@ impl Meta {
         blocks * self.layout.block_bytes() as u64
     }
 
-    /// The `SBLM` header of a stage of `blocks` blocks.
-    fn stage_header(&self, blocks: u64) -> [u8; STAGE_HEADER] {
-        stage_header(layout_id(self.layout, self.probes), self.seed, blocks)
+    /// The `SBLM` header of stage `index`.
+    fn stage_header(&self, index: usize) -> [u8; STAGE_HEADER] {
+        stage_header(self.layout_id(index), self.seed, self.stage_blocks[index])
     }
 }
 
@@ -279,7 +291,8 @@ impl Sbf {
     }
 
     /// A chain sized like RedisBloom's: the first stage holds `capacity` items at half the
-    /// error rate, and each new stage `expansion` times the previous capacity at half its rate.
+    /// error rate, and each new stage `expansion` times the previous capacity at half its rate;
+    /// every stage wide at [`WIDE_ERROR_RATE`](crate::stage::WIDE_ERROR_RATE) and below.
     pub fn chain(
         capacity: u64,
         error_rate: f64,
@@ -290,7 +303,7 @@ impl Sbf {
             ScalableParameters::new(usize::try_from(capacity).unwrap_or(usize::MAX), error_rate);
         parameters.growth_factor = expansion as f64;
         parameters.tightening_ratio = TIGHTENING_RATIO;
-        let chain = ScalableFilter::with_parameters(parameters, Hash::default())?;
+        let chain = Chain::new(parameters, layout_for_rate(error_rate))?;
         Ok(Sbf {
             body: Body::Chain(chain),
             scaling,
@@ -303,11 +316,7 @@ impl Sbf {
     /// The stages that answer lookups (none while restoring).
     pub fn stages(&self) -> Vec<&dyn Bitset> {
         match &self.body {
-            Body::Chain(chain) => chain
-                .stages()
-                .iter()
-                .map(|stage| stage as &dyn Bitset)
-                .collect(),
+            Body::Chain(chain) => chain.stages().iter().map(Part::bits).collect(),
             Body::Plain(part) => vec![part.bits()],
             Body::Restoring(_) => Vec::new(),
         }
@@ -353,13 +362,17 @@ impl Sbf {
                 items: self.items,
                 parameters: *chain.parameters(),
                 items_in_last_stage: chain.items_in_last_stage() as u64,
-                seed: chain.hasher().seed(),
-                layout: Layout::SplitBlock,
-                probes: 1,
+                seed: chain.seed(),
+                layout: chain.layout(),
+                stage_probes: chain
+                    .stages()
+                    .iter()
+                    .map(|stage| stage.bits().probes())
+                    .collect(),
                 stage_blocks: chain
                     .stages()
                     .iter()
-                    .map(|stage| stage.num_blocks() as u64)
+                    .map(|stage| stage.bits().num_blocks() as u64)
                     .collect(),
             },
             Body::Plain(part) => Meta {
@@ -372,7 +385,7 @@ impl Sbf {
                 items_in_last_stage: 0,
                 seed: part.bits().seed(),
                 layout: part.bits().layout(),
-                probes: part.bits().probes(),
+                stage_probes: vec![part.bits().probes()],
                 stage_blocks: vec![part.bits().num_blocks() as u64],
             },
         }
@@ -419,7 +432,7 @@ impl Sbf {
             if index >= restore.meta.stage_blocks.len()
                 || bits.num_blocks() as u64 != restore.meta.stage_blocks[index]
                 || bits.layout() != restore.meta.layout
-                || bits.probes() != restore.meta.probes
+                || bits.probes() != restore.meta.stage_probes[index]
             {
                 return Err(format!("stage {index} does not match its header"));
             }
@@ -477,7 +490,8 @@ impl Sbf {
         let Body::Restoring(restore) = &mut self.body else {
             return Err("the filter is not being restored".into());
         };
-        let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
+        let index = restore.done.len();
+        let Some(&blocks) = restore.meta.stage_blocks.get(index) else {
             return Err(TOO_BIG.into());
         };
         let bitset = restore.meta.stage_len(blocks) as usize;
@@ -488,7 +502,7 @@ impl Sbf {
                 .map_err(|_| format!("cannot allocate {bitset} bytes"))?;
             restore
                 .partial
-                .extend_from_slice(&restore.meta.stage_header(blocks));
+                .extend_from_slice(&restore.meta.stage_header(index));
         }
         let received = restore.partial.len() - STAGE_HEADER;
         if bytes.len() != MAX_PAYLOAD.min(bitset - received) {
@@ -528,13 +542,8 @@ impl Sbf {
         } else {
             let items_in_last_stage = usize::try_from(meta.items_in_last_stage)
                 .map_err(|_| "bad item count".to_string())?;
-            let stages = done
-                .into_iter()
-                .map(Part::into_split)
-                .collect::<Option<Vec<_>>>()
-                .ok_or_else(|| "a scaling chain holds split-block stages only".to_string())?;
             Body::Chain(
-                ScalableFilter::from_stages(meta.parameters, stages, items_in_last_stage)
+                Chain::from_stages(meta.parameters, done, items_in_last_stage)
                     .map_err(|error| format!("stages do not make a filter: {error}"))?,
             )
         };
@@ -602,15 +611,16 @@ mod tests {
             items_in_last_stage: 0,
             seed: 5,
             layout: Layout::Wide,
-            probes,
+            stage_probes: vec![probes],
             stage_blocks: vec![blocks],
         }
     }
 
-    /// The header with its layout id word replaced and its checksum made to match again.
+    /// The header with its first stage's layout id word replaced and its checksum made to
+    /// match again.
     fn with_layout_word(meta: &Meta, word: u64) -> Vec<u8> {
         let mut bytes = meta.encode();
-        bytes[88..96].copy_from_slice(&word.to_le_bytes());
+        bytes[META_FIXED + 8..META_FIXED + 16].copy_from_slice(&word.to_le_bytes());
         let body = bytes.len() - 8;
         let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
         bytes[body..].copy_from_slice(&checksum.to_le_bytes());
@@ -626,7 +636,7 @@ mod tests {
         }
         let split = Meta {
             layout: Layout::SplitBlock,
-            probes: 1,
+            stage_probes: vec![1],
             ..wide_meta(1, 100)
         };
         let decoded = Meta::decode(&split.encode()).unwrap();
@@ -646,16 +656,26 @@ mod tests {
         }
         // Two probes need whole groups of blocks.
         assert!(Meta::decode(&with_layout_word(&meta, 2)).is_err());
+        // A chain's stages have one layout, each its own probes.
         let chain = Meta {
             plain: false,
             scaling: true,
             parameters: ScalableParameters::new(100, 0.01),
+            stage_probes: vec![1, 2],
+            stage_blocks: vec![100, 128],
             ..wide_meta(1, 100)
         };
+        assert_eq!(Meta::decode(&chain.encode()).unwrap(), chain);
+        let mut mixed = chain.encode();
+        let second_id = META_FIXED + META_STAGE + 8;
+        mixed[second_id] = 0;
+        let body = mixed.len() - 8;
+        let checksum = xxhash_rust::xxh3::xxh3_64(&mixed[..body]);
+        mixed[body..].copy_from_slice(&checksum.to_le_bytes());
         assert!(
-            Meta::decode(&chain.encode())
+            Meta::decode(&mixed)
                 .unwrap_err()
-                .contains("split-block")
+                .contains("differ in layout")
         );
         let huge = wide_meta(1, u64::MAX / 64);
         assert!(Meta::decode(&huge.encode()).is_err());

@@ -7,7 +7,8 @@ mod common;
 
 use common::{Conn, ModuleHasher, Reply, Server, wait_until};
 
-/// Filters of several shapes: defaults, a large one, another seed (via LOAD), a MERGE result.
+/// Filters of several shapes: defaults, a large one (a chain of wide stages: reserved at
+/// 0.001), another seed (via LOAD), a MERGE result.
 fn populate(c: &mut Conn) {
     assert_eq!(
         c.cmd(&["SBF.RESERVE", "big", "0.001", "200000"]),
@@ -98,15 +99,34 @@ const KEYS: [&str; 11] = [
     "widepartial",
 ];
 
-/// Every filter's bytes and INFO, in order.
+/// Every filter's bytes (`SBF.DUMP`'s, and `SCANDUMP`'s, which chains of wide stages have
+/// only) and INFO, in order.
 fn state(c: &mut Conn) -> Vec<Reply> {
     let mut state = Vec::new();
     for key in KEYS {
         state.push(c.cmd(&["SBF.DUMP", key]));
+        state.push(scandump(c, key));
         state.push(c.cmd(&["SBF.INFO", key]));
     }
     state.push(c.cmd(&["DBSIZE"]));
     state
+}
+
+/// The whole `SCANDUMP` stream of `key` as one reply (its error when it has none).
+fn scandump(c: &mut Conn, key: &str) -> Reply {
+    let mut stream = Vec::new();
+    let mut iter = 0;
+    loop {
+        let pair = match c.cmd(&["SBF.SCANDUMP", key, &iter.to_string()]) {
+            Reply::Array(Some(pair)) => pair,
+            other => return other,
+        };
+        iter = pair[0].int();
+        if iter == 0 {
+            return Reply::Bulk(Some(stream));
+        }
+        stream.extend(pair[1].bytes());
+    }
 }
 
 /// Asserts two states are equal, naming the first difference without printing whole bitsets.
@@ -120,7 +140,7 @@ fn assert_same(left: &[Reply], right: &[Reply], what: &str) {
             };
             panic!(
                 "{what}: entry {index} (key {}) differs: {} vs {}",
-                KEYS.get(index / 2).unwrap_or(&"DBSIZE"),
+                KEYS.get(index / 3).unwrap_or(&"DBSIZE"),
                 show(left),
                 show(right)
             );
@@ -143,8 +163,9 @@ fn debug_reload_and_rdb_restart_keep_filters_bit_identical() {
     let mut c = server.conn();
     populate(&mut c);
     let before = state(&mut c);
-    // Every key answers, but SBF.DUMP of the restores in progress.
-    assert_eq!(before.iter().filter(|reply| reply.is_error()).count(), 2);
+    // Every key answers, but SBF.DUMP and SCANDUMP of the restores in progress and SBF.DUMP
+    // of the chain of wide stages.
+    assert_eq!(before.iter().filter(|reply| reply.is_error()).count(), 5);
 
     assert_eq!(c.cmd(&["DEBUG", "RELOAD"]), Reply::Status("OK".into()));
     assert_same(&state(&mut c), &before, "DEBUG RELOAD changed a filter");

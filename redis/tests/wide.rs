@@ -98,6 +98,7 @@ fn reservations_at_and_below_the_threshold_are_wide() {
     ok(c.cmd(&["SBF.RESERVE", "w6", "0.000001", "1000", "NONSCALING"]));
     ok(c.cmd(&["BF.RESERVE", "s", "0.0011", "1000", "NONSCALING"]));
     ok(c.cmd(&["BF.RESERVE", "chain", "0.0001", "1000"]));
+    ok(c.cmd(&["BF.RESERVE", "split-chain", "0.0011", "1000"]));
     let inserted = c.cmd(&[
         "BF.INSERT",
         "ins",
@@ -128,8 +129,9 @@ fn reservations_at_and_below_the_threshold_are_wide() {
     assert_eq!(layout(&mut c, "w6"), wide(2));
     assert_eq!(layout(&mut c, "ins"), wide(1));
     assert_eq!(layout(&mut c, "s"), split);
-    assert_eq!(layout(&mut c, "chain"), split);
-    assert_eq!(layout(&mut c, "scaling-ins"), split);
+    assert_eq!(layout(&mut c, "chain").0, "wide");
+    assert_eq!(layout(&mut c, "scaling-ins").0, "wide");
+    assert_eq!(layout(&mut c, "split-chain"), split);
     assert_eq!(layout(&mut c, "window"), split);
 
     // The wide blocks are 64 bytes, sized by the crate's wide formula.
@@ -351,8 +353,8 @@ fn hostile_wide_headers_and_chunks_are_refused() {
     c.cmd(&["BF.MADD", "w", "a", "b"]);
     let pairs = scandump(&mut c, "w");
     let header = &pairs[0].1;
-    // The layout id word (88), a stage's block count (96, past the fixed words).
-    let (layout_at, blocks_at) = (88, 96);
+    // The first stage's block count (88, past the fixed words) and layout id (96).
+    let (blocks_at, layout_at) = (88, 96);
     let blocks = u64::from_le_bytes(header[blocks_at..blocks_at + 8].try_into().unwrap());
     let mut chain = header.to_vec();
     chain[5] = 0;
@@ -369,7 +371,7 @@ fn hostile_wide_headers_and_chunks_are_refused() {
         ),
         ("2^50 blocks", forged(header, blocks_at, 1 << 50)),
         ("zero blocks", forged(header, blocks_at, 0)),
-        ("a wide chain", chain),
+        ("a chain without parameters", chain),
     ] {
         let reply = c.cmd(&[b"BF.LOADCHUNK".as_slice(), b"x", b"1", &bad]);
         assert_eq!(reply.error(), "ERR received bad data", "{name}");
@@ -465,4 +467,82 @@ fn memory_usage_at_1e_4_is_near_redisbloom() {
         usage[0], usage[1]
     );
     assert!(ratio <= 1.12, "{ratio}");
+}
+
+/// A scaling chain reserved at 0.001 or below: every stage wide, sized by the wide formula at
+/// the stage's capacity and rate, and every command on it as on a split-block chain, but
+/// `SBF.DUMP` (whose `SBLS` format holds split-block stages only).
+#[test]
+fn chains_at_low_rates_scale_with_wide_stages() {
+    let server = server();
+    let mut c = server.conn();
+    ok(c.cmd(&["BF.RESERVE", "c", "0.001", "1000"]));
+    let items = keys("chain", 10_000);
+    let added = madd(&mut c, "BF.MADD", "c", &items);
+    assert!(added.iter().all(|reply| !reply.is_error()), "an add failed");
+    let filters = c.cmd(&["BF.INFO", "c", "FILTERS"]).ints()[0];
+    assert_eq!(filters, 4, "1000 + 2000 + 4000 + 8000 keys");
+    let mut parameters = splitbloom::ScalableParameters::new(1000, 0.001);
+    parameters.growth_factor = 2.0;
+    parameters.tightening_ratio = 0.5;
+    let bytes: usize = (0..filters as usize)
+        .map(|stage| {
+            WideFilter::with_fpr(
+                parameters.stage_capacity(stage),
+                parameters.stage_fpr(stage),
+            )
+            .unwrap()
+            .size_in_bytes()
+        })
+        .sum();
+    let before = info(&mut c, "SBF.INFO", "c");
+    assert_eq!(field(&before, "Bytes").unwrap().int(), bytes as i64);
+    assert_eq!(field(&before, "Layout").unwrap().text(), "wide");
+    assert_eq!(count_present(&mut c, "c", &items), items.len());
+    // The chain's compound rate is at most the target: consistent with 1e-3 over 10^5 absent
+    // keys (at most 100 + 3·10).
+    let absent = keys("absent", 100_000);
+    let false_positives = count_present(&mut c, "c", &absent);
+    eprintln!("a wide chain at 1e-3 filled 10x: {false_positives} of 10^5 absent keys");
+    assert!(false_positives <= 130, "{false_positives}");
+
+    let dump = c.cmd(&["SBF.DUMP", "c"]);
+    assert!(dump.error().contains("SBF.SCANDUMP"), "{dump:?}");
+    for (iter, chunk) in scandump(&mut c, "c") {
+        let reply = c.cmd(&[
+            b"BF.LOADCHUNK".as_slice(),
+            b"restored",
+            iter.to_string().as_bytes(),
+            &chunk,
+        ]);
+        assert_eq!(reply, Reply::Status("OK".into()));
+    }
+    assert_eq!(info(&mut c, "SBF.INFO", "restored"), before);
+    assert_eq!(scandump(&mut c, "restored"), scandump(&mut c, "c"));
+    assert_eq!(c.cmd(&["COPY", "c", "copied"]).int(), 1);
+    assert_eq!(scandump(&mut c, "copied"), scandump(&mut c, "c"));
+
+    // MERGE: chains created alike merge stage by stage; a split-block chain of the same
+    // parameters (SBF.LOAD of the crate's SBLS bytes) does not.
+    ok(c.cmd(&["BF.RESERVE", "other", "0.001", "1000"]));
+    let others = keys("other", 3000);
+    madd(&mut c, "BF.MADD", "other", &others);
+    ok(c.cmd(&["SBF.MERGE", "merged", "c", "other"]));
+    let both: Vec<String> = items.iter().chain(&others).cloned().collect();
+    assert_eq!(count_present(&mut c, "merged", &both), both.len());
+    let split = splitbloom::ScalableFilter::<ModuleHasher>::with_parameters(
+        parameters,
+        ModuleHasher::default(),
+    )
+    .unwrap();
+    ok(c.cmd(&[b"SBF.LOAD".as_slice(), b"split", &split.to_bytes()]));
+    assert_eq!(layout(&mut c, "split"), ("split-block".into(), None));
+    let reply = c.cmd(&["SBF.MERGE", "c", "split"]);
+    assert!(reply.error().contains("differ in layout"), "{reply:?}");
+    assert_eq!(scandump(&mut c, "c"), scandump(&mut c, "copied"));
+
+    ok(c.cmd(&["DEBUG", "RELOAD"]));
+    assert_eq!(info(&mut c, "SBF.INFO", "c"), before);
+    assert_eq!(scandump(&mut c, "c"), scandump(&mut c, "copied"));
+    assert_eq!(count_present(&mut c, "c", &items), items.len());
 }

@@ -149,7 +149,14 @@ fn merge_chains(
                 "ERR filters differ in capacity, error rate or expansion: scaling filters merge only when created alike",
             ));
         }
-        if chain.hasher() != first.hasher() {
+        if chain.layout() != first.layout() {
+            return Err(RedisError::String(format!(
+                "ERR filters differ in layout ({} and {}): scaling filters merge only when created alike",
+                first.layout().name(),
+                chain.layout().name()
+            )));
+        }
+        if chain.seed() != first.seed() {
             return Err(err("ERR filters differ in hasher (seed)"));
         }
         chains.push(chain);
@@ -170,7 +177,7 @@ fn merge_chains(
             chains
                 .iter()
                 .find_map(|chain| chain.stages().get(stage))
-                .map(|stage| stage.size_in_bytes() as u64)
+                .map(|stage| stage.bits().size_in_bytes() as u64)
         })
         .sum();
     check_memory(ctx, bytes)?;

@@ -5,9 +5,10 @@
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use splitbloom::FilterHasher;
 
-use crate::stage::Part;
+use crate::chain::Chain;
+use crate::stage::{Part, layout_for_rate};
 use crate::value::{Body, Meta, Restore, Sbf};
-use crate::{Chain, Hash, SBF_TYPE, check_memory, stage_bytes};
+use crate::{Hash, SBF_TYPE, check_memory};
 
 mod merge;
 mod transfer;
@@ -122,8 +123,9 @@ impl Create {
         if self.scaling {
             check_memory(
                 ctx,
-                stage_bytes(
-                    self.capacity,
+                Part::bytes_for(
+                    layout_for_rate(self.error_rate),
+                    usize::try_from(self.capacity).unwrap_or(usize::MAX),
                     self.error_rate * crate::value::TIGHTENING_RATIO,
                 ),
             )?;
@@ -193,18 +195,12 @@ fn add_all(
                     new.push(false);
                     continue;
                 }
-                let last = chain.stages().len() - 1;
-                let parameters = *chain.parameters();
-                if chain.items_in_last_stage() >= parameters.stage_capacity(last)
-                    && !chain.contains_hash(hash)
-                {
+                if chain.is_full() && !chain.contains_hash(hash) {
                     if !scaling {
                         stop = Some(FULL);
                         break;
                     }
-                    let next = last + 1;
-                    let capacity = parameters.stage_capacity(next) as u64;
-                    let bytes = stage_bytes(capacity, parameters.stage_fpr(next));
+                    let (capacity, bytes) = chain.next_stage();
                     // Error rates halve with every sub-filter; past some point a split-block
                     // filter reaches them only with absurd sizes (a classic filter needs 512
                     // bits per item only below 1e-100).
@@ -570,9 +566,10 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
         let meta = sbf.meta();
         out.push(name("Layout"));
         out.push(RedisValue::BulkString(meta.layout.name().to_owned()));
-        if meta.layout == splitbloom::Layout::Wide {
+        // A chain's newest stage: the one new keys go into (older ones may have fewer).
+        if let (splitbloom::Layout::Wide, Some(&probes)) = (meta.layout, meta.stage_probes.last()) {
             out.push(name("Probes"));
-            out.push(RedisValue::Integer(i64::from(meta.probes)));
+            out.push(RedisValue::Integer(i64::from(probes)));
         }
     }
     Ok(RedisValue::Array(out))

@@ -95,8 +95,9 @@ const NO_LINK: &str = "ERR invalid offset - no link found";
 const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 
 /// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` or `WideFilter::to_bytes` (a
-/// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a chain, `SBLS`)
-/// writes it; refused above [`MAX_DUMP_BYTES`].
+/// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a split-block
+/// chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`], and for a chain of wide stages,
+/// which `SBLS` does not hold.
 pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -113,7 +114,7 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                 + chain
                     .stages()
                     .iter()
-                    .map(|stage| stage.serialized_len())
+                    .map(|stage| stage.bits().serialized_len())
                     .sum::<usize>()
         }
     };
@@ -124,7 +125,9 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     Ok(RedisValue::StringBuffer(match &sbf.body {
         Body::Plain(part) => part.bits().to_bytes(),
-        Body::Chain(chain) => chain.to_bytes(),
+        Body::Chain(chain) => chain.to_scalable_bytes().ok_or_else(|| {
+            err("ERR a scaling filter of wide stages (reserved at an error rate of 0.001 or below) has no SBLS bytes: the crate's format holds split-block stages only; use SBF.SCANDUMP")
+        })?,
         Body::Restoring(_) => unreachable!("refused above"),
     }))
 }
@@ -190,7 +193,9 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         error => RedisError::String(format!("ERR bad filter bytes: {error}")),
     };
     let mut sbf = if bytes.starts_with(&splitbloom::format::SCALABLE_MAGIC) {
-        let chain = Chain::from_bytes_with_hasher_type(bytes).map_err(bad)?;
+        let chain = Chain::from_scalable(
+            &splitbloom::ScalableFilter::<Hash>::from_bytes_with_hasher_type(bytes).map_err(bad)?,
+        );
         let parameters = *chain.parameters();
         Sbf {
             scaling,
