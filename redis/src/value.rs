@@ -340,6 +340,7 @@ impl Sbf {
                 restore.done.capacity() * size_of::<Part>()
                     + restore.partial.capacity()
                     + restore.meta.stage_blocks.capacity() * 8
+                    + restore.meta.stage_probes.capacity()
             }
         };
         let bits: usize = self
