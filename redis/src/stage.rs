@@ -169,8 +169,8 @@ fn le_bytes<W: bytemuck::Pod>(words: &[W], from: usize, to: usize) -> Cow<'_, [u
     }
 }
 
-/// One filter on its own, in either layout: a plain value's (`NONSCALING`, `SBF.LOAD` of
-/// `SBLM` bytes), or a stage a restore has received.
+/// One filter, in either layout: a plain value's (`NONSCALING`, `SBF.LOAD` of `SBLM` bytes), a
+/// chain's stage, or a stage a restore has received.
 #[derive(Clone, Debug)]
 pub enum Part {
     Split(Stage),
@@ -274,7 +274,7 @@ impl Part {
         .map_err(|error| error.to_string())
     }
 
-    /// The split-block filter, for a chain's stages; `None` for a wide one.
+    /// The split-block filter, for the crate's `SBLS` chain; `None` for a wide one.
     pub fn into_split(self) -> Option<Stage> {
         match self {
             Part::Split(filter) => Some(filter),
@@ -282,6 +282,7 @@ impl Part {
         }
     }
 
+    /// The filter, whatever its layout, for everything the module reads.
     pub fn bits(&self) -> &dyn Bitset {
         match self {
             Part::Split(filter) => filter,
@@ -289,6 +290,7 @@ impl Part {
         }
     }
 
+    /// The filter, whatever its layout, for inserts.
     pub fn bits_mut(&mut self) -> &mut dyn Bitset {
         match self {
             Part::Split(filter) => filter,
