@@ -1,6 +1,7 @@
-//! splitbloom as a Redis module: a `SBFfilter` data type holding a scaling chain of
-//! [`splitbloom::Filter`]s ([`splitbloom::ScalableFilter`], sized as RedisBloom sizes its
-//! sub-filters), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
+//! splitbloom as a Redis module: a `SBFfilter` data type holding a scaling chain of filters
+//! ([`chain`], sized as RedisBloom sizes its sub-filters) or one filter (`NONSCALING`), each
+//! a [`splitbloom::Filter`], or a [`splitbloom::WideFilter`] for values reserved at error
+//! rates of 0.1% and below (see [`stage`]), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
 //! RedisBloom's own `BF.*` names with RedisBloom 2.4's replies (`redis/README.md` lists every
 //! command and difference); and a `SBFwindow` type (`SBF.WRESERVE`, [`window`]) holding a
 //! [`splitbloom::WindowFilter`] rotated by the primary's clock.
@@ -29,7 +30,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use redis_module::native_types::RedisType;
 use redis_module::{Context, RedisError, RedisString, Status, raw, redis_module};
 
+mod chain;
 mod commands;
+mod stage;
 mod value;
 mod window;
 
@@ -39,8 +42,8 @@ use value::{Meta, Sbf};
 type Hash = splitbloom::Xxh3;
 /// One stage (sub-filter) of a value.
 type Stage = splitbloom::Filter<Hash>;
-/// A scaling chain of stages.
-type Chain = splitbloom::ScalableFilter<Hash>;
+/// A `NONSCALING` value's filter at low error rates.
+type Wide = splitbloom::WideFilter<Hash>;
 
 /// RedisBloom's defaults when `ADD`/`MADD`/`INSERT` create a filter; the module arguments
 /// `ERROR_RATE` and `INITIAL_SIZE` change them.
@@ -57,9 +60,9 @@ fn default_capacity() -> u64 {
     DEFAULT_CAPACITY.load(Ordering::Relaxed)
 }
 
-/// The RDB encoding this module writes: a header, each stage's `SBLM` bytes, a restore's
-/// partial stage (see [`rdb_save`]). `rdb_load` refuses any other version.
-const ENCODING_VERSION: c_int = 2;
+/// The RDB encoding this module writes: a header (with the layout), each stage's `SBLM` bytes,
+/// a restore's partial stage (see [`rdb_save`]). `rdb_load` refuses any other version.
+const ENCODING_VERSION: c_int = 3;
 
 /// The largest filter or sub-filter (bitset bytes) a command may create; set by the
 /// `MAX_FILTER_BYTES` module argument.
@@ -162,14 +165,6 @@ fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
         }
     }
     Ok(())
-}
-
-/// Bitset bytes of a stage for `items` at `error_rate` (what `check_memory` is asked about).
-fn stage_bytes(items: u64, error_rate: f64) -> u64 {
-    let items = usize::try_from(items).unwrap_or(usize::MAX);
-    splitbloom::math::num_blocks_for_fpr(items, error_rate).map_or(u64::MAX, |blocks| {
-        blocks as u64 * splitbloom::BLOCK_BYTES as u64
-    })
 }
 
 static SBF_TYPE: RedisType = RedisType::new(
@@ -353,9 +348,10 @@ unsafe fn value<'a>(value: *const c_void) -> &'a Sbf {
     unsafe { &*value.cast::<Sbf>() }
 }
 
-/// RDB encoding 2: the header (`value::Meta`) as a string, the number of complete stages,
-/// each stage's `SBLM` bytes as a string (checksummed by the crate), then the bitset bytes of
-/// a stage a restore has received in part (empty otherwise).
+/// RDB encoding 3: the header (`value::Meta`, which names the layout) as a string, the number
+/// of complete stages, each stage's `SBLM` bytes as a string (checksummed by the crate, under
+/// the layout's id), then the bitset bytes of a stage a restore has received in part (empty
+/// otherwise).
 ///
 /// # Safety
 ///
@@ -364,9 +360,9 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
     // SAFETY: Redis passes a value of this type.
     let sbf = unsafe { self::value(value) };
     raw::save_slice(rdb, &sbf.meta().encode());
-    let (stages, partial): (&[Stage], &[u8]) = match &sbf.body {
+    let (stages, partial): (Vec<&dyn stage::Bitset>, &[u8]) = match &sbf.body {
         value::Body::Restoring(restore) => (
-            &restore.done,
+            restore.done.iter().map(stage::Part::bits).collect(),
             restore
                 .partial
                 .get(splitbloom::format::HEADER_BYTES..)
@@ -415,7 +411,7 @@ fn load_value(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
     for _ in 0..count {
         let bytes = raw::load_string_buffer(rdb).map_err(io)?;
         stages.push(
-            Stage::from_bytes_with_hasher_type(bytes.as_ref())
+            stage::Part::from_bytes(bytes.as_ref())
                 .map_err(|error| format!("bad filter in RDB: {error}"))?,
         );
     }

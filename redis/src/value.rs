@@ -1,9 +1,10 @@
 //! A key's value: a scaling chain of filters (the default, RedisBloom's model), a plain filter
-//! (`NONSCALING`, or `SBF.LOAD` of the crate's `SBLM` bytes), or a filter half-way through a
-//! chunked restore; and the byte stream of `SCANDUMP`/`LOADCHUNK` and AOF rewrites.
+//! (`NONSCALING`, or `SBF.LOAD` of the crate's `SBLM` bytes) of either layout ([`Part`]), or a
+//! filter half-way through a chunked restore; and the byte stream of `SCANDUMP`/`LOADCHUNK`
+//! and AOF rewrites.
 //!
-//! The stream is a header ([`Meta`]: what the value is, its hasher's seed, each stage's block
-//! count, checksummed) followed by every stage's bitset, oldest stage first, in chunks of at
+//! The stream is a header ([`Meta`]: what the value is, its layout, its hasher's seed, each
+//! stage's block count, checksummed) followed by every stage's bitset, oldest stage first, in chunks of at
 //! most 16 MiB that never cross a stage. Each chunk is its bitset bytes followed by the XXH3-64
 //! of them seeded with the chunk's offset in the stream, so a chunk is checked, and bound to
 //! its place, on its own: a whole-stage checksum would make the first chunk of a 200 MB stage
@@ -11,9 +12,11 @@
 
 use std::borrow::Cow;
 
-use splitbloom::{Filter, FilterHasher, FilterRef, ScalableFilter, ScalableParameters};
+use splitbloom::{FilterHasher, Layout, ScalableParameters};
 
-use crate::{Chain, Hash, Stage};
+use crate::Hash;
+use crate::chain::Chain;
+use crate::stage::{Bitset, Part, layout_for_rate};
 
 /// RedisBloom's tightening: each new sub-filter has half the error rate of the one before, and
 /// the first has half the target.
@@ -38,8 +41,11 @@ const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
 const MAX_STAGES: u64 = 1 << 16;
 
 const META_MAGIC: &[u8; 4] = b"SBFC";
-const META_VERSION: u8 = 1;
+/// Version 2 added each stage's layout id (version 1, split-block only, was never released).
+const META_VERSION: u8 = 2;
 const META_FIXED: usize = 88;
+/// Bytes of each stage's entry: its block count and its layout id, a `u64` each.
+const META_STAGE: usize = 16;
 
 /// What a value is, apart from its bits.
 #[derive(Clone, Debug, PartialEq)]
@@ -60,15 +66,20 @@ pub struct Meta {
     pub items_in_last_stage: u64,
     /// The hasher's seed (every stage has the same).
     pub seed: u64,
+    /// The stages' layout (one for all of them).
+    pub layout: Layout,
+    /// Each stage's blocks per key (1 for split-block, 1 or 2 for wide), oldest first.
+    pub stage_probes: Vec<u8>,
     /// Each stage's number of blocks, oldest first.
     pub stage_blocks: Vec<u64>,
 }
 
 impl Meta {
-    /// The header bytes: little-endian fields at fixed offsets, one `u64` per stage, and the
-    /// XXH3-64 (seed 0) of all that, so a corrupted header is refused as a whole.
+    /// The header bytes: little-endian fields at fixed offsets, for each stage its block count
+    /// and its `SBLM` layout id (0 split-block, 1 or 2 wide with that many probes) as `u64`s,
+    /// and the XXH3-64 (seed 0) of all that, so a corrupted header is refused as a whole.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(META_FIXED + 8 * self.stage_blocks.len());
+        let mut out = Vec::with_capacity(META_FIXED + META_STAGE * self.stage_blocks.len() + 8);
         out.extend_from_slice(META_MAGIC);
         out.push(META_VERSION);
         out.push(u8::from(self.plain));
@@ -89,8 +100,9 @@ impl Meta {
         ] {
             out.extend_from_slice(&word.to_le_bytes());
         }
-        for &blocks in &self.stage_blocks {
+        for (index, &blocks) in self.stage_blocks.iter().enumerate() {
             out.extend_from_slice(&blocks.to_le_bytes());
+            out.extend_from_slice(&u64::from(self.layout_id(index)).to_le_bytes());
         }
         let checksum = xxhash_rust::xxh3::xxh3_64(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
@@ -98,7 +110,8 @@ impl Meta {
     }
 
     /// Reads [`encode`](Meta::encode)'s bytes; every field is checked before anything is
-    /// allocated for the stages.
+    /// allocated for the stages, each stage's layout and size by the crate's own header check
+    /// on the `SBLM` header it will be restored under.
     pub fn decode(bytes: &[u8]) -> Result<Meta, String> {
         if bytes.len() < META_FIXED + 8 || &bytes[..4] != META_MAGIC {
             return Err("not a splitbloom SCANDUMP header".into());
@@ -128,22 +141,31 @@ impl Meta {
         if num_stages == 0 || num_stages > MAX_STAGES {
             return Err(format!("bad stage count {num_stages}"));
         }
-        if bytes.len() as u64 != META_FIXED as u64 + 8 * num_stages + 8 {
+        if bytes.len() as u64 != META_FIXED as u64 + META_STAGE as u64 * num_stages + 8 {
             return Err("header length does not match its stage count".into());
         }
         let plain = bytes[5] == 1;
         if plain && num_stages != 1 {
             return Err("a plain filter has one stage".into());
         }
-        let stage_blocks: Vec<u64> = (0..num_stages as usize)
-            .map(|stage| word(META_FIXED + 8 * stage))
-            .collect();
-        if stage_blocks
-            .iter()
-            .any(|&blocks| blocks == 0 || blocks > splitbloom::math::MAX_BLOCKS as u64)
-        {
-            return Err("bad stage size".into());
+        let seed = word(80);
+        let mut layout = None;
+        let mut stage_blocks = Vec::with_capacity(num_stages as usize);
+        let mut stage_probes = Vec::with_capacity(num_stages as usize);
+        for index in 0..num_stages as usize {
+            let at = META_FIXED + META_STAGE * index;
+            let blocks = word(at);
+            let layout_id = u8::try_from(word(at + 8))
+                .map_err(|_| format!("bad stage {index}: unknown layout id"))?;
+            let header = splitbloom::format::Header::parse(&stage_header(layout_id, seed, blocks))
+                .map_err(|error| format!("bad stage {index}: {error}"))?;
+            if *layout.get_or_insert(header.layout) != header.layout {
+                return Err("the stages differ in layout".into());
+            }
+            stage_blocks.push(blocks);
+            stage_probes.push(header.probes);
         }
+        let layout = layout.expect("at least one stage");
         let count = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
         let mut parameters = ScalableParameters::new(count(word(32)), f64::from_bits(word(40)));
         parameters.growth_factor = f64::from_bits(word(48));
@@ -159,34 +181,58 @@ impl Meta {
             items: word(24),
             parameters,
             items_in_last_stage: word(64),
-            seed: word(80),
+            seed,
+            layout,
+            stage_probes,
             stage_blocks,
         })
+    }
+
+    /// The `SBLM` layout id of stage `index`.
+    fn layout_id(&self, index: usize) -> u8 {
+        layout_id(self.layout, self.stage_probes[index])
     }
 
     /// Bytes of every stage's bitset.
     pub fn bitset_len(&self) -> u64 {
         self.stage_blocks
             .iter()
-            .map(|&blocks| bitset_len(blocks))
+            .map(|&blocks| self.stage_len(blocks))
             .sum()
     }
 
-    /// The `SBLM` header of stage `blocks` (its checksum field 0: a restored stage is read
-    /// with `from_trusted_bytes`, its chunks having been checked one by one).
-    fn stage_header(&self, blocks: u64) -> [u8; STAGE_HEADER] {
-        let mut header = [0; STAGE_HEADER];
-        header[..4].copy_from_slice(&splitbloom::format::MAGIC);
-        header[4..6].copy_from_slice(&splitbloom::format::VERSION.to_le_bytes());
-        header[6] = Hash::KIND.id();
-        header[8..16].copy_from_slice(&self.seed.to_le_bytes());
-        header[16..24].copy_from_slice(&blocks.to_le_bytes());
-        header
+    /// Bytes of the bitset of a stage of `blocks` blocks.
+    fn stage_len(&self, blocks: u64) -> u64 {
+        blocks * self.layout.block_bytes() as u64
+    }
+
+    /// The `SBLM` header of stage `index`.
+    fn stage_header(&self, index: usize) -> [u8; STAGE_HEADER] {
+        stage_header(self.layout_id(index), self.seed, self.stage_blocks[index])
     }
 }
 
-fn bitset_len(blocks: u64) -> u64 {
-    blocks * splitbloom::BLOCK_BYTES as u64
+/// The `SBLM` header (`docs/FORMAT.md`) of a stage under layout id `layout_id` (its checksum
+/// field 0: a restored stage is read with `from_trusted_bytes`, its chunks having been
+/// checked one by one).
+fn stage_header(layout_id: u8, seed: u64, blocks: u64) -> [u8; STAGE_HEADER] {
+    let mut header = [0; STAGE_HEADER];
+    header[..4].copy_from_slice(&splitbloom::format::MAGIC);
+    header[4..6].copy_from_slice(&splitbloom::format::VERSION.to_le_bytes());
+    header[6] = Hash::KIND.id();
+    header[7] = layout_id;
+    header[8..16].copy_from_slice(&seed.to_le_bytes());
+    header[16..24].copy_from_slice(&blocks.to_le_bytes());
+    header
+}
+
+/// The format's layout id (`SBLM` header byte 7): 0 for split-block, the probes per key for
+/// wide.
+fn layout_id(layout: Layout, probes: u8) -> u8 {
+    match layout {
+        Layout::Wide => probes,
+        _ => 0,
+    }
 }
 
 /// Bytes of a stage of `bitset` bytes in the stream: the bitset and one checksum per chunk.
@@ -203,7 +249,7 @@ const BAD_CHUNK: &str = "chunk checksum mismatch";
 #[derive(Clone, Debug)]
 pub struct Restore {
     pub meta: Meta,
-    pub done: Vec<Stage>,
+    pub done: Vec<Part>,
     /// The current stage's `SBLM` bytes received so far: its header, then its bitset.
     pub partial: Vec<u8>,
 }
@@ -211,7 +257,7 @@ pub struct Restore {
 #[derive(Clone, Debug)]
 pub enum Body {
     Chain(Chain),
-    Plain(Stage),
+    Plain(Part),
     Restoring(Restore),
 }
 
@@ -232,15 +278,11 @@ pub struct Sbf {
 
 impl Sbf {
     /// A `NONSCALING` filter, sized as RedisBloom sizes one: `capacity` items at the full
-    /// error rate, in one plain filter that refuses new items once `capacity` are in.
+    /// error rate, in one plain filter that refuses new items once `capacity` are in; wide
+    /// at [`WIDE_ERROR_RATE`](crate::stage::WIDE_ERROR_RATE) and below.
     pub fn nonscaling(capacity: u64, error_rate: f64) -> Result<Sbf, splitbloom::Error> {
-        let items = usize::try_from(capacity).unwrap_or(usize::MAX);
         Ok(Sbf {
-            body: Body::Plain(Filter::with_fpr_and_hasher(
-                items,
-                error_rate,
-                Hash::default(),
-            )?),
+            body: Body::Plain(Part::for_rate(capacity, error_rate)?),
             scaling: false,
             capacity,
             error_rate,
@@ -249,7 +291,8 @@ impl Sbf {
     }
 
     /// A chain sized like RedisBloom's: the first stage holds `capacity` items at half the
-    /// error rate, and each new stage `expansion` times the previous capacity at half its rate.
+    /// error rate, and each new stage `expansion` times the previous capacity at half its rate;
+    /// every stage wide at [`WIDE_ERROR_RATE`](crate::stage::WIDE_ERROR_RATE) and below.
     pub fn chain(
         capacity: u64,
         error_rate: f64,
@@ -260,7 +303,7 @@ impl Sbf {
             ScalableParameters::new(usize::try_from(capacity).unwrap_or(usize::MAX), error_rate);
         parameters.growth_factor = expansion as f64;
         parameters.tightening_ratio = TIGHTENING_RATIO;
-        let chain = ScalableFilter::with_parameters(parameters, Hash::default())?;
+        let chain = Chain::new(parameters, layout_for_rate(error_rate))?;
         Ok(Sbf {
             body: Body::Chain(chain),
             scaling,
@@ -271,11 +314,19 @@ impl Sbf {
     }
 
     /// The stages that answer lookups (none while restoring).
-    pub fn stages(&self) -> &[Stage] {
+    pub fn stages(&self) -> Vec<&dyn Bitset> {
         match &self.body {
-            Body::Chain(chain) => chain.stages(),
-            Body::Plain(filter) => std::slice::from_ref(filter),
-            Body::Restoring(_) => &[],
+            Body::Chain(chain) => chain.stages().iter().map(Part::bits).collect(),
+            Body::Plain(part) => vec![part.bits()],
+            Body::Restoring(_) => Vec::new(),
+        }
+    }
+
+    /// The stages a restore has received, or the stages that answer lookups.
+    fn stored_stages(&self) -> Vec<&dyn Bitset> {
+        match &self.body {
+            Body::Restoring(restore) => restore.done.iter().map(Part::bits).collect(),
+            _ => self.stages(),
         }
     }
 
@@ -286,15 +337,17 @@ impl Sbf {
             Body::Chain(chain) => std::mem::size_of_val(chain.stages()),
             Body::Plain(_) => 0,
             Body::Restoring(restore) => {
-                restore.done.capacity() * size_of::<Stage>()
+                restore.done.capacity() * size_of::<Part>()
                     + restore.partial.capacity()
                     + restore.meta.stage_blocks.capacity() * 8
+                    + restore.meta.stage_probes.capacity()
             }
         };
-        let bits: usize = match &self.body {
-            Body::Restoring(restore) => restore.done.iter().map(allocated_bytes).sum(),
-            _ => self.stages().iter().map(allocated_bytes).sum(),
-        };
+        let bits: usize = self
+            .stored_stages()
+            .iter()
+            .map(|stage| allocated_for(stage.size_in_bytes()))
+            .sum();
         size_of::<Sbf>() + stages + bits
     }
 
@@ -310,14 +363,20 @@ impl Sbf {
                 items: self.items,
                 parameters: *chain.parameters(),
                 items_in_last_stage: chain.items_in_last_stage() as u64,
-                seed: chain.hasher().seed(),
+                seed: chain.seed(),
+                layout: chain.layout(),
+                stage_probes: chain
+                    .stages()
+                    .iter()
+                    .map(|stage| stage.bits().probes())
+                    .collect(),
                 stage_blocks: chain
                     .stages()
                     .iter()
-                    .map(|stage| stage.num_blocks() as u64)
+                    .map(|stage| stage.bits().num_blocks() as u64)
                     .collect(),
             },
-            Body::Plain(filter) => Meta {
+            Body::Plain(part) => Meta {
                 plain: true,
                 scaling: false,
                 capacity: self.capacity,
@@ -325,8 +384,10 @@ impl Sbf {
                 items: self.items,
                 parameters: zero_parameters(),
                 items_in_last_stage: 0,
-                seed: filter.hasher().seed(),
-                stage_blocks: vec![filter.num_blocks() as u64],
+                seed: part.bits().seed(),
+                layout: part.bits().layout(),
+                stage_probes: vec![part.bits().probes()],
+                stage_blocks: vec![part.bits().num_blocks() as u64],
             },
         }
     }
@@ -336,20 +397,17 @@ impl Sbf {
     /// `None` at or past the end of what the value holds (for a restore in progress: what it
     /// has received).
     pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
-        let (stages, partial): (&[Stage], &[u8]) = match &self.body {
-            Body::Restoring(restore) => (
-                &restore.done,
-                restore.partial.get(STAGE_HEADER..).unwrap_or(&[]),
-            ),
-            _ => (self.stages(), &[]),
+        let partial: &[u8] = match &self.body {
+            Body::Restoring(restore) => restore.partial.get(STAGE_HEADER..).unwrap_or(&[]),
+            _ => &[],
         };
         let mut start = 0u64;
-        for stage in stages {
+        for stage in self.stored_stages() {
             let bitset = stage.size_in_bytes();
             let len = wire_len(bitset as u64);
             if offset < start + len {
                 return Some(wire_chunk(start, offset - start, bitset, |from, to| {
-                    bitset_bytes(stage, from, to)
+                    stage.bitset_bytes(from, to)
                 }));
             }
             start += len;
@@ -364,15 +422,18 @@ impl Sbf {
 
     /// A value from its header, every stage it has and the bitset bytes of the next (the RDB
     /// keeps a restore in progress that way): complete when every stage is there.
-    pub fn assemble(meta: Meta, stages: Vec<Stage>, partial: &[u8]) -> Result<Sbf, String> {
+    pub fn assemble(meta: Meta, stages: Vec<Part>, partial: &[u8]) -> Result<Sbf, String> {
         let mut restore = Restore {
             meta,
             done: Vec::new(),
             partial: Vec::new(),
         };
         for (index, stage) in stages.into_iter().enumerate() {
+            let bits = stage.bits();
             if index >= restore.meta.stage_blocks.len()
-                || stage.num_blocks() as u64 != restore.meta.stage_blocks[index]
+                || bits.num_blocks() as u64 != restore.meta.stage_blocks[index]
+                || bits.layout() != restore.meta.layout
+                || bits.probes() != restore.meta.stage_probes[index]
             {
                 return Err(format!("stage {index} does not match its header"));
             }
@@ -404,7 +465,7 @@ impl Sbf {
         };
         let done: u64 = restore.meta.stage_blocks[..restore.done.len()]
             .iter()
-            .map(|&blocks| wire_len(bitset_len(blocks)))
+            .map(|&blocks| wire_len(restore.meta.stage_len(blocks)))
             .sum();
         let received = restore.partial.len().saturating_sub(STAGE_HEADER) as u64;
         Some(done + wire_len(received))
@@ -430,10 +491,11 @@ impl Sbf {
         let Body::Restoring(restore) = &mut self.body else {
             return Err("the filter is not being restored".into());
         };
-        let Some(&blocks) = restore.meta.stage_blocks.get(restore.done.len()) else {
+        let index = restore.done.len();
+        let Some(&blocks) = restore.meta.stage_blocks.get(index) else {
             return Err(TOO_BIG.into());
         };
-        let bitset = bitset_len(blocks) as usize;
+        let bitset = restore.meta.stage_len(blocks) as usize;
         if restore.partial.is_empty() {
             restore
                 .partial
@@ -441,7 +503,7 @@ impl Sbf {
                 .map_err(|_| format!("cannot allocate {bitset} bytes"))?;
             restore
                 .partial
-                .extend_from_slice(&restore.meta.stage_header(blocks));
+                .extend_from_slice(&restore.meta.stage_header(index));
         }
         let received = restore.partial.len() - STAGE_HEADER;
         if bytes.len() != MAX_PAYLOAD.min(bitset - received) {
@@ -449,15 +511,13 @@ impl Sbf {
         }
         restore.partial.extend_from_slice(bytes);
         if restore.partial.len() == STAGE_HEADER + bitset {
-            let stage = FilterRef::<Hash>::from_trusted_bytes_with_hasher_type(&restore.partial)
-                .and_then(|view| view.to_filter())
-                .map_err(|error| {
-                    restore.partial.truncate(STAGE_HEADER + received);
-                    format!(
-                        "stage {} does not make a filter: {error}",
-                        restore.done.len()
-                    )
-                })?;
+            let stage = Part::from_trusted_bytes(&restore.partial).map_err(|error| {
+                restore.partial.truncate(STAGE_HEADER + received);
+                format!(
+                    "stage {} does not make a filter: {error}",
+                    restore.done.len()
+                )
+            })?;
             restore.done.push(stage);
             restore.partial = Vec::new();
         }
@@ -484,7 +544,7 @@ impl Sbf {
             let items_in_last_stage = usize::try_from(meta.items_in_last_stage)
                 .map_err(|_| "bad item count".to_string())?;
             Body::Chain(
-                ScalableFilter::from_stages(meta.parameters, done, items_in_last_stage)
+                Chain::from_stages(meta.parameters, done, items_in_last_stage)
                     .map_err(|error| format!("stages do not make a filter: {error}"))?,
             )
         };
@@ -492,14 +552,10 @@ impl Sbf {
     }
 }
 
-/// The bytes the crate allocates for a stage's bitset: its size, except that bitsets of 8 MiB
-/// and more take whole 2 MiB huge pages plus one, so that the bitset can start on a huge-page
-/// boundary (`storage/blocks.rs` in the crate, which does not expose the figure).
-fn allocated_bytes(stage: &Stage) -> usize {
-    allocated_for(stage.size_in_bytes())
-}
-
-/// The bytes the crate allocates for `bytes` of blocks (see [`allocated_bytes`]).
+/// The bytes the crate allocates for `bytes` of blocks, of either layout: their size, except
+/// that bitsets of 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can
+/// start on a huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the
+/// figure).
 pub fn allocated_for(bytes: usize) -> usize {
     const HUGE_PAGE: usize = 2 << 20;
     if bytes < 8 << 20 {
@@ -541,17 +597,118 @@ fn wire_chunk<'a>(
     out
 }
 
-/// Bytes `from..to` of the stage's bitset in the format's byte order (little-endian words).
-fn bitset_bytes(stage: &Stage, from: usize, to: usize) -> Cow<'_, [u8]> {
-    let words = stage.as_words();
-    if cfg!(target_endian = "little") {
-        Cow::Borrowed(&bytemuck::cast_slice::<u32, u8>(words)[from..to])
-    } else {
-        let bytes: Vec<u8> = words[from / 4..to.div_ceil(4)]
-            .iter()
-            .flat_map(|word| word.to_le_bytes())
-            .collect();
-        let skip = from % 4;
-        Cow::Owned(bytes[skip..skip + (to - from)].to_vec())
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn wide_meta(probes: u8, blocks: u64) -> Meta {
+        Meta {
+            plain: true,
+            scaling: false,
+            capacity: 1000,
+            error_rate: 1e-4,
+            items: 3,
+            parameters: zero_parameters(),
+            items_in_last_stage: 0,
+            seed: 5,
+            layout: Layout::Wide,
+            stage_probes: vec![probes],
+            stage_blocks: vec![blocks],
+        }
+    }
+
+    /// The header with its first stage's layout id word replaced and its checksum made to
+    /// match again.
+    fn with_layout_word(meta: &Meta, word: u64) -> Vec<u8> {
+        let mut bytes = meta.encode();
+        bytes[META_FIXED + 8..META_FIXED + 16].copy_from_slice(&word.to_le_bytes());
+        let body = bytes.len() - 8;
+        let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+        bytes[body..].copy_from_slice(&checksum.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn the_header_carries_the_layout() {
+        for meta in [wide_meta(1, 100), wide_meta(2, 128)] {
+            let decoded = Meta::decode(&meta.encode()).unwrap();
+            assert_eq!(decoded, meta);
+            assert_eq!(decoded.bitset_len(), decoded.stage_blocks[0] * 64);
+        }
+        let split = Meta {
+            layout: Layout::SplitBlock,
+            stage_probes: vec![1],
+            ..wide_meta(1, 100)
+        };
+        let decoded = Meta::decode(&split.encode()).unwrap();
+        assert_eq!(decoded, split);
+        assert_eq!(decoded.bitset_len(), 100 * 32);
+    }
+
+    #[test]
+    fn headers_of_impossible_layouts_are_refused() {
+        let meta = wide_meta(1, 100);
+        assert!(Meta::decode(&with_layout_word(&meta, 1)).is_ok());
+        for word in [3, 255, 256, u64::MAX] {
+            assert!(
+                Meta::decode(&with_layout_word(&meta, word)).is_err(),
+                "{word}"
+            );
+        }
+        // Two probes need whole groups of blocks.
+        assert!(Meta::decode(&with_layout_word(&meta, 2)).is_err());
+        // A chain's stages have one layout, each its own probes.
+        let chain = Meta {
+            plain: false,
+            scaling: true,
+            parameters: ScalableParameters::new(100, 0.01),
+            stage_probes: vec![1, 2],
+            stage_blocks: vec![100, 128],
+            ..wide_meta(1, 100)
+        };
+        assert_eq!(Meta::decode(&chain.encode()).unwrap(), chain);
+        let mut mixed = chain.encode();
+        let second_id = META_FIXED + META_STAGE + 8;
+        mixed[second_id] = 0;
+        let body = mixed.len() - 8;
+        let checksum = xxhash_rust::xxh3::xxh3_64(&mixed[..body]);
+        mixed[body..].copy_from_slice(&checksum.to_le_bytes());
+        assert!(
+            Meta::decode(&mixed)
+                .unwrap_err()
+                .contains("differ in layout")
+        );
+        let huge = wide_meta(1, u64::MAX / 64);
+        assert!(Meta::decode(&huge.encode()).is_err());
+    }
+
+    /// A wide value's stream restores the same filter, chunk by chunk.
+    #[test]
+    fn a_wide_value_streams_back_whole() {
+        let mut sbf = Sbf::nonscaling(50_000, 1e-5).unwrap();
+        let Body::Plain(Part::Wide(filter)) = &mut sbf.body else {
+            panic!("not wide")
+        };
+        for key in 0..1000u32 {
+            filter.insert_bytes(&key.to_le_bytes());
+        }
+        let meta = Meta::decode(&sbf.meta().encode()).unwrap();
+        let mut copy = Sbf::restoring(Restore {
+            meta,
+            done: Vec::new(),
+            partial: Vec::new(),
+        });
+        let mut offset = 0;
+        while let Some(chunk) = sbf.chunk_at(offset) {
+            copy.push_chunk(offset, &chunk).unwrap();
+            offset += chunk.len() as u64;
+        }
+        copy.finish_if_complete().unwrap();
+        let (Body::Plain(Part::Wide(left)), Body::Plain(Part::Wide(right))) =
+            (&sbf.body, &copy.body)
+        else {
+            panic!("not wide")
+        };
+        assert_eq!(left, right);
     }
 }

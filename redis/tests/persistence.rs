@@ -1,12 +1,14 @@
 //! The SBFfilter data type through Redis's persistence and replication: DEBUG RELOAD, RDB and
-//! AOF restarts keep every filter bit-identical, unknown RDB encoding versions and corrupted
+//! AOF restarts keep every filter bit-identical (wide ones, NONSCALING at 0.1% and below,
+//! included), unknown RDB encoding versions and corrupted
 //! payloads are refused, MEMORY USAGE counts the bitset, and a replica answers like its primary.
 
 mod common;
 
 use common::{Conn, ModuleHasher, Reply, Server, wait_until};
 
-/// Filters of several shapes: defaults, a large one, another seed (via LOAD), a MERGE result.
+/// Filters of several shapes: defaults, a large one (a chain of wide stages: reserved at
+/// 0.001), another seed (via LOAD), a MERGE result.
 fn populate(c: &mut Conn) {
     assert_eq!(
         c.cmd(&["SBF.RESERVE", "big", "0.001", "200000"]),
@@ -56,21 +58,75 @@ fn populate(c: &mut Conn) {
         ]);
         assert_eq!(reply, Reply::Status("OK".into()));
     }
+    // Wide filters, with one and two probes per key, and a restore of one that has its header.
+    c.cmd(&["SBF.RESERVE", "wide", "0.00001", "5000", "NONSCALING"]);
+    c.cmd(&["SBF.RESERVE", "wide1", "0.001", "1000", "NONSCALING"]);
+    for key in ["wide", "wide1"] {
+        let items: Vec<String> = (0..800).map(|i| format!("{key}:{i}")).collect();
+        let mut madd = vec!["SBF.MADD".to_string(), key.into()];
+        madd.extend(items);
+        c.cmd(&madd);
+    }
+    let Reply::Array(Some(pair)) = c.cmd(&["SBF.SCANDUMP", "wide", "0"]) else {
+        panic!("SCANDUMP")
+    };
+    let reply = c.cmd(&[
+        b"SBF.LOADCHUNK".as_slice(),
+        b"widepartial",
+        b"1",
+        &pair[1].bytes(),
+    ]);
+    assert_eq!(reply, Reply::Status("OK".into()));
+    let info = c.cmd(&["SBF.INFO", "wide"]);
+    let wide = Reply::Bulk(Some(b"wide".to_vec()));
+    assert!(
+        matches!(&info, Reply::Array(Some(items)) if items.contains(&wide)),
+        "{info:?}"
+    );
 }
 
-const KEYS: [&str; 8] = [
-    "big", "small", "ins", "seeded", "m1", "merged", "chain", "partial",
+const KEYS: [&str; 11] = [
+    "big",
+    "small",
+    "ins",
+    "seeded",
+    "m1",
+    "merged",
+    "chain",
+    "partial",
+    "wide",
+    "wide1",
+    "widepartial",
 ];
 
-/// Every filter's bytes and INFO, in order.
+/// Every filter's bytes (`SBF.DUMP`'s, and `SCANDUMP`'s, which chains of wide stages have
+/// only) and INFO, in order.
 fn state(c: &mut Conn) -> Vec<Reply> {
     let mut state = Vec::new();
     for key in KEYS {
         state.push(c.cmd(&["SBF.DUMP", key]));
+        state.push(scandump(c, key));
         state.push(c.cmd(&["SBF.INFO", key]));
     }
     state.push(c.cmd(&["DBSIZE"]));
     state
+}
+
+/// The whole `SCANDUMP` stream of `key` as one reply (its error when it has none).
+fn scandump(c: &mut Conn, key: &str) -> Reply {
+    let mut stream = Vec::new();
+    let mut iter = 0;
+    loop {
+        let pair = match c.cmd(&["SBF.SCANDUMP", key, &iter.to_string()]) {
+            Reply::Array(Some(pair)) => pair,
+            other => return other,
+        };
+        iter = pair[0].int();
+        if iter == 0 {
+            return Reply::Bulk(Some(stream));
+        }
+        stream.extend(pair[1].bytes());
+    }
 }
 
 /// Asserts two states are equal, naming the first difference without printing whole bitsets.
@@ -84,7 +140,7 @@ fn assert_same(left: &[Reply], right: &[Reply], what: &str) {
             };
             panic!(
                 "{what}: entry {index} (key {}) differs: {} vs {}",
-                KEYS.get(index / 2).unwrap_or(&"DBSIZE"),
+                KEYS.get(index / 3).unwrap_or(&"DBSIZE"),
                 show(left),
                 show(right)
             );
@@ -107,8 +163,9 @@ fn debug_reload_and_rdb_restart_keep_filters_bit_identical() {
     let mut c = server.conn();
     populate(&mut c);
     let before = state(&mut c);
-    // Every key answers, but SBF.DUMP of the restore in progress.
-    assert_eq!(before.iter().filter(|reply| reply.is_error()).count(), 1);
+    // Every key answers, but SBF.DUMP and SCANDUMP of the restores in progress and SBF.DUMP
+    // of the chain of wide stages.
+    assert_eq!(before.iter().filter(|reply| reply.is_error()).count(), 5);
 
     assert_eq!(c.cmd(&["DEBUG", "RELOAD"]), Reply::Status("OK".into()));
     assert_same(&state(&mut c), &before, "DEBUG RELOAD changed a filter");
@@ -122,6 +179,10 @@ fn debug_reload_and_rdb_restart_keep_filters_bit_identical() {
         "a restart from the RDB changed a filter"
     );
     assert_eq!(c.cmd(&["SBF.EXISTS", "seeded", "seeded-key"]).int(), 1);
+    assert_eq!(
+        c.cmd(&["SBF.MEXISTS", "wide", "wide:0", "wide:799"]).ints(),
+        [1, 1]
+    );
 }
 
 #[test]
@@ -183,6 +244,30 @@ fn memory_usage_counts_the_bitset() {
     // The bitset, plus the key and the value's header.
     assert!((bitset..bitset + 4096).contains(&usage), "{usage}");
     assert!((bitset..=usage).contains(&bytes), "{bytes} {usage}");
+
+    // A wide filter's 64-byte blocks, below the huge-page threshold (8 MiB) and above it.
+    for (capacity, rate) in [("1000000", 1e-4), ("3000000", 1e-6)] {
+        c.cmd(&[
+            "SBF.RESERVE",
+            "w",
+            &rate.to_string(),
+            capacity,
+            "NONSCALING",
+        ]);
+        let wide = splitbloom::WideFilter::with_fpr(capacity.parse().unwrap(), rate).unwrap();
+        let bitset = wide.size_in_bytes() as u64;
+        let allocated = if bitset < 8 << 20 {
+            bitset
+        } else {
+            bitset.next_multiple_of(2 << 20) + (2 << 20)
+        };
+        let usage = c.cmd(&["MEMORY", "USAGE", "w"]).int() as u64;
+        assert!(
+            (allocated..allocated + 4096).contains(&usage),
+            "{capacity} at {rate}: {usage} for {bitset} bytes"
+        );
+        c.cmd(&["DEL", "w"]);
+    }
 }
 
 /// CRC-64/Jones as Redis computes it for DUMP payloads (reflected, initial 0, no final xor).
@@ -221,7 +306,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let payload = c.cmd(&["DUMP", "f"]).bytes();
     assert_eq!(&payload[..2], [7, 0x81]);
     let id = u64::from_be_bytes(payload[2..10].try_into().unwrap());
-    assert_eq!(id & 0x3ff, 2, "encoding version 2");
+    assert_eq!(id & 0x3ff, 3, "encoding version 3");
 
     // The untouched payload restores bit-identically (the control).
     assert_eq!(
@@ -231,7 +316,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["SBF.DUMP", "copy"]).bytes(), filter);
 
     let mut bad_version = payload.clone();
-    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 3).to_be_bytes());
+    bad_version[2..10].copy_from_slice(&((id & !0x3ff) | 4).to_be_bytes());
     reseal(&mut bad_version);
     let mut bad_filter = payload.clone();
     // A bit of the bitset, inside the crate's checksummed bytes, near the end of the value.
@@ -241,7 +326,7 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     let truncated = payload[..payload.len() - 20].to_vec();
 
     for (name, bad) in [
-        ("version 3", &bad_version),
+        ("version 4", &bad_version),
         ("flipped bit", &bad_filter),
         ("truncated", &truncated),
     ] {
@@ -259,10 +344,41 @@ fn rdb_refuses_unknown_encoding_versions_and_corrupted_filters() {
     assert_eq!(c.cmd(&["EXISTS", "new"]).int(), 0);
     assert_eq!(c.cmd(&["SBF.DUMP", "f"]).bytes(), filter);
     assert!(
-        server.log().contains("refusing RDB encoding version 3"),
+        server.log().contains("refusing RDB encoding version 4"),
         "{}",
         server.log()
     );
+
+    // A wide filter's payload restores as a wide filter; with a bit flipped in its bitset, or
+    // with its layout id in the SBLM header changed, it is refused.
+    c.cmd(&["SBF.RESERVE", "w", "0.0001", "1000", "NONSCALING"]);
+    c.cmd(&["SBF.MADD", "w", "a", "b", "c"]);
+    let wide = c.cmd(&["SBF.DUMP", "w"]).bytes();
+    let payload = c.cmd(&["DUMP", "w"]).bytes();
+    assert_eq!(
+        c.cmd(&[b"RESTORE".as_slice(), b"wcopy", b"0", &payload]),
+        Reply::Status("OK".into())
+    );
+    assert_eq!(c.cmd(&["SBF.DUMP", "wcopy"]).bytes(), wide);
+    assert_eq!(c.cmd(&["SBF.MEXISTS", "wcopy", "a", "c"]).ints(), [1, 1]);
+    let mut flipped = payload.clone();
+    let at = payload.len() - 8 - 2 - 40;
+    flipped[at] ^= 0x10;
+    reseal(&mut flipped);
+    // The stage's SBLM bytes are the only place the filter's own magic appears.
+    let magic = payload
+        .windows(4)
+        .position(|window| window == b"SBLM")
+        .expect("the stage's SBLM bytes");
+    let mut relaid = payload.clone();
+    relaid[magic + 7] = 0;
+    reseal(&mut relaid);
+    for (name, bad) in [("flipped bit", flipped), ("split-block layout id", relaid)] {
+        let reply = c.cmd(&[b"RESTORE".as_slice(), b"wbad", b"0", &bad]);
+        assert!(reply.is_error(), "{name}: {reply:?}");
+        assert!(server.alive(), "{name} killed the server");
+    }
+    assert_eq!(c.cmd(&["EXISTS", "wbad"]).int(), 0);
 }
 
 #[test]
@@ -318,10 +434,32 @@ fn a_replica_answers_like_its_primary() {
         ]);
     }
     assert_eq!(p.cmd(&["COPY", "big", "copied"]).int(), 1);
+    // Wide keys: a reservation, its adds, a full one's partial batch, COPY and MERGE.
+    p.cmd(&["SBF.RESERVE", "wide-new", "0.0001", "2", "NONSCALING"]);
+    assert_eq!(
+        p.cmd(&["SBF.MADD", "wide-new", "a", "b", "c"]),
+        Reply::Array(Some(vec![
+            Reply::Int(1),
+            Reply::Int(1),
+            Reply::Error("ERR non scaling filter is full".into())
+        ]))
+    );
+    assert_eq!(p.cmd(&["COPY", "wide", "wide-copied"]).int(), 1);
+    p.cmd(&["SBF.ADD", "wide-copied", "copy-only"]);
+    p.cmd(&["SBF.MERGE", "wide-merged", "wide", "wide-copied"]);
     assert_eq!(p.cmd(&["WAIT", "1", "10000"]).int(), 1);
 
     assert_same(&state(&mut r), &state(&mut p), "the replica differs");
-    for key in ["new", "loaded", "fixed", "restored", "copied"] {
+    for key in [
+        "new",
+        "loaded",
+        "fixed",
+        "restored",
+        "copied",
+        "wide-new",
+        "wide-copied",
+        "wide-merged",
+    ] {
         assert!(
             r.cmd(&["SBF.DUMP", key]) == p.cmd(&["SBF.DUMP", key]),
             "{key}"

@@ -1,4 +1,4 @@
-//! Two measured comparisons, pipelined over one connection:
+//! The measured comparisons, pipelined over one connection:
 //!
 //! `modules` (the default; `redis/README.md`): splitbloom (with `BF_COMMANDS yes`), RedisBloom
 //! 2.4.23 and valkey-bloom (`../shared/peers/redis/`), one redis-server each, the same `BF.*`
@@ -30,12 +30,19 @@
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- window [keys] [generations] [periods] [batch]
 //! ```
+//! `lowfpr`: the three modules' `NONSCALING` reservations at 1e-3, 1e-4 and 1e-6, where
+//! splitbloom uses its wide filter: memory, measured FPR, throughput (`lowfpr.rs`).
+//!
+//! ```text
+//! cargo run --release -p splitbloom-redis --example bench -- lowfpr [keys] [rounds]
+//! ```
 //! (`bash scripts/test-redis.sh --bench` installs redis-server first.) Not for CI: at 10^6 keys
 //! it takes minutes on a shared machine.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
+mod lowfpr;
 mod modules;
 mod window;
 
@@ -136,6 +143,10 @@ fn main() {
         Some("window") => {
             args.next();
             window::run(args)
+        }
+        Some("lowfpr") => {
+            args.next();
+            lowfpr::run(args)
         }
         _ => modules::run(args),
     }

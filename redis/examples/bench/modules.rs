@@ -5,11 +5,11 @@ use std::time::{Duration, Instant};
 use crate::common::{Conn, Reply, Server, peers_dir};
 use crate::{DEPTH, batched, count_ones, pipeline};
 
-const BATCH: usize = 1000;
+pub const BATCH: usize = 1000;
 
-struct Module {
-    name: &'static str,
-    server: Server,
+pub struct Module {
+    pub name: &'static str,
+    pub server: Server,
 }
 
 fn info_field(c: &mut Conn, name: &str) -> i64 {
@@ -21,19 +21,19 @@ fn info_field(c: &mut Conn, name: &str) -> i64 {
         .unwrap_or(0)
 }
 
-fn median(values: &mut [f64]) -> f64 {
+pub fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
-fn keys(prefix: &str, n: usize) -> Vec<Vec<u8>> {
+pub fn keys(prefix: &str, n: usize) -> Vec<Vec<u8>> {
     (0..n)
         .map(|i| format!("{prefix}{i}").into_bytes())
         .collect()
 }
 
 /// Inserts `items` into `key` (MADD, pipelined); seconds taken.
-fn insert(c: &mut Conn, key: &str, items: &[Vec<u8>]) -> f64 {
+pub fn insert(c: &mut Conn, key: &str, items: &[Vec<u8>]) -> f64 {
     let start = Instant::now();
     pipeline(c, batched("BF.MADD", key, items, BATCH), |reply| {
         assert!(!reply.is_error(), "{reply:?}")
@@ -42,13 +42,42 @@ fn insert(c: &mut Conn, key: &str, items: &[Vec<u8>]) -> f64 {
 }
 
 /// Looks `items` up in `key` (MEXISTS, pipelined); how many were found, and seconds taken.
-fn lookup(c: &mut Conn, key: &str, items: &[Vec<u8>]) -> (usize, f64) {
+pub fn lookup(c: &mut Conn, key: &str, items: &[Vec<u8>]) -> (usize, f64) {
     let mut found = 0;
     let start = Instant::now();
     pipeline(c, batched("BF.MEXISTS", key, items, BATCH), |reply| {
         found += count_ones(reply)
     });
     (found, start.elapsed().as_secs_f64())
+}
+
+/// One redis-server each for splitbloom (with `BF_COMMANDS yes`), RedisBloom and valkey-bloom.
+pub fn start_all() -> Vec<Module> {
+    let peers = peers_dir().expect("../shared/peers/redis/ (or SPLITBLOOM_PEERS_DIR)");
+    vec![
+        Module {
+            name: "splitbloom",
+            server: Server::start_full("bench-splitbloom", &[], &["BF_COMMANDS", "yes"], None),
+        },
+        Module {
+            name: "RedisBloom 2.4.23",
+            server: Server::start_module(
+                "bench-redisbloom",
+                &peers.join("redisbloom-2.4.23.so"),
+                &[],
+                &[],
+            ),
+        },
+        Module {
+            name: "valkey-bloom 57a7901",
+            server: Server::start_module(
+                "bench-valkey",
+                &peers.join("valkey-bloom-57a7901.so"),
+                &[],
+                &[],
+            ),
+        },
+    ]
 }
 
 /// `dumps`: only the dump measurements.
@@ -75,31 +104,7 @@ pub fn run_dumps() {
 pub fn run(mut args: impl Iterator<Item = String>) {
     let n: usize = args.next().map_or(1_000_000, |a| a.parse().expect("keys"));
     let rounds: usize = args.next().map_or(3, |a| a.parse().expect("rounds"));
-    let peers = peers_dir().expect("../shared/peers/redis/ (or SPLITBLOOM_PEERS_DIR)");
-    let mut modules = vec![
-        Module {
-            name: "splitbloom",
-            server: Server::start_full("bench-splitbloom", &[], &["BF_COMMANDS", "yes"], None),
-        },
-        Module {
-            name: "RedisBloom 2.4.23",
-            server: Server::start_module(
-                "bench-redisbloom",
-                &peers.join("redisbloom-2.4.23.so"),
-                &[],
-                &[],
-            ),
-        },
-        Module {
-            name: "valkey-bloom 57a7901",
-            server: Server::start_module(
-                "bench-valkey",
-                &peers.join("valkey-bloom-57a7901.so"),
-                &[],
-                &[],
-            ),
-        },
-    ];
+    let mut modules = start_all();
     let present = keys("user:", n);
     let absent = keys("absent:", n);
     println!(

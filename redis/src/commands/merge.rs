@@ -3,7 +3,8 @@
 use super::*;
 
 /// `SBF.MERGE dest src [src ...]`: `dest` becomes the union of itself (when present) and every
-/// source. Plain filters merge when their sizes and hashers match; chains when their
+/// source. Plain filters merge when their layouts, sizes, probes and hashers match (a wide
+/// filter with a wide one); chains when their
 /// parameters and hashers match, sub-filter by sub-filter (a chain with fewer sub-filters
 /// adds nothing to the later ones). Every source is checked before `dest` changes.
 pub(super) fn merge_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
@@ -47,7 +48,11 @@ pub(super) fn merge_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         error_rate: reference.error_rate,
         items: 0,
     };
-    let estimate: f64 = merged.stages().iter().map(Stage::estimated_items).sum();
+    let estimate: f64 = merged
+        .stages()
+        .iter()
+        .map(|stage| stage.estimated_items())
+        .sum();
     merged.items = if estimate.is_finite() {
         estimate.round() as u64
     } else {
@@ -64,10 +69,14 @@ pub(super) fn merge_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 fn merge_plain(
     ctx: &Context,
-    first: &Stage,
+    first: &Part,
     dest: Option<&Sbf>,
     sources: &[&Sbf],
 ) -> Result<Body, RedisError> {
+    let shape = |part: &Part| {
+        let bits = part.bits();
+        (bits.layout(), bits.num_blocks(), bits.probes())
+    };
     let mut filters = Vec::new();
     for source in sources {
         let Body::Plain(filter) = &source.body else {
@@ -75,14 +84,22 @@ fn merge_plain(
                 "ERR cannot merge a scaling filter with a plain one (SBF.LOAD of SBLM bytes)",
             ));
         };
-        if filter.num_blocks() != first.num_blocks() {
+        let ((layout, blocks, probes), (first_layout, first_blocks, first_probes)) =
+            (shape(filter), shape(first));
+        if layout != first_layout {
             return Err(RedisError::String(format!(
-                "ERR filters differ in size ({} and {} blocks)",
-                first.num_blocks(),
-                filter.num_blocks()
+                "ERR filters differ in layout ({} and {}): a wide filter (NONSCALING at an error rate of {} or below) merges only with a wide one",
+                first_layout.name(),
+                layout.name(),
+                crate::stage::WIDE_ERROR_RATE
             )));
         }
-        if filter.hasher() != first.hasher() {
+        if (blocks, probes) != (first_blocks, first_probes) {
+            return Err(RedisError::String(format!(
+                "ERR filters differ in size ({first_blocks} and {blocks} blocks, {first_probes} and {probes} probes per key)",
+            )));
+        }
+        if filter.bits().seed() != first.bits().seed() {
             return Err(err("ERR filters differ in hasher (seed)"));
         }
         filters.push(filter);
@@ -93,10 +110,10 @@ fn merge_plain(
             ..
         }) => filter.clone(),
         _ => {
-            check_memory(ctx, first.size_in_bytes() as u64)?;
-            Stage::with_num_blocks_and_hasher(first.num_blocks(), *first.hasher()).map_err(
-                |error| RedisError::String(format!("ERR could not create filter: {error}")),
-            )?
+            check_memory(ctx, first.bits().size_in_bytes() as u64)?;
+            first.empty_like().map_err(|error| {
+                RedisError::String(format!("ERR could not create filter: {error}"))
+            })?
         }
     };
     for filter in filters {
@@ -132,7 +149,14 @@ fn merge_chains(
                 "ERR filters differ in capacity, error rate or expansion: scaling filters merge only when created alike",
             ));
         }
-        if chain.hasher() != first.hasher() {
+        if chain.layout() != first.layout() {
+            return Err(RedisError::String(format!(
+                "ERR filters differ in layout ({} and {}): scaling filters merge only when created alike",
+                first.layout().name(),
+                chain.layout().name()
+            )));
+        }
+        if chain.seed() != first.seed() {
             return Err(err("ERR filters differ in hasher (seed)"));
         }
         chains.push(chain);
@@ -153,7 +177,7 @@ fn merge_chains(
             chains
                 .iter()
                 .find_map(|chain| chain.stages().get(stage))
-                .map(|stage| stage.size_in_bytes() as u64)
+                .map(|stage| stage.bits().size_in_bytes() as u64)
         })
         .sum();
     check_memory(ctx, bytes)?;

@@ -5,8 +5,10 @@
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use splitbloom::FilterHasher;
 
+use crate::chain::Chain;
+use crate::stage::{Part, layout_for_rate};
 use crate::value::{Body, Meta, Restore, Sbf};
-use crate::{Chain, Hash, SBF_TYPE, Stage, check_memory, stage_bytes};
+use crate::{Hash, SBF_TYPE, check_memory};
 
 mod merge;
 mod transfer;
@@ -121,14 +123,15 @@ impl Create {
         if self.scaling {
             check_memory(
                 ctx,
-                stage_bytes(
-                    self.capacity,
+                Part::bytes_for(
+                    layout_for_rate(self.error_rate),
+                    usize::try_from(self.capacity).unwrap_or(usize::MAX),
                     self.error_rate * crate::value::TIGHTENING_RATIO,
                 ),
             )?;
             Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
         } else {
-            check_memory(ctx, stage_bytes(self.capacity, self.error_rate))?;
+            check_memory(ctx, Part::bytes_for_rate(self.capacity, self.error_rate))?;
             Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
         }
     }
@@ -144,10 +147,11 @@ fn add_all(
     let scaling = sbf.scaling;
     match &mut sbf.body {
         Body::Restoring(_) => Err(err(RESTORING)),
-        Body::Plain(filter) => {
+        Body::Plain(part) => {
             // A plain filter of known capacity is a NONSCALING one: full at its capacity.
             // Loaded without a capacity (0), it never refuses an item: it only fills up.
             let full_at = (sbf.capacity > 0).then_some(sbf.capacity);
+            let filter = part.bits_mut();
             let hashes: Vec<u64> = items
                 .iter()
                 .map(|item| filter.hash_bytes(item.as_slice()))
@@ -191,18 +195,12 @@ fn add_all(
                     new.push(false);
                     continue;
                 }
-                let last = chain.stages().len() - 1;
-                let parameters = *chain.parameters();
-                if chain.items_in_last_stage() >= parameters.stage_capacity(last)
-                    && !chain.contains_hash(hash)
-                {
+                if chain.is_full() && !chain.contains_hash(hash) {
                     if !scaling {
                         stop = Some(FULL);
                         break;
                     }
-                    let next = last + 1;
-                    let capacity = parameters.stage_capacity(next) as u64;
-                    let bytes = stage_bytes(capacity, parameters.stage_fpr(next));
+                    let (capacity, bytes) = chain.next_stage();
                     // Error rates halve with every sub-filter; past some point a split-block
                     // filter reaches them only with absurd sizes (a classic filter needs 512
                     // bits per item only below 1e-100).
@@ -408,7 +406,7 @@ fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<
     if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
         match &sbf.body {
             Body::Chain(chain) => chain.contains_bytes_batch(&keys, &mut answers),
-            Body::Plain(filter) => filter.contains_bytes_batch(&keys, &mut answers),
+            Body::Plain(part) => part.bits().contains_bytes_batch(&keys, &mut answers),
             // Nothing answers before a restore completes.
             Body::Restoring(_) => {}
         }
@@ -513,9 +511,9 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
             .get_value::<Sbf>(&SBF_TYPE)?
             .ok_or_else(|| err(NOT_FOUND))?;
         let stages = sbf.stages();
-        let blocks: usize = stages.iter().map(Stage::num_blocks).sum();
-        let bytes: usize = stages.iter().map(Stage::size_in_bytes).sum();
-        let estimated: f64 = stages.iter().map(Stage::estimated_items).sum();
+        let blocks: usize = stages.iter().map(|stage| stage.num_blocks()).sum();
+        let bytes: usize = stages.iter().map(|stage| stage.size_in_bytes()).sum();
+        let estimated: f64 = stages.iter().map(|stage| stage.estimated_items()).sum();
         let fpr = 1.0
             - stages
                 .iter()
@@ -530,7 +528,7 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
                 .sum::<f64>()
                 / bytes as f64
         };
-        let seed = stages.first().map_or(0, |stage| stage.hasher().seed());
+        let seed = stages.first().map_or(0, |stage| stage.seed());
         let kernel = stages
             .first()
             .map_or_else(String::new, |stage| stage.kernel().to_string());
@@ -564,6 +562,14 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
         for (field, value) in extras {
             out.push(name(field));
             out.push(value);
+        }
+        let meta = sbf.meta();
+        out.push(name("Layout"));
+        out.push(RedisValue::BulkString(meta.layout.name().to_owned()));
+        // A chain's newest stage: the one new keys go into (older ones may have fewer).
+        if let (splitbloom::Layout::Wide, Some(&probes)) = (meta.layout, meta.stage_probes.last()) {
+            out.push(name("Probes"));
+            out.push(RedisValue::Integer(i64::from(probes)));
         }
     }
     Ok(RedisValue::Array(out))

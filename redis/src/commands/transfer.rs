@@ -94,8 +94,10 @@ const BAD_DATA: &str = "ERR received bad data";
 const NO_LINK: &str = "ERR invalid offset - no link found";
 const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 
-/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` (a plain filter, `SBLM`) or
-/// `ScalableFilter::to_bytes` (a chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`].
+/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` or `WideFilter::to_bytes` (a
+/// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a split-block
+/// chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`], and for a chain of wide stages,
+/// which `SBLS` does not hold.
 pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -106,13 +108,13 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         .ok_or_else(|| err(NOT_FOUND))?;
     let len = match &sbf.body {
         Body::Restoring(_) => return Err(err(RESTORING)),
-        Body::Plain(filter) => filter.serialized_len(),
+        Body::Plain(part) => part.bits().serialized_len(),
         Body::Chain(chain) => {
             splitbloom::format::SCALABLE_HEADER_BYTES
                 + chain
                     .stages()
                     .iter()
-                    .map(Stage::serialized_len)
+                    .map(|stage| stage.bits().serialized_len())
                     .sum::<usize>()
         }
     };
@@ -122,15 +124,18 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         )));
     }
     Ok(RedisValue::StringBuffer(match &sbf.body {
-        Body::Plain(filter) => filter.to_bytes(),
-        Body::Chain(chain) => chain.to_bytes(),
+        Body::Plain(part) => part.bits().to_bytes(),
+        Body::Chain(chain) => chain.to_scalable_bytes().ok_or_else(|| {
+            err("ERR a scaling filter of wide stages (reserved at an error rate of 0.001 or below) has no SBLS bytes: the crate's format holds split-block stages only; use SBF.SCANDUMP")
+        })?,
         Body::Restoring(_) => unreachable!("refused above"),
     }))
 }
 
 /// `SBF.LOAD key bytes [CAPACITY c] [ERROR e] [CARD n] [NONSCALING]`: validates `bytes` (the
-/// crate's `SBLM` or `SBLS` format: magic, version, hasher, length, checksums) and stores them
-/// at `key`, replacing a filter there.
+/// crate's `SBLM` format of either layout, a wide one loading as a wide value, or `SBLS`:
+/// magic, version, layout, hasher, length, checksums) and stores them at `key`, replacing a
+/// filter there.
 pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -188,7 +193,9 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         error => RedisError::String(format!("ERR bad filter bytes: {error}")),
     };
     let mut sbf = if bytes.starts_with(&splitbloom::format::SCALABLE_MAGIC) {
-        let chain = Chain::from_bytes_with_hasher_type(bytes).map_err(bad)?;
+        let chain = Chain::from_scalable(
+            &splitbloom::ScalableFilter::<Hash>::from_bytes_with_hasher_type(bytes).map_err(bad)?,
+        );
         let parameters = *chain.parameters();
         Sbf {
             scaling,
@@ -199,7 +206,7 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
     } else {
         Sbf {
-            body: Body::Plain(Stage::from_bytes_with_hasher_type(bytes).map_err(bad)?),
+            body: Body::Plain(Part::from_bytes(bytes).map_err(bad)?),
             scaling: false,
             capacity: capacity.unwrap_or(0),
             error_rate: error_rate.unwrap_or(0.0),
@@ -207,7 +214,11 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
     };
     sbf.items = items.unwrap_or_else(|| {
-        let estimate: f64 = sbf.stages().iter().map(Stage::estimated_items).sum();
+        let estimate: f64 = sbf
+            .stages()
+            .iter()
+            .map(|stage| stage.estimated_items())
+            .sum();
         if estimate.is_finite() {
             estimate.round() as u64
         } else {

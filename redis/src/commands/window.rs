@@ -129,6 +129,10 @@ pub(super) fn extra_fields(window: &Window) -> Vec<(&'static str, RedisValue)> {
             "Kernel",
             RedisValue::BulkString(filter.kernel().to_string()),
         ),
+        (
+            "Layout",
+            RedisValue::BulkString(splitbloom::Layout::SplitBlock.name().into()),
+        ),
     ]
 }
 

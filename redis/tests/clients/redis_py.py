@@ -267,7 +267,7 @@ def case_dump_scaling(r):
 
 
 def case_dump_large(r):
-    # Above one chunk's 16 MiB in both modules (about 24 MB of bits here, 18 MB in
+    # Above one chunk's 16 MiB in both modules (about 20 MB of wide blocks here, 18 MB in
     # RedisBloom's): a restore is several LOADCHUNKs of one sub-filter.
     r.bf().create("big", 0.001, 10_000_000, noScale=True)
     for start in range(0, 20_000, 2000):
