@@ -95,7 +95,7 @@ fn reservations_at_and_below_the_threshold_are_wide() {
     let server = server();
     let mut c = server.conn();
     ok(c.cmd(&["BF.RESERVE", "w3", "0.001", "1000", "NONSCALING"]));
-    ok(c.cmd(&["SBF.RESERVE", "w6", "0.000001", "1000", "NONSCALING"]));
+    ok(c.cmd(&["SBF.RESERVE", "w6", "0.000001", "100000", "NONSCALING"]));
     ok(c.cmd(&["BF.RESERVE", "s", "0.0011", "1000", "NONSCALING"]));
     ok(c.cmd(&["BF.RESERVE", "chain", "0.0001", "1000"]));
     ok(c.cmd(&["BF.RESERVE", "split-chain", "0.0011", "1000"]));
@@ -136,7 +136,7 @@ fn reservations_at_and_below_the_threshold_are_wide() {
 
     // The wide blocks are 64 bytes, sized by the crate's wide formula.
     let info_w6 = info(&mut c, "SBF.INFO", "w6");
-    let expected = WideFilter::with_fpr(1000, 1e-6).unwrap();
+    let expected = WideFilter::with_fpr(100_000, 1e-6).unwrap();
     assert_eq!(
         field(&info_w6, "Blocks").unwrap().int(),
         expected.num_blocks() as i64
@@ -161,7 +161,7 @@ fn reservations_at_and_below_the_threshold_are_wide() {
     let size = field(&bf, "Size").unwrap().int();
     assert!(size >= expected.size_in_bytes() as i64, "{size}");
     assert!(c.cmd(&["MEMORY", "USAGE", "w6"]).int() >= size);
-    assert_eq!(field(&bf, "Capacity").unwrap().int(), 1000);
+    assert_eq!(field(&bf, "Capacity").unwrap().int(), 100_000);
     assert_eq!(field(&bf, "Expansion rate").unwrap(), Reply::Bulk(None));
 }
 
@@ -318,7 +318,7 @@ fn dump_load_scandump_copy_and_merge_keep_the_wide_layout() {
     // changed.
     ok(c.cmd(&["BF.RESERVE", "plain", "0.01", "1000", "NONSCALING"]));
     ok(c.cmd(&["BF.RESERVE", "bigger", "0.0001", "100000", "NONSCALING"]));
-    ok(c.cmd(&["BF.RESERVE", "two", "0.000001", "1000", "NONSCALING"]));
+    ok(c.cmd(&["BF.RESERVE", "two", "0.000001", "100000", "NONSCALING"]));
     let before = c.cmd(&["SBF.DUMP", "right"]).bytes();
     for (source, message) in [
         ("plain", "differ in layout (wide and split-block)"),
@@ -349,7 +349,7 @@ fn forged(header: &[u8], at: usize, word: u64) -> Vec<u8> {
 fn hostile_wide_headers_and_chunks_are_refused() {
     let mut server = server();
     let mut c = server.conn();
-    ok(c.cmd(&["BF.RESERVE", "w", "0.000001", "1000", "NONSCALING"]));
+    ok(c.cmd(&["BF.RESERVE", "w", "0.000001", "100000", "NONSCALING"]));
     c.cmd(&["BF.MADD", "w", "a", "b"]);
     let pairs = scandump(&mut c, "w");
     let header = &pairs[0].1;
