@@ -42,14 +42,20 @@ pub(crate) fn first_probe(hash: u64, num_blocks: usize) -> (usize, u32) {
     (crate::block::block_index(hash, num_blocks), hash as u32)
 }
 
-/// The second probe of `hash` whose first block is `first`: the next block of `first`'s group
-/// of 64, and its in-block hash.
+/// The second block of a key whose first block is `first`: the next block of `first`'s group
+/// of 64.
+#[inline(always)]
+pub(crate) fn second_block(first: usize) -> usize {
+    (first & !63) | ((first + 1) & 63)
+}
+
+/// The second probe of `hash` whose first block is `first`: its block ([`second_block`]) and
+/// in-block hash.
 #[inline(always)]
 pub(crate) fn second_probe(hash: u64, first: usize) -> (usize, u32) {
     let product = u128::from(hash) * u128::from(SECOND_PROBE_MULTIPLIER);
     let second_hash = (product as u64) ^ ((product >> 64) as u64);
-    let second = (first & !63) | ((first + 1) & 63);
-    (second, second_hash as u32)
+    (second_block(first), second_hash as u32)
 }
 
 /// Both probes of `hash` among `num_blocks` blocks (a multiple of 64 when the second is used),

@@ -75,6 +75,12 @@ macro_rules! forward_to_the_filter {
         fn fill_ratio(&self) -> f64 {
             $Type::fill_ratio(self)
         }
+        fn estimated_items(&self) -> f64 {
+            $Type::estimated_items(self)
+        }
+        fn estimated_fpr(&self) -> f64 {
+            $Type::estimated_fpr(self)
+        }
         fn bitset_bytes(&self, from: usize, to: usize) -> Cow<'_, [u8]> {
             le_bytes(self.as_words(), from, to)
         }
@@ -109,12 +115,6 @@ impl Bitset for Stage {
     fn probes(&self) -> u8 {
         1
     }
-    fn estimated_items(&self) -> f64 {
-        Stage::estimated_items(self)
-    }
-    fn estimated_fpr(&self) -> f64 {
-        Stage::estimated_fpr(self)
-    }
     forward_to_the_filter!(Stage);
 }
 
@@ -124,31 +124,6 @@ impl Bitset for Wide {
     }
     fn probes(&self) -> u8 {
         Wide::probes(self)
-    }
-    /// A key sets one bit in each of the eight 64-bit words of each of its `probes` blocks, so
-    /// a word of a block that `h` keys probed has each bit unset with probability
-    /// `(63/64)^h`; with `h` averaging `items · probes / blocks`, the fill ratio `f` gives
-    /// `items = blocks · ln(1 − f) / (probes · ln(63/64))`. (The crate has no estimate for
-    /// the wide layout.)
-    fn estimated_items(&self) -> f64 {
-        let unset = 1.0 - Wide::fill_ratio(self);
-        if unset <= 0.0 {
-            return f64::INFINITY;
-        }
-        let per_block = unset.ln() / (63.0f64 / 64.0).ln();
-        per_block * Wide::num_blocks(self) as f64 / f64::from(Wide::probes(self))
-    }
-    /// The crate's formula for the wide layout at the estimated number of keys.
-    fn estimated_fpr(&self) -> f64 {
-        let items = Bitset::estimated_items(self);
-        if !items.is_finite() {
-            return 1.0;
-        }
-        splitbloom::math::wide::false_positive_rate(
-            items.round() as usize,
-            Wide::num_blocks(self),
-            Wide::probes(self),
-        )
     }
     forward_to_the_filter!(Wide);
 }

@@ -346,6 +346,47 @@ impl<S> Probe for WideView<'_, S> {
     }
 }
 
+impl<S> WideView<'_, S> {
+    /// The fraction of bits that are set, from 0 to 1.
+    pub(crate) fn fill_ratio(&self) -> f64 {
+        let set: u64 = self
+            .blocks
+            .iter()
+            .flatten()
+            .map(|word| u64::from(word.count_ones()))
+            .sum();
+        set as f64 / (self.blocks.len() * crate::math::wide::WIDE_BLOCK_BYTES * 8) as f64
+    }
+
+    /// The chance that a uniformly random hash is reported present: the product of the words'
+    /// fill in a block, averaged over the first blocks, times the same product for the second
+    /// block of each with two probes (the two in-block hashes are independent).
+    pub(crate) fn estimated_fpr(&self) -> f64 {
+        let block_fpr = |block: &[u64; crate::wide_block::WORDS]| -> f64 {
+            block
+                .iter()
+                .map(|word| f64::from(word.count_ones()) / 64.0)
+                .product()
+        };
+        let total: f64 = (0..self.blocks.len())
+            .map(|first| {
+                let rate = block_fpr(&self.blocks[first]);
+                if self.probes == 2 {
+                    rate * block_fpr(&self.blocks[crate::wide_block::second_block(first)])
+                } else {
+                    rate
+                }
+            })
+            .sum();
+        total / self.blocks.len() as f64
+    }
+
+    /// Distinct keys estimated from the fill ([`math::wide::items_for_fill`](crate::math::wide::items_for_fill)).
+    pub(crate) fn estimated_items(&self) -> f64 {
+        crate::math::wide::items_for_fill(self.fill_ratio(), self.blocks.len(), self.probes)
+    }
+}
+
 impl<S: FilterHasher> WideView<'_, S> {
     /// The bitset in splitbloom's format, under the wide layout id.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {

@@ -319,12 +319,41 @@ impl<S> WideFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn fill_ratio(&self) -> f64 {
-        let set: u64 = self
-            .as_words()
-            .iter()
-            .map(|word| u64::from(word.count_ones()))
-            .sum();
-        set as f64 / (self.blocks.len() * math::WIDE_BLOCK_BYTES * 8) as f64
+        self.view().fill_ratio()
+    }
+
+    /// The false-positive rate of the filter as it is now: the chance that a random hash finds
+    /// every bit of its blocks set, from the fill of each block's words. Exact for uniformly
+    /// distributed hashes, whatever was inserted.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::WideFilter::with_fpr(10_000, 1e-4)?;
+    /// assert_eq!(filter.estimated_fpr(), 0.0);
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key);
+    /// }
+    /// // This filter's own rate: it scatters around the formula's expectation from one filter
+    /// // to the next, and a filter built with `with_fpr` stays under its target.
+    /// assert!(filter.estimated_fpr() > 0.0 && filter.estimated_fpr() < 1e-4);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        self.view().estimated_fpr()
+    }
+
+    /// An estimate of how many distinct keys were inserted, from the fill ratio
+    /// ([`math::wide::items_for_fill`](crate::math::wide::items_for_fill)).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::WideFilter::with_fpr(10_000, 1e-4)?;
+    /// for key in 0..10_000u64 {
+    ///     filter.insert(&key);
+    /// }
+    /// assert!((filter.estimated_items() - 10_000.0).abs() < 300.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        self.view().estimated_items()
     }
 
     /// The read view: every read and the serialization go through it (see `filter::view`).

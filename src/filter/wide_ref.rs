@@ -221,6 +221,48 @@ impl<S> WideFilterRef<'_, S> {
     pub fn probes(&self) -> u8 {
         self.probes
     }
+
+    /// The fraction of bits that are set, from 0 to 1, as [`WideFilter::fill_ratio`].
+    ///
+    /// ```
+    /// let mut filter = splitbloom::WideFilter::with_num_blocks(1, 1)?;
+    /// filter.insert_hash(7);
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::WideFilterRef = splitbloom::WideFilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.fill_ratio(), 8.0 / 512.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn fill_ratio(&self) -> f64 {
+        self.view().fill_ratio()
+    }
+
+    /// The false-positive rate of the viewed filter, as [`WideFilter::estimated_fpr`].
+    ///
+    /// ```
+    /// let mut filter = splitbloom::WideFilter::with_fpr(1000, 1e-4)?;
+    /// filter.insert_batch(&(0..1000u64).collect::<Vec<_>>());
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::WideFilterRef = splitbloom::WideFilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.estimated_fpr(), filter.estimated_fpr());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_fpr(&self) -> f64 {
+        self.view().estimated_fpr()
+    }
+
+    /// Distinct keys estimated from the fill, as [`WideFilter::estimated_items`].
+    ///
+    /// ```
+    /// let mut filter = splitbloom::WideFilter::with_fpr(1000, 1e-4)?;
+    /// filter.insert_batch(&(0..1000u64).collect::<Vec<_>>());
+    /// let bytes = filter.to_bytes();
+    /// let view: splitbloom::WideFilterRef = splitbloom::WideFilterRef::from_bytes(&bytes)?;
+    /// assert_eq!(view.estimated_items(), filter.estimated_items());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        self.view().estimated_items()
+    }
 }
 
 /// Equal when they view the same bits with the same probes and hasher.

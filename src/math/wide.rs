@@ -225,6 +225,29 @@ pub fn false_positive_rate(items: usize, num_blocks: usize, probes: u8) -> f64 {
     }
 }
 
+/// The number of distinct keys that leaves a fraction `fill_ratio` of the bits of `num_blocks`
+/// blocks set, with `probes` probes per key: each key sets one bit in each 64-bit word of each
+/// of its blocks, so with `h = probes·items/num_blocks` probes per block a bit stays clear with
+/// probability `(63/64)^h`, and `items = num_blocks·ln(1 − f)/(probes·ln(63/64))`. A full
+/// filter gives infinity; no probes or no blocks, 0.
+///
+/// ```
+/// use splitbloom::math::wide::items_for_fill;
+/// assert_eq!(items_for_fill(0.0, 100, 1), 0.0);
+/// let fill = 1.0 - (63.0f64 / 64.0).powf(2.0 * 500.0 / 64.0); // 500 keys, 64 blocks, 2 probes
+/// assert!((items_for_fill(fill, 64, 2) - 500.0).abs() < 1e-9);
+/// assert_eq!(items_for_fill(1.0, 64, 1), f64::INFINITY);
+/// ```
+pub fn items_for_fill(fill_ratio: f64, num_blocks: usize, probes: u8) -> f64 {
+    if probes == 0 || num_blocks == 0 || fill_ratio <= 0.0 {
+        return 0.0;
+    }
+    if fill_ratio >= 1.0 {
+        return f64::INFINITY;
+    }
+    libm::log(1.0 - fill_ratio) / libm::log(WORD_CLEAR) * num_blocks as f64 / f64::from(probes)
+}
+
 /// Whether a filter of `num_blocks` blocks may use `probes` probes: one probe needs at least
 /// one block, two need whole groups of [`GROUP_BLOCKS`]; both at most [`MAX_WIDE_BLOCKS`].
 ///

@@ -151,6 +151,44 @@ fn formula_matches_simulation() {
     }
 }
 
+/// The filter's own rate estimate, from its words, matches what it measures and the formula;
+/// its key estimate matches the keys inserted; the view gives the same.
+#[test]
+fn estimates_match_the_measured_rate_and_the_keys() {
+    for (items, blocks, probes) in [(200_000, 6_400, 1), (200_000, 7_680, 2)] {
+        let mut filter = WideFilter::with_num_blocks(blocks, probes).unwrap();
+        filter.insert_batch(&keys(23, items));
+        let queries = 10_000_000;
+        let mut positives = 0;
+        for chunk in 0..queries / 1_000_000 {
+            positives += filter.count_contained(&keys(3_000 + chunk as u64, 1_000_000));
+        }
+        let measured = positives as f64 / queries as f64;
+        let estimated = filter.estimated_fpr();
+        let formula = math::wide::false_positive_rate(items, blocks, probes);
+        // Query sampling only: the estimate is this filter's own rate.
+        let sigma = (estimated / queries as f64).sqrt();
+        assert!(
+            (measured - estimated).abs() <= 4.0 * sigma,
+            "{probes}: measured {measured}, estimated {estimated}"
+        );
+        assert!(
+            (estimated - formula).abs() <= 0.05 * formula,
+            "{probes}: estimated {estimated}, formula {formula}"
+        );
+        let keys_estimate = filter.estimated_items();
+        assert!(
+            (keys_estimate - items as f64).abs() <= 0.01 * items as f64,
+            "{probes}: {keys_estimate} keys"
+        );
+        let bytes = filter.to_bytes();
+        let view = splitbloom::WideFilterRef::from_bytes(&bytes).unwrap();
+        assert_eq!(view.estimated_fpr(), estimated);
+        assert_eq!(view.estimated_items(), keys_estimate);
+        assert_eq!(view.fill_ratio(), filter.fill_ratio());
+    }
+}
+
 #[test]
 fn shapes_and_errors() {
     assert!(WideFilter::with_num_blocks(0, 1).is_err());

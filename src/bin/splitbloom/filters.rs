@@ -400,17 +400,11 @@ impl Stats {
         )
     }
 
-    /// The statistics of a wide filter of `blocks` blocks and `probes` probes with this fill.
-    /// Each key sets one bit in each 64-bit word of each of its blocks, so a fill `f` means
-    /// `probes · items / blocks` keys per block with `1 − f = (63/64)^that`; the rate is then
-    /// the layout's formula (`math::wide::false_positive_rate`) at that many keys.
+    /// The statistics of a wide filter of `blocks` blocks and `probes` probes with this fill:
+    /// the keys the fill implies (`math::wide::items_for_fill`), and the layout's rate at that
+    /// many keys (`math::wide::false_positive_rate`).
     pub fn wide(blocks: usize, probes: u8, fill_ratio: f64) -> Stats {
-        let per_block = if fill_ratio >= 1.0 {
-            f64::INFINITY
-        } else {
-            (1.0 - fill_ratio).ln() / (63.0f64 / 64.0).ln()
-        };
-        let estimated_items = per_block * blocks as f64 / f64::from(probes.max(1));
+        let estimated_items = math::wide::items_for_fill(fill_ratio, blocks, probes);
         let items = if estimated_items.is_finite() {
             estimated_items.round() as usize
         } else {
