@@ -199,5 +199,5 @@ impl BlockKernel for Avx2 {
 // AVX2 and BMI2 and is compiled with them (see `entry_points!`).
 entry_points!(Avx2, Avx2(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2")]);
 
-// The window operations, compiled with the same features (see `window_entry_points!`).
-crate::arch::window_generic::window_entry_points!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2")]);
+// The one entry point every operation runs through (see `kernel_entry_point!`).
+crate::arch::kernel_entry_point!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2")]);

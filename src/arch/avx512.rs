@@ -217,5 +217,5 @@ impl BlockKernel for Avx512 {
 // the five features and is compiled with them (see `entry_points!`).
 entry_points!(Avx512, Avx512(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
 
-// The window operations, compiled with the same features (see `window_entry_points!`).
-crate::arch::window_generic::window_entry_points!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+// The one entry point every operation runs through (see `kernel_entry_point!`).
+crate::arch::kernel_entry_point!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);

@@ -15,8 +15,9 @@ use core::sync::atomic::{AtomicU8, Ordering};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
 use super::wide_generic::WideEntryPoints;
-use super::window_generic::WindowEntryPoints;
+use super::window_generic::{self as window, WindowEntryPoints};
 use super::{BlockKernel, EntryPoints, portable, scalar};
+use super::{OnEveryKernel, Token};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use crate::block::LANES;
@@ -328,6 +329,15 @@ macro_rules! every_kernel {
     };
 }
 
+impl Dispatch {
+    /// Runs `operation` on the kernel this token names: one `match`, then one call into that
+    /// kernel's entry point ([`Token::run`]).
+    #[inline]
+    pub(crate) fn run<O: OnEveryKernel>(self, operation: O) -> O::Output {
+        every_kernel!(self, kernel => kernel.run(operation))
+    }
+}
+
 /// [`WideEntryPoints::wide_contains_hash`] for the kernels whose lookup is a call: one
 /// function for all of them.
 #[cfg_attr(target_arch = "x86_64", inline(never))]
@@ -405,7 +415,11 @@ impl WindowEntryPoints for Dispatch {
         shape: (usize, usize),
         hash: u64,
     ) -> bool {
-        every_kernel!(self, kernel => kernel.window_contains_hash(blocks, shape, hash))
+        self.run(window::ContainsHash {
+            blocks,
+            shape,
+            hash,
+        })
     }
 
     #[inline(always)]
@@ -416,10 +430,12 @@ impl WindowEntryPoints for Dispatch {
         newest: usize,
         hash: u64,
     ) -> bool {
-        every_kernel!(
-            self,
-            kernel => kernel.window_insert_hash(blocks, shape, newest, hash)
-        )
+        self.run(window::InsertHash {
+            blocks,
+            shape,
+            newest,
+            hash,
+        })
     }
 
     #[inline]
@@ -432,10 +448,14 @@ impl WindowEntryPoints for Dispatch {
         out: &mut [bool],
         distance: usize,
     ) {
-        every_kernel!(
-            self,
-            kernel => kernel.window_contains_keys(blocks, shape, hasher, keys, out, distance)
-        )
+        self.run(window::ContainsKeys {
+            blocks,
+            shape,
+            hasher,
+            keys,
+            out,
+            distance,
+        });
     }
 
     #[inline]
@@ -448,9 +468,13 @@ impl WindowEntryPoints for Dispatch {
         keys: &[K],
         distance: usize,
     ) {
-        every_kernel!(
-            self,
-            kernel => kernel.window_insert_keys(blocks, shape, newest, hasher, keys, distance)
-        )
+        self.run(window::InsertKeys {
+            blocks,
+            shape,
+            newest,
+            hasher,
+            keys,
+            distance,
+        });
     }
 }

@@ -103,6 +103,95 @@ pub(crate) use generic::{
     insert_keys_with, prefetch_distance, prefetch_min_blocks,
 };
 
+/// A kernel: a token whose value proves that this CPU can run the kernel's instructions, and
+/// the one entry point through which a filter's work runs compiled with them.
+///
+/// A token can only be constructed once its CPU features are detected (`Token::new() ->
+/// Option<Self>`), so holding one proves its `#[target_feature]` functions may be called.
+/// Each kernel's file implements this trait with one [`kernel_entry_point!`] line, the only
+/// place its target-feature string is written.
+pub(crate) trait Token: Copy + core::fmt::Debug + Send + Sync + 'static {
+    /// Runs `operation` inside one function compiled with this kernel's target features, so
+    /// that the primitives it calls, and for a batch its whole loop, inline into it.
+    fn run<O: OperationOn<Self>>(self, operation: O) -> O::Output;
+}
+
+/// Work a filter hands to a kernel: a single-key probe, a batch loop. [`OperationOn`] says how
+/// it runs on each kernel; this trait says what it returns, the same on every kernel.
+pub(crate) trait Operation {
+    /// What the work returns.
+    type Output;
+}
+
+/// How an [`Operation`] runs on kernel `K`: written once, generically over the primitives a
+/// layout's kernels implement, and compiled inside `K`'s entry point ([`Token::run`]).
+pub(crate) trait OperationOn<K>: Operation {
+    /// Does the work with `kernel`'s primitives.
+    fn run_on(self, kernel: K) -> Self::Output;
+}
+
+/// An [`Operation`] every kernel of this target can run: what [`Dispatch::run`] takes.
+pub(crate) trait OnEveryKernel:
+    OperationOn<scalar::Scalar> + OperationOn<portable::Portable> + OnArchKernels
+{
+}
+
+impl<O> OnEveryKernel for O where
+    O: OperationOn<scalar::Scalar> + OperationOn<portable::Portable> + OnArchKernels
+{
+}
+
+/// The kernels of this architecture, as a bound: [`OnEveryKernel`] without the `cfg`s.
+#[cfg(target_arch = "x86_64")]
+pub(crate) trait OnArchKernels:
+    OperationOn<avx2::Avx2> + OperationOn<avx512::Avx512>
+{
+}
+#[cfg(target_arch = "x86_64")]
+impl<O: OperationOn<avx2::Avx2> + OperationOn<avx512::Avx512>> OnArchKernels for O {}
+
+/// The kernels of this architecture, as a bound: [`OnEveryKernel`] without the `cfg`s.
+#[cfg(target_arch = "aarch64")]
+pub(crate) trait OnArchKernels: OperationOn<neon::Neon> {}
+#[cfg(target_arch = "aarch64")]
+impl<O: OperationOn<neon::Neon>> OnArchKernels for O {}
+
+/// The kernels of this architecture, as a bound: none beyond scalar and portable here.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(crate) trait OnArchKernels {}
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+impl<O> OnArchKernels for O {}
+
+/// Implements [`Token`] for a token type, in the kernel's file: `$token` is the expression
+/// that makes the token inside the entry point, and the attributes go on the entry point: the
+/// kernel's `#[target_feature]`s and its inlining (`#[inline]` for the SIMD kernels, so each
+/// calling crate compiles its own copy and calls it directly; `#[inline(never)]` for scalar
+/// and portable, whose code would otherwise inline into every caller and make it save
+/// registers). The entry point is an `unsafe fn` whose one precondition is that the CPU has
+/// the kernel's features; [`Token::run`] calls it with `self`, the token, as the proof, which
+/// is also why making the token inside it, without detection, is sound.
+macro_rules! kernel_entry_point {
+    ($Token:ident, $token:expr $(, #[$attr:meta])*) => {
+        impl $crate::arch::Token for $Token {
+            #[inline(always)]
+            fn run<O: $crate::arch::OperationOn<Self>>(self, operation: O) -> O::Output {
+                /// The kernel's entry point: `operation` compiled with its features.
+                ///
+                /// # Safety
+                ///
+                /// The CPU must have the kernel's target features.
+                $(#[$attr])*
+                unsafe fn entry<O: $crate::arch::OperationOn<$Token>>(operation: O) -> O::Output {
+                    operation.run_on($token)
+                }
+                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
+                unsafe { entry(operation) }
+            }
+        }
+    };
+}
+pub(crate) use kernel_entry_point;
+
 /// The block primitives every kernel implements, with identical results.
 ///
 /// `x` is the in-block hash (the low 32 bits of a key's hash). Implementations must match

@@ -130,5 +130,5 @@ impl BlockKernel for Neon {
 // NEON and is compiled with it (see `entry_points!`).
 entry_points!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);
 
-// The window operations, compiled with the same features (see `window_entry_points!`).
-crate::arch::window_generic::window_entry_points!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);
+// The one entry point every operation runs through (see `kernel_entry_point!`).
+crate::arch::kernel_entry_point!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);

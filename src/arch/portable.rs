@@ -44,5 +44,5 @@ impl BlockKernel for Portable {
 
 entry_points!(Portable, Portable, #[inline(never)]);
 
-// The window operations, compiled with the same features (see `window_entry_points!`).
-crate::arch::window_generic::window_entry_points!(Portable, Portable, #[inline(never)]);
+// The one entry point every operation runs through (see `kernel_entry_point!`).
+crate::arch::kernel_entry_point!(Portable, Portable, #[inline(never)]);

@@ -27,5 +27,5 @@ impl BlockKernel for Scalar {
 
 entry_points!(Scalar, Scalar, #[inline(never)]);
 
-// The window operations, compiled with the same features (see `window_entry_points!`).
-crate::arch::window_generic::window_entry_points!(Scalar, Scalar, #[inline(never)]);
+// The one entry point every operation runs through (see `kernel_entry_point!`).
+crate::arch::kernel_entry_point!(Scalar, Scalar, #[inline(never)]);

@@ -1,12 +1,14 @@
 //! The window layout's operations (`WindowFilter`), compiled per kernel: [`WindowEntryPoints`]
-//! is what a window calls, and `window_entry_points!`, one line in each kernel's file, compiles
-//! the loops of `generic.rs` (`contains_any_*`, `insert_newest_*`) as one function each with the
-//! kernel's target features. The kernel's block test then inlines into the loop over a key's
+//! is what a window calls, and each operation runs the loops of `generic.rs`
+//! (`contains_any_*`, `insert_newest_*`) inside the kernel's entry point ([`Token::run`]) with
+//! the kernel's target features. The kernel's block test then inlines into the loop over a key's
 //! `G` generations, which computes the key's mask once, instead of one call into the kernel
 //! per generation.
 
 use core::hash::{BuildHasher, Hash};
 
+#[cfg(doc)]
+use super::Token;
 use super::generic::PreHashed;
 use crate::block::LANES;
 
@@ -80,139 +82,116 @@ pub(crate) trait WindowEntryPoints: Copy {
     }
 }
 
-/// Implements [`WindowEntryPoints`] for a kernel token: each operation one `unsafe fn`
-/// compiled with the kernel's attributes (its `#[target_feature]`s), whose one precondition is
-/// that the CPU has those features, called with the token as the proof; `$token` makes the
-/// token inside them, which that precondition makes sound.
-macro_rules! window_entry_points {
-    ($Token:ident, $token:expr $(, #[$attr:meta])*) => {
-        /// This kernel's window entry points (see `crate::arch::window_generic`).
-        mod window_entry {
-            use super::*;
-            use core::hash::{BuildHasher, Hash};
+/// The window's operations, each run inside a kernel's entry point ([`Token::run`]) with
+/// the loops of `generic.rs`, so the kernel's block test inlines into the loop over a key's
+/// generations.
+mod operations {
+    use core::hash::{BuildHasher, Hash};
 
-            use crate::arch::generic;
-            use crate::block::LANES;
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn contains_hash(
-                blocks: &[[u32; LANES]],
-                shape: (usize, usize),
-                hash: u64,
-            ) -> bool {
-                generic::contains_any_hash_with($token, blocks, shape, hash)
-            }
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn insert_hash(
-                blocks: &mut [[u32; LANES]],
-                shape: (usize, usize),
-                newest: usize,
-                hash: u64,
-            ) -> bool {
-                generic::insert_newest_hash_with($token, blocks, shape, newest, hash)
-            }
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn contains_keys<S: BuildHasher, K: Hash>(
-                blocks: &[[u32; LANES]],
-                shape: (usize, usize),
-                hasher: &S,
-                keys: &[K],
-                out: &mut [bool],
-                distance: usize,
-            ) {
-                generic::contains_any_keys_with(
-                    $token, blocks, shape, hasher, keys, out, distance,
-                );
-            }
-
-            /// # Safety
-            ///
-            /// The CPU must have the kernel's target features.
-            $(#[$attr])*
-            pub(super) unsafe fn insert_keys<S: BuildHasher, K: Hash>(
-                blocks: &mut [[u32; LANES]],
-                shape: (usize, usize),
-                newest: usize,
-                hasher: &S,
-                keys: &[K],
-                distance: usize,
-            ) {
-                generic::insert_newest_keys_with(
-                    $token, blocks, shape, newest, hasher, keys, distance,
-                );
-            }
-        }
-
-        impl crate::arch::window_generic::WindowEntryPoints for $Token {
-            #[inline(always)]
-            fn window_contains_hash(
-                self,
-                blocks: &[[u32; crate::block::LANES]],
-                shape: (usize, usize),
-                hash: u64,
-            ) -> bool {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { window_entry::contains_hash(blocks, shape, hash) }
-            }
-
-            #[inline(always)]
-            fn window_insert_hash(
-                self,
-                blocks: &mut [[u32; crate::block::LANES]],
-                shape: (usize, usize),
-                newest: usize,
-                hash: u64,
-            ) -> bool {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe { window_entry::insert_hash(blocks, shape, newest, hash) }
-            }
-
-            #[inline(always)]
-            fn window_contains_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(
-                self,
-                blocks: &[[u32; crate::block::LANES]],
-                shape: (usize, usize),
-                hasher: &S,
-                keys: &[K],
-                out: &mut [bool],
-                distance: usize,
-            ) {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe {
-                    window_entry::contains_keys(blocks, shape, hasher, keys, out, distance)
-                }
-            }
-
-            #[inline(always)]
-            fn window_insert_keys<S: core::hash::BuildHasher, K: core::hash::Hash>(
-                self,
-                blocks: &mut [[u32; crate::block::LANES]],
-                shape: (usize, usize),
-                newest: usize,
-                hasher: &S,
-                keys: &[K],
-                distance: usize,
-            ) {
-                // SAFETY: `self`, a token, proves the CPU has the kernel's features.
-                unsafe {
-                    window_entry::insert_keys(blocks, shape, newest, hasher, keys, distance)
-                }
-            }
-        }
+    use super::super::generic::{
+        contains_any_hash_with, contains_any_keys_with, insert_newest_hash_with,
+        insert_newest_keys_with,
     };
+    use super::super::{BlockKernel, Operation, OperationOn};
+    use crate::block::LANES;
+
+    /// Whether a pre-hashed key is in any generation.
+    pub(crate) struct ContainsHash<'a> {
+        pub(crate) blocks: &'a [[u32; LANES]],
+        pub(crate) shape: (usize, usize),
+        pub(crate) hash: u64,
+    }
+
+    impl Operation for ContainsHash<'_> {
+        type Output = bool;
+    }
+
+    impl<Kn: BlockKernel> OperationOn<Kn> for ContainsHash<'_> {
+        #[inline(always)]
+        fn run_on(self, kernel: Kn) -> bool {
+            contains_any_hash_with(kernel, self.blocks, self.shape, self.hash)
+        }
+    }
+
+    /// Inserts a pre-hashed key into generation `newest`.
+    pub(crate) struct InsertHash<'a> {
+        pub(crate) blocks: &'a mut [[u32; LANES]],
+        pub(crate) shape: (usize, usize),
+        pub(crate) newest: usize,
+        pub(crate) hash: u64,
+    }
+
+    impl Operation for InsertHash<'_> {
+        type Output = bool;
+    }
+
+    impl<Kn: BlockKernel> OperationOn<Kn> for InsertHash<'_> {
+        #[inline(always)]
+        fn run_on(self, kernel: Kn) -> bool {
+            insert_newest_hash_with(kernel, self.blocks, self.shape, self.newest, self.hash)
+        }
+    }
+
+    /// Answers a batch of keys, hashing and prefetching `distance` keys ahead.
+    pub(crate) struct ContainsKeys<'a, S, K> {
+        pub(crate) blocks: &'a [[u32; LANES]],
+        pub(crate) shape: (usize, usize),
+        pub(crate) hasher: &'a S,
+        pub(crate) keys: &'a [K],
+        pub(crate) out: &'a mut [bool],
+        pub(crate) distance: usize,
+    }
+
+    impl<S, K> Operation for ContainsKeys<'_, S, K> {
+        type Output = ();
+    }
+
+    impl<Kn: BlockKernel, S: BuildHasher, K: Hash> OperationOn<Kn> for ContainsKeys<'_, S, K> {
+        #[inline(always)]
+        fn run_on(self, kernel: Kn) {
+            let Self {
+                blocks,
+                shape,
+                hasher,
+                keys,
+                out,
+                distance,
+            } = self;
+            contains_any_keys_with(kernel, blocks, shape, hasher, keys, out, distance);
+        }
+    }
+
+    /// Inserts a batch of keys into generation `newest`, hashing and prefetching `distance`
+    /// keys ahead.
+    pub(crate) struct InsertKeys<'a, S, K> {
+        pub(crate) blocks: &'a mut [[u32; LANES]],
+        pub(crate) shape: (usize, usize),
+        pub(crate) newest: usize,
+        pub(crate) hasher: &'a S,
+        pub(crate) keys: &'a [K],
+        pub(crate) distance: usize,
+    }
+
+    impl<S, K> Operation for InsertKeys<'_, S, K> {
+        type Output = ();
+    }
+
+    impl<Kn: BlockKernel, S: BuildHasher, K: Hash> OperationOn<Kn> for InsertKeys<'_, S, K> {
+        #[inline(always)]
+        fn run_on(self, kernel: Kn) {
+            let Self {
+                blocks,
+                shape,
+                newest,
+                hasher,
+                keys,
+                distance,
+            } = self;
+            insert_newest_keys_with(kernel, blocks, shape, newest, hasher, keys, distance);
+        }
+    }
 }
-pub(crate) use window_entry_points;
+pub(crate) use operations::{ContainsHash, ContainsKeys, InsertHash, InsertKeys};
 
 #[cfg(test)]
 mod tests {
