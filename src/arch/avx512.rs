@@ -22,13 +22,13 @@ use super::{BlockKernel, entry_points};
 use crate::block::{LANES, block_index};
 
 /// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, AVX-512F,
-/// AVX-512VL and AVX-512DQ (every AVX-512 CPU with VL has DQ: Intel since Skylake-SP, AMD
-/// since Zen 4).
+/// AVX-512VL, AVX-512DQ and AVX-512BW (every AVX-512 CPU with VL has DQ and BW: Intel since
+/// Skylake-SP, AMD since Zen 4). The quotient layout's byte and word compares need BW.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512(());
 
 impl Avx512 {
-    /// The token, when this CPU has AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+    /// The token, when this CPU has AVX2, BMI2, AVX-512F, AVX-512VL, AVX-512DQ and AVX-512BW.
     #[inline]
     pub(crate) fn new() -> Option<Avx512> {
         #[cfg(feature = "std")]
@@ -36,6 +36,7 @@ impl Avx512 {
             && std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("avx512bw")
             && std::is_x86_feature_detected!("bmi2");
         // Without std there is no run-time detection: trust the compile-time target features.
         #[cfg(not(feature = "std"))]
@@ -51,7 +52,8 @@ pub(super) const COMPILED_WITH_FEATURES: bool = cfg!(all(
     target_feature = "bmi2",
     target_feature = "avx512f",
     target_feature = "avx512vl",
-    target_feature = "avx512dq"
+    target_feature = "avx512dq",
+    target_feature = "avx512bw"
 ));
 
 /// `mask` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
@@ -218,4 +220,4 @@ impl BlockKernel for Avx512 {
 entry_points!(Avx512, Avx512(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
 
 // The one entry point every operation runs through (see `kernel_entry_point!`).
-crate::arch::kernel_entry_point!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+crate::arch::kernel_entry_point!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq,avx512bw")]);
