@@ -234,10 +234,13 @@ pub enum Layout {
     /// [`WideFilter`](crate::WideFilter)'s 64-byte blocks, eight bits per key in each of one or
     /// two blocks (layout ids 1 and 2: the probes per key).
     Wide,
+    /// [`QuotientFilter`](crate::QuotientFilter)'s 64-byte blocks of tags and bucket metadata,
+    /// one tag per key in one of two blocks (layout ids 5 and 6: 8- and 16-bit tags).
+    Quotient,
 }
 
 impl Layout {
-    /// The layout's lower-case name: `"split-block"` or `"wide"`.
+    /// The layout's lower-case name: `"split-block"`, `"wide"` or `"quotient"`.
     ///
     /// ```
     /// assert_eq!(splitbloom::Layout::Wide.name(), "wide");
@@ -246,6 +249,7 @@ impl Layout {
         match self {
             Layout::SplitBlock => "split-block",
             Layout::Wide => "wide",
+            Layout::Quotient => "quotient",
         }
     }
 
@@ -258,10 +262,11 @@ impl Layout {
         match self {
             Layout::SplitBlock => "splitbloom::Filter",
             Layout::Wide => "splitbloom::WideFilter",
+            Layout::Quotient => "splitbloom::QuotientFilter",
         }
     }
 
-    /// The size of one block of this layout in bytes: 32 or 64.
+    /// The size of one block of this layout in bytes: 32 (split-block) or 64.
     ///
     /// ```
     /// assert_eq!(splitbloom::Layout::SplitBlock.block_bytes(), 32);
@@ -270,7 +275,7 @@ impl Layout {
     pub const fn block_bytes(self) -> usize {
         match self {
             Layout::SplitBlock => 32,
-            Layout::Wide => 64,
+            Layout::Wide | Layout::Quotient => 64,
         }
     }
 }
@@ -283,5 +288,83 @@ impl Layout {
 impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The width of a [`QuotientFilter`](crate::QuotientFilter)'s tags: what each stored key
+/// keeps of its hash, besides its bucket. Wider tags give lower false-positive rates for more
+/// memory per key (see [`math::quotient`](crate::math::quotient)).
+///
+/// ```
+/// use splitbloom::TagBits;
+/// assert_eq!(TagBits::Eight.bits(), 8);
+/// assert_eq!(TagBits::from_bits(16), Some(TagBits::Sixteen));
+/// assert_eq!(TagBits::from_bits(12), None);
+/// assert_eq!(TagBits::Sixteen.slots_per_block(), 28);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TagBits {
+    /// 8-bit tags: 48 slots and 80 buckets per 64-byte block (SBLM layout id 5).
+    Eight,
+    /// 16-bit tags: 28 slots and 36 buckets per 64-byte block (SBLM layout id 6).
+    Sixteen,
+}
+
+impl TagBits {
+    /// Both widths, narrowest first.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::ALL.len(), 2);
+    /// ```
+    pub const ALL: [TagBits; 2] = [TagBits::Eight, TagBits::Sixteen];
+
+    /// Bits per tag: 8 or 16.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::Sixteen.bits(), 16);
+    /// ```
+    pub const fn bits(self) -> u32 {
+        match self {
+            TagBits::Eight => 8,
+            TagBits::Sixteen => 16,
+        }
+    }
+
+    /// The width of `bits`-bit tags, or `None` for a width this crate does not have.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::from_bits(8), Some(splitbloom::TagBits::Eight));
+    /// ```
+    pub const fn from_bits(bits: u32) -> Option<TagBits> {
+        match bits {
+            8 => Some(TagBits::Eight),
+            16 => Some(TagBits::Sixteen),
+            _ => None,
+        }
+    }
+
+    /// Tag slots per 64-byte block: 48 or 28.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::Eight.slots_per_block(), 48);
+    /// ```
+    pub const fn slots_per_block(self) -> usize {
+        match self {
+            TagBits::Eight => 48,
+            TagBits::Sixteen => 28,
+        }
+    }
+
+    /// Buckets per 64-byte block: 80 or 36.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::Sixteen.buckets_per_block(), 36);
+    /// ```
+    pub const fn buckets_per_block(self) -> usize {
+        match self {
+            TagBits::Eight => 80,
+            TagBits::Sixteen => 36,
+        }
     }
 }

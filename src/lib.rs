@@ -229,6 +229,7 @@ pub mod hash;
 mod kind;
 pub mod math;
 pub mod parquet;
+mod quotient_block;
 #[allow(
     unsafe_code,
     reason = "the block allocator (alloc_zeroed, alignment, huge-page hint) and the zero-copy \
@@ -246,13 +247,14 @@ pub use filter::AtomicFilter;
 #[cfg(target_has_atomic = "64")]
 pub use filter::{AtomicWindowFilter, WindowWriter};
 pub use filter::{
-    CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter, WideFilterRef, WindowFilter,
+    CountingFilter, Filter, FilterRef, QuotientFilter, QuotientFilterRef, ScalableFilter,
+    WideFilter, WideFilterRef, WindowFilter,
 };
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
-pub use kind::{HasherKind, Kernel, Layout, UnknownKernel};
+pub use kind::{HasherKind, Kernel, Layout, TagBits, UnknownKernel};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

@@ -29,6 +29,7 @@
 use crate::block::BLOCK_BYTES;
 use crate::error::Error;
 
+pub mod quotient;
 pub mod wide;
 
 /// Bits in one block.

@@ -78,6 +78,8 @@ mod generic;
 mod neon;
 mod portable;
 mod prefetch;
+// The quotient layout (`QuotientFilter`): its primitives per kernel, its operations written once.
+pub(crate) mod quotient;
 mod scalar;
 pub mod testing;
 mod type_cast;

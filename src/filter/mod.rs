@@ -17,6 +17,9 @@
 //! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
 //! | `wide.rs` | [`WideFilter`]: 64-byte blocks, one or two per key, for rates of 0.1% and below |
 //! | `wide_ref.rs` | [`WideFilterRef`]: a zero-copy view of a [`WideFilter`]'s bytes |
+//! | `quotient.rs` | [`QuotientFilter`]: tags in 64-byte blocks, so keys can be removed at the memory of a Bloom filter |
+//! | `quotient_ref.rs` | [`QuotientFilterRef`]: a zero-copy view of a [`QuotientFilter`]'s bytes, and the readers of those bytes |
+//! | `quotient_view.rs` | the reads both quotient types answer through, and the methods they share |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
 //!
 //! The modules that add methods to [`Filter`] are declared after `owned.rs`, because rustdoc
@@ -55,6 +58,11 @@ mod atomic_window;
 #[cfg(target_has_atomic = "64")]
 pub use atomic_window::{AtomicWindowFilter, WindowWriter};
 mod fold;
+mod quotient;
+pub use quotient::QuotientFilter;
+mod quotient_ref;
+pub use quotient_ref::QuotientFilterRef;
+mod quotient_view;
 mod wide;
 pub use wide::WideFilter;
 mod wide_ref;

@@ -521,8 +521,9 @@ macro_rules! read_methods {
         }
     };
     (@hashes $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
-        /// Pre-hashed keys, for callers that hash keys themselves (storage engines): the high
-        /// 32 bits of a hash choose the block and the low 32 bits the bits inside it.
+        /// Pre-hashed keys, for callers that hash keys themselves (storage engines): every bit
+        /// of the 64-bit hash is used, so it must be well mixed (the type's docs say which
+        /// bits choose what).
         impl<S> $Type<$($lt,)? S> {
 
             /// Whether a pre-hashed key may be present: `false` means certainly absent.

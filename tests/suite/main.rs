@@ -48,6 +48,7 @@ mod parquet;
 mod parquet_cli;
 mod platform;
 mod properties;
+mod quotient;
 mod scalable;
 mod scalable_format;
 mod serde;
