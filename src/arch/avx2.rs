@@ -15,20 +15,27 @@ use super::x86::{self, load, mask_vector, probe_asm, store};
 use super::{BlockKernel, entry_points};
 use crate::block::{LANES, block_index};
 
-/// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2 and BMI2.
+/// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2, BMI2 and POPCNT
+/// (every AVX2 CPU has the other two: Intel since Haswell, AMD since Excavator). The quotient
+/// layout counts metadata bits with POPCNT.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx2(());
 
 impl Avx2 {
-    /// The token, when this CPU has AVX2 and BMI2.
+    /// The token, when this CPU has AVX2, BMI2 and POPCNT.
     #[inline]
     pub(crate) fn new() -> Option<Avx2> {
         #[cfg(feature = "std")]
-        let available =
-            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2");
+        let available = std::is_x86_feature_detected!("avx2")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt");
         // Without std there is no run-time detection: trust the compile-time target features.
         #[cfg(not(feature = "std"))]
-        let available = cfg!(all(target_feature = "avx2", target_feature = "bmi2"));
+        let available = cfg!(all(
+            target_feature = "avx2",
+            target_feature = "bmi2",
+            target_feature = "popcnt"
+        ));
         available.then_some(Avx2(()))
     }
 }
@@ -200,4 +207,4 @@ impl BlockKernel for Avx2 {
 entry_points!(Avx2, Avx2(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2")]);
 
 // The one entry point every operation runs through (see `kernel_entry_point!`).
-crate::arch::kernel_entry_point!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2")]);
+crate::arch::kernel_entry_point!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2,popcnt")]);
