@@ -21,13 +21,13 @@
 //! bits inverted; its slot and bucket counts fill one cache line exactly:
 //! `8·48 + 48 + 80 = 512` and `16·28 + 28 + 36 = 512` bits.
 //!
-//! A key with hash `h` has a tag `t` (the low bits of `h`) and two candidate buckets among the
-//! `R = z·B` buckets of `z` blocks: the primary `g₁`, from the other bits of `h` by
-//! multiply-high, and the alternate `g₂ = (c(t) − g₁) mod R`, with `c(t)` a multiply-high of a
-//! Weyl sequence of the tag. The alternate of the alternate is the primary again, so a stored
-//! tag can move to its other block knowing only its bucket and tag: that is what lets an
-//! insert into two full blocks make room by moving one tag out (see [`Location`]). Bucket `g`
-//! is bucket `g mod B` of block `g / B`.
+//! A key with hash `h` has a tag `t` (the low bits of `h`), a bucket `q` (the next bits, by
+//! multiply-high) and two candidate blocks among `z`: the primary `b₁` (the high 32 bits, by
+//! multiply-high, as every filter of the family picks its block) and the alternate
+//! `b₂ = (c(t) − b₁) mod z`, with `c(t)` a multiply-high of a Weyl sequence of the tag. Its tag
+//! goes into bucket `q` of either block. The alternate of the alternate is the primary again,
+//! so a stored tag can move to its other block knowing only its block and tag: that is what
+//! lets an insert into two full blocks make room by moving one tag out (see [`Location`]).
 
 use core::fmt::Debug;
 
@@ -246,63 +246,67 @@ pub(crate) fn len<W: Width>(block: &Block) -> u32 {
     W::metadata(block).tags()
 }
 
-/// The two candidate places of a key: the primary and the alternate bucket, each as a block
-/// index and the bucket inside it, and the tag. The two may be the same block, or (rarely) the
-/// same bucket.
+/// The two candidate places of a key: its bucket in its primary block or in its alternate
+/// block, and its tag. The two blocks may be the same one (rarely).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Location<W: Width> {
     /// The primary block and the alternate block.
     pub(crate) blocks: [usize; 2],
-    /// The bucket in each block.
-    pub(crate) buckets: [u32; 2],
+    /// The bucket, the same in both blocks.
+    pub(crate) bucket: u32,
     /// The tag.
     pub(crate) tag: W::Tag,
 }
 
 impl<W: Width> Location<W> {
-    /// Whether the two candidate buckets are one bucket (the tag's offset puts the alternate on
-    /// the primary): such a key has one place, and its tags are counted once.
+    /// Whether the two candidate blocks are one (the tag's offset puts the alternate on the
+    /// primary): such a key has one place, and its tags are counted once.
     #[inline(always)]
-    pub(crate) fn same_bucket(&self) -> bool {
-        self.blocks[0] == self.blocks[1] && self.buckets[0] == self.buckets[1]
+    pub(crate) fn one_place(&self) -> bool {
+        self.blocks[0] == self.blocks[1]
     }
 }
 
-/// The number of buckets of `num_blocks` blocks of width `W`.
+/// The alternate of block `block` among `num_blocks` for a tag `tag`:
+/// `(c(tag) − block) mod num_blocks`, with `c(t) = ⌊((t + 1)·M mod 2^64)·z / 2^64⌋` (`M` is
+/// [`ALTERNATE_MULTIPLIER`]). Applied twice it gives `block` back.
 #[inline(always)]
-pub(crate) fn total_buckets<W: Width>(num_blocks: usize) -> u64 {
-    num_blocks as u64 * u64::from(W::BUCKETS)
-}
-
-/// The alternate of bucket `bucket` (among `total` buckets) for a tag `tag`:
-/// `(c(tag) − bucket) mod total`. Applied twice it gives `bucket` back.
-#[inline(always)]
-pub(crate) fn alternate(bucket: u64, tag: u64, total: u64) -> u64 {
+pub(crate) fn alternate(block: u64, tag: u64, num_blocks: u64) -> u64 {
     let weyl = tag.wrapping_add(1).wrapping_mul(ALTERNATE_MULTIPLIER);
-    let offset = ((u128::from(weyl) * u128::from(total)) >> 64) as u64;
-    if offset >= bucket {
-        offset - bucket
+    let offset = ((u128::from(weyl) * u128::from(num_blocks)) >> 64) as u64;
+    if offset >= block {
+        offset - block
     } else {
-        offset + (total - bucket)
+        offset + (num_blocks - block)
     }
 }
 
-/// Where the key with hash `hash` may be among `num_blocks` blocks (at least one) of width `W`:
-/// tag `t = h mod 2^T`, primary bucket `g₁ = ⌊(h >> T)·R / 2^(64 − T)⌋`, alternate
-/// [`alternate`]`(g₁, t, R)`.
+/// Where the key with hash `h` may be among `num_blocks` blocks (1 to 2^32) of width `W`: tag
+/// `t = h mod 2^T`, bucket `q = ⌊((h mod 2^32) >> T)·B / 2^(32 − T)⌋`, primary block
+/// `b₁ = ⌊(h >> 32)·z / 2^32⌋` (the family's block index), alternate block
+/// [`alternate`]`(b₁, t, z)`.
 #[inline(always)]
 pub(crate) fn locate<W: Width>(hash: u64, num_blocks: usize) -> Location<W> {
-    let total = total_buckets::<W>(num_blocks);
     let tag = W::tag(hash);
-    let primary =
-        ((u128::from(hash >> W::TAG_BITS) * u128::from(total)) >> (64 - W::TAG_BITS)) as u64;
-    let other = alternate(primary, tag.into(), total);
-    let buckets = u64::from(W::BUCKETS);
+    let primary = crate::block::block_index(hash, num_blocks);
+    let bucket =
+        (u64::from(hash as u32 >> W::TAG_BITS) * u64::from(W::BUCKETS)) >> (32 - W::TAG_BITS);
+    let other = alternate(primary as u64, tag.into(), num_blocks as u64);
     Location {
-        blocks: [(primary / buckets) as usize, (other / buckets) as usize],
-        buckets: [(primary % buckets) as u32, (other % buckets) as u32],
+        blocks: [primary, other as usize],
+        bucket: bucket as u32,
         tag,
     }
+}
+
+/// A bucket's slots as the kernels give them: one-hot words of its first slot and of the slot
+/// after its last, so that the slots are `end − start` and the end is `end`'s trailing zeros.
+pub(crate) type BucketEnds = (u64, u64);
+
+/// The one-hot words of `start..end`.
+#[inline(always)]
+pub(crate) fn one_hot((start, end): (u32, u32)) -> BucketEnds {
+    (1 << start.min(63), 1 << end.min(63))
 }
 
 /// The slots `start..end` of bucket `bucket` in a block with `metadata` (the reference every
@@ -428,8 +432,7 @@ mod tests {
                 let sixteen = locate::<Tag16>(hash, num_blocks);
                 assert!(eight.blocks.iter().all(|&b| b < num_blocks));
                 assert!(sixteen.blocks.iter().all(|&b| b < num_blocks));
-                assert!(eight.buckets.iter().all(|&q| q < 80));
-                assert!(sixteen.buckets.iter().all(|&q| q < 36));
+                assert!(eight.bucket < 80 && sixteen.bucket < 36);
                 assert_eq!(u64::from(eight.tag), hash & 0xff);
                 assert_eq!(u64::from(sixteen.tag), hash & 0xffff);
             }

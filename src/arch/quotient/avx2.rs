@@ -3,13 +3,13 @@
 
 use super::{QuotientKernel, x86};
 use crate::arch::avx2::Avx2;
-use crate::quotient_block::{Block, Width};
+use crate::quotient_block::{Block, BucketEnds, Width};
 
 impl QuotientKernel for Avx2 {
     #[inline(always)]
-    fn bucket_bounds<W: Width>(self, metadata: W::Metadata, bucket: u32) -> (u32, u32) {
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds {
         // SAFETY: `self` proves the CPU has AVX2 and BMI2.
-        unsafe { x86::bucket_bounds::<W>(metadata, bucket) }
+        unsafe { x86::bucket_range::<W>(metadata, bucket) }
     }
 
     #[inline(always)]

@@ -14,7 +14,7 @@
 //!
 //! A lookup locates the key's two buckets ([`locate`]), and in each block compares the tag
 //! against every slot at once ([`tag_matches`](QuotientKernel::tag_matches)) and keeps the
-//! slots of the key's bucket ([`bucket_bounds`](QuotientKernel::bucket_bounds), a select on the
+//! slots of the key's bucket ([`bucket_range`](QuotientKernel::bucket_range), a select on the
 //! metadata). Both blocks are always probed and the answers ORed, so a lookup never branches on
 //! which block holds the key and the two cache misses of a large filter overlap. An insert adds
 //! the tag at the end of its bucket in the emptier block, shifting the slots above it up
@@ -26,7 +26,7 @@ use core::ops::ControlFlow;
 
 use super::{Operation, OperationOn, Token, prefetch};
 use crate::quotient_block::{
-    Block, Location, MetadataBits, Width, alternate, len, locate, slot_buckets, total_buckets,
+    Block, BucketEnds, Location, MetadataBits, Width, alternate, len, locate, slot_buckets,
 };
 
 #[cfg(target_arch = "x86_64")]
@@ -60,8 +60,9 @@ pub(crate) fn quotient_prefetch_distance(num_blocks: usize) -> usize {
 /// reference on every valid block (on an invalid one, a kernel may answer otherwise but stays
 /// in bounds).
 pub(crate) trait QuotientKernel: Token {
-    /// The slots `start..end` of bucket `bucket` (below `W::BUCKETS`): a select on `metadata`.
-    fn bucket_bounds<W: Width>(self, metadata: W::Metadata, bucket: u32) -> (u32, u32);
+    /// The slots `start..end` of bucket `bucket` (below `W::BUCKETS`) as the one-hot words
+    /// `(1 << start, 1 << end)`: a select on `metadata`.
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds;
     /// The slots of `block` holding `tag`, bit `i` for slot `i` (no bit at or above
     /// `W::SLOTS`): one compare of the broadcast tag against every slot.
     fn tag_matches<W: Width>(self, block: &Block, tag: W::Tag) -> u64;
@@ -73,14 +74,8 @@ pub(crate) trait QuotientKernel: Token {
     fn shift_out<W: Width>(self, block: &mut Block, slot: u32);
 }
 
-/// The slots `start..end` as bits (both at most 48, so the shifts stay below 64).
-#[inline(always)]
-fn slots_between(start: u32, end: u32) -> u64 {
-    let below = |slot: u32| (1u64 << slot.min(63)) - 1;
-    below(end) & !below(start)
-}
-
-/// The slots of bucket `bucket` of `block` that hold `tag`, as bits.
+/// The slots of bucket `bucket` of `block` that hold `tag`, as bits: the tag's matches, and the
+/// bucket's slots as the difference of its two one-hot ends.
 #[inline(always)]
 pub(crate) fn bucket_matches<Kn: QuotientKernel, W: Width>(
     kernel: Kn,
@@ -88,8 +83,8 @@ pub(crate) fn bucket_matches<Kn: QuotientKernel, W: Width>(
     bucket: u32,
     tag: W::Tag,
 ) -> u64 {
-    let (start, end) = kernel.bucket_bounds::<W>(W::metadata(block), bucket);
-    kernel.tag_matches::<W>(block, tag) & slots_between(start, end)
+    let (start, end) = kernel.bucket_range::<W>(W::metadata(block), bucket);
+    kernel.tag_matches::<W>(block, tag) & end.wrapping_sub(start)
 }
 
 /// Appends `tag` at the end of bucket `bucket` of `block`, which has a free slot: the slots
@@ -97,7 +92,10 @@ pub(crate) fn bucket_matches<Kn: QuotientKernel, W: Width>(
 #[inline(always)]
 fn put<Kn: QuotientKernel, W: Width>(kernel: Kn, block: &mut Block, bucket: u32, tag: W::Tag) {
     let metadata = W::metadata(block);
-    let (_, end) = kernel.bucket_bounds::<W>(metadata, bucket);
+    let end = kernel
+        .bucket_range::<W>(metadata, bucket)
+        .1
+        .trailing_zeros();
     kernel.shift_in::<W>(block, end, tag);
     W::set_metadata(block, metadata.insert_one(end + bucket));
 }
@@ -111,21 +109,21 @@ fn take<Kn: QuotientKernel, W: Width>(kernel: Kn, block: &mut Block, bucket: u32
     W::set_metadata(block, metadata.remove_bit(slot + bucket));
 }
 
-/// Both buckets' matching slots of `location` in `blocks`.
+/// Both blocks' matching slots of `location` in `blocks`. (Written out, not with
+/// `[0, 1].map(..)`: `map` may stay a call to a generic function compiled without the kernel's
+/// target features, and the primitives would then not inline.)
 #[inline(always)]
 fn matches<Kn: QuotientKernel, W: Width>(
     kernel: Kn,
     blocks: &[Block],
     location: &Location<W>,
 ) -> [u64; 2] {
-    [0, 1].map(|at| {
-        bucket_matches::<Kn, W>(
-            kernel,
-            &blocks[location.blocks[at]],
-            location.buckets[at],
-            location.tag,
-        )
-    })
+    let [first, second] = location.blocks;
+    let (bucket, tag) = (location.bucket, location.tag);
+    [
+        bucket_matches::<Kn, W>(kernel, &blocks[first], bucket, tag),
+        bucket_matches::<Kn, W>(kernel, &blocks[second], bucket, tag),
+    ]
 }
 
 /// Whether a key at `location` may be present: its tag in either bucket.
@@ -139,7 +137,34 @@ fn contains_at<Kn: QuotientKernel, W: Width>(
     first | second != 0
 }
 
-/// How many copies of its tag a key at `location` has: the matches in both buckets (one bucket
+/// [`contains_at`] for a single key: the same answer, with branches that a loop of single
+/// lookups predicts well and that shorten each lookup, so that more of them overlap their cache
+/// misses (a batch prefetches instead, and stays branch-free). A key absent from both blocks'
+/// tags (nearly every miss with 16-bit tags, about 70% with 8-bit ones at 85% load) needs no
+/// bucket bounds; a present key is most often in its primary block (see [`insert_copy_at`]),
+/// whose bounds then answer alone.
+#[inline(always)]
+fn contains_one<Kn: QuotientKernel, W: Width>(
+    kernel: Kn,
+    blocks: &[Block],
+    location: &Location<W>,
+) -> bool {
+    let [first, second] = location.blocks;
+    let (first, second) = (&blocks[first], &blocks[second]);
+    let tag = location.tag;
+    let matched = [
+        kernel.tag_matches::<W>(first, tag),
+        kernel.tag_matches::<W>(second, tag),
+    ];
+    let in_bucket = |block: &Block, matched: u64| {
+        let (start, end) = kernel.bucket_range::<W>(W::metadata(block), location.bucket);
+        matched & end.wrapping_sub(start) != 0
+    };
+    (matched[0] != 0 && in_bucket(first, matched[0]))
+        || (matched[1] != 0 && in_bucket(second, matched[1]))
+}
+
+/// How many copies of its tag a key at `location` has: the matches in both blocks (one block
 /// counted once when they coincide).
 #[inline(always)]
 fn count_at<Kn: QuotientKernel, W: Width>(
@@ -148,37 +173,45 @@ fn count_at<Kn: QuotientKernel, W: Width>(
     location: &Location<W>,
 ) -> u32 {
     let [first, second] = matches(kernel, blocks, location);
-    let second = if location.same_bucket() { 0 } else { second };
+    let second = if location.one_place() { 0 } else { second };
     first.count_ones() + second.count_ones()
 }
 
-/// Removes one copy of the tag of a key at `location`: the first matching slot of the primary
-/// bucket, else of the alternate. `false` when neither holds the tag (nothing changes).
+/// Removes one copy of the tag of a key at `location`: the first matching slot of its bucket in
+/// the primary block, else in the alternate. `false` when neither holds the tag (nothing
+/// changes). The alternate is only looked at when the primary has no copy, which is the rarer
+/// case (see [`insert_copy_at`]).
 #[inline(always)]
 fn remove_at<Kn: QuotientKernel, W: Width>(
     kernel: Kn,
     blocks: &mut [Block],
     location: &Location<W>,
 ) -> bool {
-    let [first, second] = matches(kernel, blocks, location);
-    let (at, found) = if first != 0 { (0, first) } else { (1, second) };
-    if found == 0 {
-        return false;
+    let (bucket, tag) = (location.bucket, location.tag);
+    for at in location.blocks {
+        let found = bucket_matches::<Kn, W>(kernel, &blocks[at], bucket, tag);
+        if found != 0 {
+            take::<Kn, W>(kernel, &mut blocks[at], bucket, found.trailing_zeros());
+            return true;
+        }
     }
-    let block = &mut blocks[location.blocks[at]];
-    take::<Kn, W>(kernel, block, location.buckets[at], found.trailing_zeros());
-    true
+    false
 }
 
 /// Adds one copy of the tag of a key at `location`, by the layout's placement rule (the byte
 /// contract every writer follows, `docs/FORMAT.md`):
 ///
-/// 1. into the block holding fewer tags, the primary on a tie, at the end of the key's bucket
-///    there;
+/// 1. into the primary block while it holds fewer than three quarters of its slots, else into
+///    the block holding fewer tags, the primary on a tie; at the end of the key's bucket there;
 /// 2. when both blocks are full, first moving one stored tag out of the primary block (slots in
 ///    order), else out of the alternate, to that tag's other block, the first one whose other
 ///    block has a free slot; then the key goes where the tag was taken from;
 /// 3. else `Err(())`: the filter is full for this key, and nothing changed.
+///
+/// The threshold of rule 1 spares most inserts into a filter that is filling up a read of
+/// the alternate block (a cache miss in a large filter), as the vector quotient filter does;
+/// past it, the emptier block keeps the blocks' loads even (simulated first failures at 99.1%
+/// of the slots with 8-bit tags, 98.5% with 16-bit ones, for 2^24 slots).
 #[inline(always)]
 fn insert_copy_at<Kn: QuotientKernel, W: Width>(
     kernel: Kn,
@@ -186,18 +219,35 @@ fn insert_copy_at<Kn: QuotientKernel, W: Width>(
     location: &Location<W>,
 ) -> Result<(), ()> {
     let [primary, other] = location.blocks;
-    let (fill, other_fill) = (len::<W>(&blocks[primary]), len::<W>(&blocks[other]));
-    let at = usize::from(other_fill < fill);
-    if fill.min(other_fill) < W::SLOTS {
-        let block = &mut blocks[location.blocks[at]];
-        put::<Kn, W>(kernel, block, location.buckets[at], location.tag);
-        return Ok(());
-    }
-    let candidates = if primary == other { 1 } else { 2 };
-    for at in 0..candidates {
-        if move_one_out::<Kn, W>(kernel, blocks, location.blocks[at]) {
-            let block = &mut blocks[location.blocks[at]];
-            put::<Kn, W>(kernel, block, location.buckets[at], location.tag);
+    let fill = len::<W>(&blocks[primary]);
+    let at = if fill < PRIMARY_THRESHOLD * W::SLOTS / 4 {
+        primary
+    } else {
+        let other_fill = len::<W>(&blocks[other]);
+        if fill.min(other_fill) == W::SLOTS {
+            return make_room_and_put(kernel, blocks, location);
+        }
+        if other_fill < fill { other } else { primary }
+    };
+    put::<Kn, W>(kernel, &mut blocks[at], location.bucket, location.tag);
+    Ok(())
+}
+
+/// Rule 1's threshold, in quarters of a block's slots.
+const PRIMARY_THRESHOLD: u32 = 3;
+
+/// Rules 2 and 3 of [`insert_copy_at`], for a key whose two blocks are full: out of line, as
+/// they are rare.
+#[inline(never)]
+fn make_room_and_put<Kn: QuotientKernel, W: Width>(
+    kernel: Kn,
+    blocks: &mut [Block],
+    location: &Location<W>,
+) -> Result<(), ()> {
+    let candidates = if location.one_place() { 1 } else { 2 };
+    for &at in &location.blocks[..candidates] {
+        if move_one_out::<Kn, W>(kernel, blocks, at) {
+            put::<Kn, W>(kernel, &mut blocks[at], location.bucket, location.tag);
             return Ok(());
         }
     }
@@ -205,33 +255,22 @@ fn insert_copy_at<Kn: QuotientKernel, W: Width>(
 }
 
 /// Moves the first tag of full block `from` (in slot order) whose other block has a free slot
-/// there; `false` when none has. Rare: both blocks of a key are full only near full load.
-#[inline(never)]
+/// there, into the same bucket; `false` when none has.
+#[inline(always)]
 fn move_one_out<Kn: QuotientKernel, W: Width>(
     kernel: Kn,
     blocks: &mut [Block],
     from: usize,
 ) -> bool {
-    let total = total_buckets::<W>(blocks.len());
-    let buckets_per_block = u64::from(W::BUCKETS);
+    let num_blocks = blocks.len() as u64;
     let slot_buckets = slot_buckets::<W>(W::metadata(&blocks[from]));
     for slot in 0..W::SLOTS {
         let tag = W::slot(&blocks[from], slot);
-        let bucket = slot_buckets[slot as usize];
-        let other = alternate(
-            from as u64 * buckets_per_block + u64::from(bucket),
-            tag.into(),
-            total,
-        );
-        let to = (other / buckets_per_block) as usize;
+        let to = alternate(from as u64, tag.into(), num_blocks) as usize;
         if to != from && len::<W>(&blocks[to]) < W::SLOTS {
+            let bucket = slot_buckets[slot as usize];
             take::<Kn, W>(kernel, &mut blocks[from], bucket, slot);
-            put::<Kn, W>(
-                kernel,
-                &mut blocks[to],
-                (other % buckets_per_block) as u32,
-                tag,
-            );
+            put::<Kn, W>(kernel, &mut blocks[to], bucket, tag);
             return true;
         }
     }
@@ -254,12 +293,31 @@ fn insert_at<Kn: QuotientKernel, W: Width>(
     insert_copy_at(kernel, blocks, location).map(|()| true)
 }
 
-/// Calls `visit(i, location)` for every key `i` in order, with the key's [`Location`] among
-/// `num_blocks` blocks, after prefetching both blocks of the key `distance` places later: each
-/// key is hashed and located `distance` keys before its visit, in a ring on the stack (0: no
-/// prefetching; other values are rounded up to a power of two and capped at
-/// [`QUOTIENT_PREFETCH_DISTANCE`]). `blocks` only locates the lines to prefetch and is never
-/// dereferenced. Stops at the first visit that breaks and returns its index, or `keys.len()`.
+/// What a batch loop does with each key's location: answer, insert, remove. A trait rather
+/// than a closure so that [`visit`](Visit::visit) is always inlined into the loop (and compiled
+/// with the kernel's target features): LLVM keeps a closure this large out of line when the
+/// loop calls it from more than one place.
+trait Visit<W: Width> {
+    /// Handles key `index` at `location`; `Break` stops the batch there.
+    fn visit(&mut self, index: usize, location: &Location<W>) -> ControlFlow<()>;
+}
+
+/// The location of a key hashed with `hasher` among `num_blocks` blocks.
+#[inline(always)]
+fn locate_key<W: Width, S: BuildHasher, K: Hash>(
+    hasher: &S,
+    key: &K,
+    num_blocks: usize,
+) -> Location<W> {
+    locate::<W>(crate::hash::hash_key(hasher, key), num_blocks)
+}
+
+/// Visits every key `i` of `keys` in order with its [`Location`] among `num_blocks` blocks,
+/// after prefetching both blocks of the key `distance` places later: each key is hashed and
+/// located `distance` keys before its visit, in a ring on the stack (0: no prefetching; other
+/// values are rounded up to a power of two and capped at [`QUOTIENT_PREFETCH_DISTANCE`]).
+/// `blocks` only locates the lines to prefetch and is never dereferenced. Stops at the first
+/// visit that breaks and returns its index, or `keys.len()`.
 #[inline(always)]
 fn visit_locations<W: Width, S: BuildHasher, K: Hash>(
     blocks: *const Block,
@@ -267,64 +325,109 @@ fn visit_locations<W: Width, S: BuildHasher, K: Hash>(
     hasher: &S,
     keys: &[K],
     distance: usize,
-    mut visit: impl FnMut(usize, &Location<W>) -> ControlFlow<()>,
+    visitor: &mut impl Visit<W>,
 ) -> usize {
-    let locate_key = |key: &K| locate::<W>(crate::hash::hash_key(hasher, key), num_blocks);
-    if distance == 0 || keys.is_empty() {
+    if distance == 0 {
         for (index, key) in keys.iter().enumerate() {
-            if visit(index, &locate_key(key)).is_break() {
+            let location = locate_key::<W, S, K>(hasher, key, num_blocks);
+            if visitor.visit(index, &location).is_break() {
                 return index;
             }
         }
         return keys.len();
     }
+    let ring = (blocks, num_blocks, distance);
     match prefetch::level() {
-        prefetch::Level::L1 => visit_ring::<true, W, K>(blocks, &locate_key, keys, distance, visit),
-        prefetch::Level::L2 => {
-            visit_ring::<false, W, K>(blocks, &locate_key, keys, distance, visit)
-        }
+        prefetch::Level::L1 => visit_ring::<true, W, S, K>(ring, hasher, keys, visitor),
+        prefetch::Level::L2 => visit_ring::<false, W, S, K>(ring, hasher, keys, visitor),
     }
 }
 
-/// [`visit_locations`] with prefetching into L1 when `L1`, else L2.
+/// [`visit_locations`] with prefetching into L1 when `L1`, else L2: the ring is filled with the
+/// first `distance` keys, then each step visits the oldest and puts the key `distance` later in
+/// its place.
 #[inline(always)]
-fn visit_ring<const L1: bool, W: Width, K: Hash>(
-    blocks: *const Block,
-    locate_key: &impl Fn(&K) -> Location<W>,
+fn visit_ring<const L1: bool, W: Width, S: BuildHasher, K: Hash>(
+    (blocks, num_blocks, distance): (*const Block, usize, usize),
+    hasher: &S,
     keys: &[K],
-    distance: usize,
-    mut visit: impl FnMut(usize, &Location<W>) -> ControlFlow<()>,
+    visitor: &mut impl Visit<W>,
 ) -> usize {
     const RING: usize = QUOTIENT_PREFETCH_DISTANCE;
     const { assert!(RING.is_power_of_two()) };
     let distance = distance.min(RING).next_power_of_two();
     let mask = (distance - 1) & (RING - 1);
     let mut ring = [Location::<W>::default(); RING];
-    let prepare = |key: &K| {
-        let location = locate_key(key);
-        for block in location.blocks {
-            prefetch::prefetch::<L1, _>(blocks.wrapping_add(block));
-        }
-        location
+    let prepare = |slot: &mut Location<W>, key: &K| {
+        *slot = locate_key::<W, S, K>(hasher, key, num_blocks);
+        prefetch::prefetch::<L1, _>(blocks.wrapping_add(slot.blocks[0]));
+        prefetch::prefetch::<L1, _>(blocks.wrapping_add(slot.blocks[1]));
     };
-    let (first, later) = keys.split_at(distance.min(keys.len()));
-    for (slot, key) in first.iter().enumerate() {
-        ring[slot & mask] = prepare(key);
+    for (index, key) in keys.iter().take(distance).enumerate() {
+        prepare(&mut ring[index & mask], key);
     }
-    for (index, key) in later.iter().enumerate() {
-        let slot = index & mask;
-        let location = ring[slot];
-        ring[slot] = prepare(key);
-        if visit(index, &location).is_break() {
-            return index;
+    for index in 0..keys.len() {
+        let slot = &mut ring[index & mask];
+        let location = *slot;
+        if let Some(key) = keys.get(index + distance) {
+            prepare(slot, key);
         }
-    }
-    for index in later.len()..keys.len() {
-        if visit(index, &ring[index & mask]).is_break() {
+        if visitor.visit(index, &location).is_break() {
             return index;
         }
     }
     keys.len()
+}
+
+/// A batch of lookups: `out[i]` for key `i`.
+struct Answer<'a, Kn> {
+    kernel: Kn,
+    blocks: &'a [Block],
+    out: &'a mut [bool],
+}
+
+impl<Kn: QuotientKernel, W: Width> Visit<W> for Answer<'_, Kn> {
+    #[inline(always)]
+    fn visit(&mut self, index: usize, location: &Location<W>) -> ControlFlow<()> {
+        self.out[index] = contains_at(self.kernel, self.blocks, location);
+        ControlFlow::Continue(())
+    }
+}
+
+/// A batch of inserts, counting the keys added; breaks at the first that does not fit.
+struct Add<'a, Kn> {
+    kernel: Kn,
+    blocks: &'a mut [Block],
+    copy: bool,
+    added: usize,
+}
+
+impl<Kn: QuotientKernel, W: Width> Visit<W> for Add<'_, Kn> {
+    #[inline(always)]
+    fn visit(&mut self, _: usize, location: &Location<W>) -> ControlFlow<()> {
+        match insert_at(self.kernel, self.blocks, location, self.copy) {
+            Ok(added) => {
+                self.added += usize::from(added);
+                ControlFlow::Continue(())
+            }
+            Err(()) => ControlFlow::Break(()),
+        }
+    }
+}
+
+/// A batch of removals, counting the keys found.
+struct Take<'a, Kn> {
+    kernel: Kn,
+    blocks: &'a mut [Block],
+    removed: usize,
+}
+
+impl<Kn: QuotientKernel, W: Width> Visit<W> for Take<'_, Kn> {
+    #[inline(always)]
+    fn visit(&mut self, _: usize, location: &Location<W>) -> ControlFlow<()> {
+        self.removed += usize::from(remove_at(self.kernel, self.blocks, location));
+        ControlFlow::Continue(())
+    }
 }
 
 /// Writes the `Operation` impl of an operation struct and its one generic `OperationOn` impl,
@@ -358,7 +461,7 @@ pub(crate) struct Contains<'a, W> {
 }
 
 quotient_operation!(Contains<'a, W> -> bool, |op, kernel| {
-    contains_at(kernel, op.blocks, &locate::<W>(op.hash, op.blocks.len()))
+    contains_one(kernel, op.blocks, &locate::<W>(op.hash, op.blocks.len()))
 });
 
 /// How many copies a pre-hashed key may have: an upper bound.
@@ -411,10 +514,8 @@ pub(crate) struct ContainsKeys<'a, W, S, K> {
 quotient_operation!(ContainsKeys<'a, W, S: BuildHasher, K: Hash> -> (), |op, kernel| {
     let ContainsKeys { blocks, hasher, keys, out, distance, width: _ } = op;
     assert_eq!(keys.len(), out.len(), "one answer slot per key");
-    visit_locations::<W, S, K>(blocks.as_ptr(), blocks.len(), hasher, keys, distance, |index, location| {
-        out[index] = contains_at(kernel, blocks, location);
-        ControlFlow::Continue(())
-    });
+    let mut answer = Answer { kernel, blocks, out };
+    visit_locations::<W, S, K>(blocks.as_ptr(), blocks.len(), hasher, keys, distance, &mut answer);
 });
 
 /// What a batch insert did.
@@ -440,19 +541,10 @@ pub(crate) struct InsertKeys<'a, W, S, K> {
 
 quotient_operation!(InsertKeys<'a, W, S: BuildHasher, K: Hash> -> Inserted, |op, kernel| {
     let InsertKeys { blocks, hasher, keys, copy, distance, width: _ } = op;
-    let mut added = 0;
-    let base = blocks.as_ptr();
-    let num_blocks = blocks.len();
-    let stopped = visit_locations::<W, S, K>(base, num_blocks, hasher, keys, distance, |_, location| {
-        match insert_at(kernel, blocks, location, copy) {
-            Ok(new) => {
-                added += usize::from(new);
-                ControlFlow::Continue(())
-            }
-            Err(()) => ControlFlow::Break(()),
-        }
-    });
-    Inserted { added, full_at: (stopped < keys.len()).then_some(stopped) }
+    let (base, num_blocks) = (blocks.as_ptr(), blocks.len());
+    let mut add = Add { kernel, blocks, copy, added: 0 };
+    let stopped = visit_locations::<W, S, K>(base, num_blocks, hasher, keys, distance, &mut add);
+    Inserted { added: add.added, full_at: (stopped < keys.len()).then_some(stopped) }
 });
 
 /// Removes one copy of every key of a batch, prefetching; returns how many were found.
@@ -466,12 +558,8 @@ pub(crate) struct RemoveKeys<'a, W, S, K> {
 
 quotient_operation!(RemoveKeys<'a, W, S: BuildHasher, K: Hash> -> usize, |op, kernel| {
     let RemoveKeys { blocks, hasher, keys, distance, width: _ } = op;
-    let mut removed = 0;
-    let base = blocks.as_ptr();
-    let num_blocks = blocks.len();
-    visit_locations::<W, S, K>(base, num_blocks, hasher, keys, distance, |_, location| {
-        removed += usize::from(remove_at(kernel, blocks, location));
-        ControlFlow::Continue(())
-    });
-    removed
+    let (base, num_blocks) = (blocks.as_ptr(), blocks.len());
+    let mut take = Take { kernel, blocks, removed: 0 };
+    visit_locations::<W, S, K>(base, num_blocks, hasher, keys, distance, &mut take);
+    take.removed
 });

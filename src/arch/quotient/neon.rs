@@ -10,7 +10,7 @@ use core::arch::aarch64::{
 
 use super::{QuotientKernel, select};
 use crate::arch::neon::Neon;
-use crate::quotient_block::{Block, Width};
+use crate::quotient_block::{Block, BucketEnds, Width};
 
 /// The block as four registers: bytes 0..16, 16..32, 32..48, 48..64.
 #[target_feature(enable = "neon")]
@@ -144,8 +144,8 @@ fn shift_out<W: Width>(block: &mut Block, slot: u32) {
 
 impl QuotientKernel for Neon {
     #[inline(always)]
-    fn bucket_bounds<W: Width>(self, metadata: W::Metadata, bucket: u32) -> (u32, u32) {
-        select::bucket_bounds::<W>(metadata, bucket)
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds {
+        select::bucket_range::<W>(metadata, bucket)
     }
 
     #[inline(always)]

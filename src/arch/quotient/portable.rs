@@ -7,7 +7,7 @@ use wide::{u8x16, u16x8};
 
 use super::{QuotientKernel, select};
 use crate::arch::portable::Portable;
-use crate::quotient_block::{self as reference, BLOCK_BYTES, Block, Width};
+use crate::quotient_block::{self as reference, BLOCK_BYTES, Block, BucketEnds, Width};
 
 /// The block's bytes as four 16-byte vectors.
 #[inline(always)]
@@ -18,8 +18,8 @@ fn chunks(block: &Block) -> &[[u8; 16]; BLOCK_BYTES / 16] {
 
 impl QuotientKernel for Portable {
     #[inline(always)]
-    fn bucket_bounds<W: Width>(self, metadata: W::Metadata, bucket: u32) -> (u32, u32) {
-        select::bucket_bounds::<W>(metadata, bucket)
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds {
+        select::bucket_range::<W>(metadata, bucket)
     }
 
     #[inline(always)]

@@ -3,12 +3,12 @@
 
 use super::QuotientKernel;
 use crate::arch::scalar::Scalar;
-use crate::quotient_block::{self as reference, Block, Width};
+use crate::quotient_block::{self as reference, Block, BucketEnds, Width};
 
 impl QuotientKernel for Scalar {
     #[inline(always)]
-    fn bucket_bounds<W: Width>(self, metadata: W::Metadata, bucket: u32) -> (u32, u32) {
-        reference::bucket_bounds::<W>(metadata, bucket)
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds {
+        reference::one_hot(reference::bucket_bounds::<W>(metadata, bucket))
     }
 
     #[inline(always)]

@@ -5,7 +5,7 @@
 //! eight computed at once in one word (Vigna, "Broadword implementation of rank/select
 //! queries", 2008, gives the technique), then the bit inside that byte from a table.
 
-use crate::quotient_block::{MetadataBits, Width};
+use crate::quotient_block::{BucketEnds, MetadataBits, Width};
 
 /// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th one (from 0) of byte `b`, 8 when it has
 /// fewer than `k + 1` ones.
@@ -71,19 +71,13 @@ fn select<M: MetadataBits>(metadata: M, k: u32) -> u32 {
     }
 }
 
-/// The slots `start..end` of bucket `bucket`: `end = select(bucket) − bucket`, and `start` is
-/// the previous bucket's end (0 for bucket 0); clamped to the block.
+/// The one-hot words of the slots `start..end` of bucket `bucket`: `end = select(bucket) −
+/// bucket`, and `start` is the previous bucket's end (0 for bucket 0).
 #[inline(always)]
-pub(crate) fn bucket_bounds<W: Width>(metadata: W::Metadata, bucket: u32) -> (u32, u32) {
-    let end = select(metadata, bucket).wrapping_sub(bucket).min(W::SLOTS);
-    let start = if bucket == 0 {
-        0
-    } else {
-        select(metadata, bucket - 1)
-            .wrapping_sub(bucket - 1)
-            .min(W::SLOTS)
-    };
-    (start.min(end), end)
+pub(crate) fn bucket_range<W: Width>(metadata: W::Metadata, bucket: u32) -> BucketEnds {
+    let end = |k: u32| 1u64 << (select(metadata, k).wrapping_sub(k) & 63);
+    let start = if bucket == 0 { 1 } else { end(bucket - 1) };
+    (start, end(bucket))
 }
 
 #[cfg(test)]

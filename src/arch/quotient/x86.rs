@@ -13,37 +13,41 @@ use core::arch::x86_64::{
     _mm256_setr_epi8, _mm256_storeu_si256, _pdep_u64,
 };
 
-use crate::quotient_block::{Block, MetadataBits, Width};
+use core::hint::select_unpredictable;
 
-/// The slots `start..end` of bucket `bucket` from the metadata: one `pdep` per metadata word
-/// deposits the bucket's and the previous bucket's ends (its zeros: select `bucket − 1` and
-/// `bucket` on the flipped word, or select 0 for bucket 0) at their positions, and the slots
-/// follow by subtracting the ends before them. Clamped to the block, as the reference is.
-#[target_feature(enable = "bmi2")]
+use crate::quotient_block::{Block, BucketEnds, MetadataBits, Width};
+
+/// The one-hot words of the slots `start..end` of bucket `bucket`, with `pdep` (see
+/// [`end_slot`]); `start` is the previous bucket's end, or slot 0.
+#[target_feature(enable = "bmi2,popcnt")]
 #[inline]
-pub(super) fn bucket_bounds<W: Width>(metadata: W::Metadata, bucket: u32) -> (u32, u32) {
-    // Bits bucket − 1 and bucket (bit 0 alone for bucket 0) of a mask of the ones to find.
-    let wanted = (3u128 << bucket.min(126)) >> 1;
+pub(super) fn bucket_range<W: Width>(metadata: W::Metadata, bucket: u32) -> BucketEnds {
     let ends = metadata.ends();
+    let previous = end_slot(ends, bucket.wrapping_sub(1));
+    (
+        select_unpredictable(bucket == 0, 1, previous),
+        end_slot(ends, bucket),
+    )
+}
+
+/// The one-hot word of the slot where bucket `k`'s tags end: bucket ends are the ones of
+/// `ends` (the flipped metadata), `pdep` deposits a single bit at the `k`-th one, and the slot
+/// is that position minus the `k` ends before it, which a rotation by `k` gives wherever the
+/// bit landed (in a 128-bit word, the low or the high half: the slot is below 64 either way).
+/// Branch-free (`select_unpredictable`): which half holds a bucket's end is close to a coin
+/// toss. On valid metadata exactly one half holds it; on any other, the word is wrong but the
+/// arithmetic stays defined.
+#[target_feature(enable = "bmi2,popcnt")]
+#[inline]
+fn end_slot<M: MetadataBits>(ends: M, k: u32) -> u64 {
     let low = ends.low();
-    let mut deposited = u128::from(_pdep_u64(wanted as u64, low));
-    if W::Metadata::BITS > 64 {
-        // The ones the low word lacks come from the high word.
-        let spill = (wanted >> low.count_ones()) as u64;
-        deposited |= u128::from(_pdep_u64(spill, ends.high())) << 64;
+    let bit = |index: u32| select_unpredictable(index < 64, 1u64 << (index & 63), 0);
+    if M::BITS == 64 {
+        return _pdep_u64(bit(k), low).rotate_right(k);
     }
-    let first = deposited.trailing_zeros();
-    let second = (deposited & deposited.wrapping_sub(1)).trailing_zeros();
-    let (start, end) = if bucket == 0 {
-        (0, first)
-    } else {
-        (
-            (first + 1).wrapping_sub(bucket),
-            second.wrapping_sub(bucket),
-        )
-    };
-    let end = end.min(W::SLOTS);
-    (start.min(end), end)
+    let in_low = _pdep_u64(bit(k), low);
+    let in_high = _pdep_u64(bit(k.wrapping_sub(low.count_ones())), ends.high());
+    (in_low | in_high).rotate_right(k)
 }
 
 /// The block as two ymm registers: bytes 0..32 and 32..64.
