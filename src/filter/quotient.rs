@@ -327,6 +327,20 @@ impl<S> QuotientFilter<S> {
         self.insert_all(hashes)
     }
 
+    /// Adds another copy of every pre-hashed key of `hashes`, as
+    /// [`insert_copy_batch`](Self::insert_copy_batch).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::QuotientFilter::with_fpr(100, 0.01)?;
+    /// let a = 0x9e37_79b9_7f4a_7c15;
+    /// filter.insert_copy_hash_batch(&[a, a])?;
+    /// assert_eq!(filter.count_hash(a), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn insert_copy_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
+        add_keys(self.parts().0, &PreHashed, hashes, true)
+    }
+
     /// Removes one copy of every pre-hashed key of `hashes`, as
     /// [`remove_batch`](Self::remove_batch); returns how many were found.
     ///
