@@ -203,7 +203,7 @@ impl fmt::Display for Error {
             Error::InvalidGenerations(generations) => write!(
                 f,
                 "a window filter needs 1 to {} generations, not {generations}",
-                crate::block::MAX_GENERATIONS
+                crate::layout::window::MAX_GENERATIONS
             ),
             // The byte size depends on the filter type (a counting block is four times larger)
             // and MAX_BLOCKS on the pointer width, so the message states blocks only.
@@ -212,12 +212,12 @@ impl fmt::Display for Error {
             Error::TooLarge { blocks } if blocks.abs() >= 1e9 || !blocks.is_finite() => write!(
                 f,
                 "a filter of {blocks:.3e} blocks exceeds the maximum of {} blocks",
-                crate::block::MAX_BLOCKS
+                crate::layout::split_block::MAX_BLOCKS
             ),
             Error::TooLarge { blocks } => write!(
                 f,
                 "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks",
-                crate::block::MAX_BLOCKS
+                crate::layout::split_block::MAX_BLOCKS
             ),
             Error::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the filter")

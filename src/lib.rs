@@ -221,12 +221,12 @@ extern crate alloc;
               carries its SAFETY argument"
 )]
 mod arch;
-mod block;
 mod error;
 mod filter;
 pub mod format;
 pub mod hash;
 mod kind;
+mod layout;
 pub mod math;
 pub mod parquet;
 #[allow(
@@ -235,11 +235,9 @@ pub mod parquet;
               atomic view of blocks: each `unsafe` block carries its SAFETY argument"
 )]
 mod storage;
-mod wide_block;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
-pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
@@ -248,6 +246,7 @@ pub use filter::{AtomicWindowFilter, WindowWriter};
 pub use filter::{
     CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter, WideFilterRef, WindowFilter,
 };
+pub use layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;

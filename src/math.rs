@@ -26,15 +26,16 @@
 //! # Ok::<(), splitbloom::Error>(())
 //! ```
 
-use crate::block::BLOCK_BYTES;
 use crate::error::Error;
+use crate::layout::split_block::BLOCK_BYTES;
 
 pub mod wide;
 
 /// Bits in one block.
 const BLOCK_BITS: f64 = (BLOCK_BYTES * 8) as f64;
 
-pub use crate::block::{MAX_BLOCKS, MAX_GENERATIONS};
+pub use crate::layout::split_block::MAX_BLOCKS;
+pub use crate::layout::window::MAX_GENERATIONS;
 
 /// Above this many keys per block the rate rounds to 1: `1 − FPR(λ) ≤ 8·e^(−λ/32)` (each of the
 /// eight lanes of a probed block leaves the probe's bit clear with probability at most

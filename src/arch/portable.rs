@@ -7,21 +7,27 @@
 
 use wide::u32x8;
 
-use super::{BlockKernel, entry_points};
-use crate::block::{LANES, SALT};
+use super::primitives::{SplitBlockKernel, WideKernel};
+use crate::layout::split_block::{LANES, SALT};
+use crate::layout::wide::WORDS;
 
 /// Token of the portable kernel; always constructible.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Portable;
 
-/// The mask of `x` as a vector: `1 << ((x * SALT[i]) >> 27)` in every lane.
+/// `x · SALT[i]` in every lane: the multiply every layout's mask starts from.
 #[inline(always)]
-fn mask_vector(x: u32) -> u32x8 {
-    let hashed = u32x8::splat(x) * u32x8::from(SALT);
-    u32x8::ONE.unbounded_shl(hashed >> 27)
+fn salted(x: u32) -> u32x8 {
+    u32x8::splat(x) * u32x8::from(SALT)
 }
 
-impl BlockKernel for Portable {
+/// The split-block mask of `x` as a vector: `1 << ((x · SALT[i]) >> 27)` in every lane.
+#[inline(always)]
+fn mask_vector(x: u32) -> u32x8 {
+    u32x8::ONE.unbounded_shl(salted(x) >> 27)
+}
+
+impl SplitBlockKernel for Portable {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
         mask_vector(x).to_array()
@@ -42,7 +48,34 @@ impl BlockKernel for Portable {
     }
 }
 
-entry_points!(Portable, Portable, #[inline(never)]);
+/// The wide mask of `x`: `1 << ((x · SALT[j]) >> 26)` in word `j`, the shifts from the vector
+/// multiply, the words from plain loops the compiler vectorises for the build's own features.
+#[inline(always)]
+fn wide_mask(x: u32) -> [u64; WORDS] {
+    let shifts: u32x8 = salted(x) >> 26_u32;
+    shifts.to_array().map(|shift| 1u64 << shift)
+}
+
+impl WideKernel for Portable {
+    #[inline(always)]
+    fn insert(self, block: &mut [u64; WORDS], x: u32) -> bool {
+        let mut missing = 0;
+        for (word, bit) in block.iter_mut().zip(wide_mask(x)) {
+            missing |= bit & !*word;
+            *word |= bit;
+        }
+        missing == 0
+    }
+
+    #[inline(always)]
+    fn missing(self, block: &[u64; WORDS], x: u32) -> bool {
+        let mut missing = 0;
+        for (word, bit) in block.iter().zip(wide_mask(x)) {
+            missing |= bit & !word;
+        }
+        missing != 0
+    }
+}
 
 // The one entry point every operation runs through (see `kernel_entry_point!`).
 crate::arch::kernel_entry_point!(Portable, Portable, #[inline(never)]);

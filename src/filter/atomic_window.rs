@@ -22,12 +22,12 @@ use core::hash::{BuildHasher, Hash};
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 
-use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{LANES, block_index};
+use crate::arch::Dispatch;
 use crate::filter::WindowFilter;
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Kernel;
+use crate::layout::split_block::{LANES, block_index};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 
@@ -207,7 +207,7 @@ impl<S> AtomicWindowFilter<S> {
     fn any_holds(&self, blocks: &[AtomicBlock], x: u32) -> bool {
         let kernel = self.kernel;
         blocks.iter().fold(false, |found, block| {
-            found | kernel.contains(&block.load(), x)
+            found | kernel.contains_block(&block.load(), x)
         })
     }
 }

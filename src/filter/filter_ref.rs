@@ -6,13 +6,13 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::arch::Dispatch;
-use crate::block::LANES;
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::filter::view::View;
 use crate::format::{Header, checked_length, validate, view_payload};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Layout;
+use crate::layout::split_block::LANES;
 
 /// A read-only filter answering straight from serialized bytes (an mmap'd file, a block-cache
 /// entry) without copying them.

@@ -9,9 +9,9 @@
 //! built: no false negatives, bit for bit.
 
 use super::Filter;
-use crate::block::LANES;
 use crate::error::Error;
 use crate::filter::view::block_fpr;
+use crate::layout::split_block::LANES;
 use crate::math;
 
 impl<S> Filter<S> {

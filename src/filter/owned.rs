@@ -6,13 +6,14 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{Dispatch, EntryPoints, PreHashed};
-use crate::block::{BLOCK_BYTES, Block, LANES};
+use crate::arch::{Dispatch, PreHashed};
 use crate::error::Error;
 use crate::filter::view::View;
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Kernel;
+use crate::layout::split_block::SplitBlock;
+use crate::layout::split_block::{BLOCK_BYTES, Block, LANES};
 use crate::storage::Blocks;
 use crate::{arch, math};
 
@@ -373,14 +374,14 @@ impl<S> Insert for Filter<S> {
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
         let kernel = self.kernel;
         // The kernels answer whether every bit was already set.
-        Ok(!kernel.insert_hash(self.words_mut(), hash))
+        Ok(!kernel.insert_hash(SplitBlock, self.words_mut(), hash))
     }
 
     #[inline]
     fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
-        let distance = arch::prefetch_distance(self.blocks.len());
+        let distance = arch::prefetch_distance::<SplitBlock>(self.size_in_bytes());
         let kernel = self.kernel;
-        kernel.insert_keys(self.words_mut(), &PreHashed, hashes, distance);
+        kernel.insert_keys(SplitBlock, self.words_mut(), &PreHashed, hashes, distance);
         Ok(())
     }
 
@@ -390,9 +391,10 @@ impl<S> Insert for Filter<S> {
     where
         S: BuildHasher,
     {
-        let distance = arch::prefetch_distance(self.blocks.len());
+        let distance = arch::prefetch_distance::<SplitBlock>(self.size_in_bytes());
         let kernel = self.kernel;
         kernel.insert_keys(
+            SplitBlock,
             bytemuck::cast_slice_mut(&mut self.blocks),
             &self.hasher,
             keys,

@@ -22,10 +22,11 @@
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::wide_generic::{WideEntryPoints, wide_prefetch_distance};
-use crate::arch::{Dispatch, EntryPoints, PreHashed, prefetch_distance};
-use crate::block::{BLOCK_BYTES, LANES};
+use crate::arch::{Dispatch, PreHashed, prefetch_distance};
 use crate::hash::{FilterHasher, for_each_hashed_chunk};
+use crate::layout::split_block::SplitBlock;
+use crate::layout::split_block::{BLOCK_BYTES, LANES};
+use crate::layout::wide::Wide;
 
 /// The batch reads answer this many keys at a time into a buffer on the stack when they need
 /// one: long enough for the prefetch pipeline to fill, short enough to stay in L1.
@@ -246,15 +247,15 @@ impl<S> Probe for View<'_, S> {
 
     #[inline(always)]
     fn probe(&self, hash: u64) -> bool {
-        self.kernel.contains_hash(self.blocks, hash)
+        self.kernel.contains_hash(SplitBlock, self.blocks, hash)
     }
 
     /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache.
     #[inline]
     fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = prefetch_distance(self.blocks.len());
+        let distance = prefetch_distance::<SplitBlock>(core::mem::size_of_val(self.blocks));
         self.kernel
-            .contains_keys(self.blocks, &PreHashed, hashes, out, distance);
+            .contains_keys(SplitBlock, self.blocks, &PreHashed, hashes, out, distance);
     }
 
     /// Hashing and probing run inside the kernel, as for [`probe_all`](Probe::probe_all).
@@ -263,9 +264,9 @@ impl<S> Probe for View<'_, S> {
     where
         S: BuildHasher,
     {
-        let distance = prefetch_distance(self.blocks.len());
+        let distance = prefetch_distance::<SplitBlock>(core::mem::size_of_val(self.blocks));
         self.kernel
-            .contains_keys(self.blocks, self.hasher, keys, out, distance);
+            .contains_keys(SplitBlock, self.blocks, self.hasher, keys, out, distance);
     }
 }
 
@@ -301,7 +302,7 @@ impl<S: FilterHasher> View<'_, S> {
 #[derive(Clone, Copy)]
 pub(crate) struct WideView<'a, S> {
     /// The blocks, at least one (a multiple of 64 with two probes).
-    pub(crate) blocks: &'a [[u64; crate::wide_block::WORDS]],
+    pub(crate) blocks: &'a [[u64; crate::layout::wide::WORDS]],
     /// The blocks each key sets its bits in: 1 or 2.
     pub(crate) probes: u8,
     /// The kernel that answers.
@@ -320,17 +321,22 @@ impl<S> Probe for WideView<'_, S> {
 
     #[inline(always)]
     fn probe(&self, hash: u64) -> bool {
-        self.kernel
-            .wide_contains_hash(self.blocks, self.probes, hash)
+        self.kernel.contains_hash(self.layout(), self.blocks, hash)
     }
 
     /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache
     /// (`wide_prefetch_distance`).
     #[inline]
     fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = wide_prefetch_distance(self.blocks.len());
-        self.kernel
-            .wide_contains_hashes(self.blocks, self.probes, hashes, out, distance);
+        let distance = prefetch_distance::<Wide>(core::mem::size_of_val(self.blocks));
+        self.kernel.contains_keys(
+            self.layout(),
+            self.blocks,
+            &PreHashed,
+            hashes,
+            out,
+            distance,
+        );
     }
 
     /// Hashing and probing run inside the kernel, each key hashed as its blocks are
@@ -340,13 +346,18 @@ impl<S> Probe for WideView<'_, S> {
     where
         S: BuildHasher,
     {
-        let distance = wide_prefetch_distance(self.blocks.len());
+        let distance = prefetch_distance::<Wide>(core::mem::size_of_val(self.blocks));
         self.kernel
-            .wide_contains_keys(self.blocks, self.probes, self.hasher, keys, out, distance);
+            .contains_keys(self.layout(), self.blocks, self.hasher, keys, out, distance);
     }
 }
 
 impl<S> WideView<'_, S> {
+    /// The layout with this view's probes.
+    fn layout(&self) -> Wide {
+        Wide::with_probes(self.probes).unwrap_or(Wide::ONE_PROBE)
+    }
+
     /// The fraction of bits that are set, from 0 to 1.
     pub(crate) fn fill_ratio(&self) -> f64 {
         let set: u64 = self
@@ -362,7 +373,7 @@ impl<S> WideView<'_, S> {
     /// fill in a block, averaged over the first blocks, times the same product for the second
     /// block of each with two probes (the two in-block hashes are independent).
     pub(crate) fn estimated_fpr(&self) -> f64 {
-        let block_fpr = |block: &[u64; crate::wide_block::WORDS]| -> f64 {
+        let block_fpr = |block: &[u64; crate::layout::wide::WORDS]| -> f64 {
             block
                 .iter()
                 .map(|word| f64::from(word.count_ones()) / 64.0)
@@ -372,7 +383,7 @@ impl<S> WideView<'_, S> {
             .map(|first| {
                 let rate = block_fpr(&self.blocks[first]);
                 if self.probes == 2 {
-                    rate * block_fpr(&self.blocks[crate::wide_block::second_block(first)])
+                    rate * block_fpr(&self.blocks[crate::layout::wide::second_block(first)])
                 } else {
                     rate
                 }

@@ -13,17 +13,18 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
+use crate::arch;
 use crate::arch::Dispatch;
-use crate::arch::wide_generic::{WideEntryPoints, wide_prefetch_distance};
 use crate::error::Error;
 use crate::filter::view::WideView;
 use crate::filter::write::{self, Insert};
 use crate::format::{HEADER_BYTES, validate_layout, wide_decode_into};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Layout;
+use crate::layout::wide::Wide as WideLayout;
+use crate::layout::wide::{WORDS, WideBlock};
 use crate::math::wide as math;
 use crate::storage::Blocks;
-use crate::wide_block::{WORDS, WideBlock};
 
 /// A Bloom filter for low false-positive rates: within 1.10x of the classic optimum's memory
 /// at 10^-3 and 10^-4 and 1.15x at 10^-6 for 10^6 keys, where [`Filter`](crate::Filter)'s
@@ -381,7 +382,7 @@ impl<S> WideFilter<S> {
     /// The batch prefetch distance (see `arch::wide_generic::wide_prefetch_distance`).
     #[inline]
     fn prefetch_distance(&self) -> usize {
-        wide_prefetch_distance(self.blocks.len())
+        arch::prefetch_distance::<WideLayout>(self.size_in_bytes())
     }
 }
 
@@ -534,13 +535,15 @@ impl<S> Insert for WideFilter<S> {
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
         let (probes, kernel) = (self.probes, self.kernel);
         // The kernels answer whether every bit was already set.
-        Ok(!kernel.wide_insert_hash(self.words_mut(), probes, hash))
+        let layout = WideLayout::with_probes(probes).unwrap_or(WideLayout::ONE_PROBE);
+        Ok(!kernel.insert_hash(layout, self.words_mut(), hash))
     }
 
     #[inline]
     fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
         let (probes, kernel, distance) = (self.probes, self.kernel, self.prefetch_distance());
-        kernel.wide_insert_hashes(self.words_mut(), probes, hashes, distance);
+        let layout = WideLayout::with_probes(probes).unwrap_or(WideLayout::ONE_PROBE);
+        kernel.insert_keys(layout, self.words_mut(), &arch::PreHashed, hashes, distance);
         Ok(())
     }
 
@@ -553,7 +556,8 @@ impl<S> Insert for WideFilter<S> {
     {
         let (probes, kernel, distance) = (self.probes, self.kernel, self.prefetch_distance());
         let (blocks, hasher) = (bytemuck::cast_slice_mut(&mut self.blocks), &self.hasher);
-        kernel.wide_insert_keys(blocks, probes, hasher, keys, distance);
+        let layout = WideLayout::with_probes(probes).unwrap_or(WideLayout::ONE_PROBE);
+        kernel.insert_keys(layout, blocks, hasher, keys, distance);
         Ok(())
     }
 }

@@ -12,7 +12,7 @@ use crate::filter::view::WideView;
 use crate::format::{Header, checked_length, validate_layout, view_wide_payload};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Layout;
-use crate::wide_block::WORDS;
+use crate::layout::wide::WORDS;
 
 /// A read-only [`WideFilter`] answering straight from serialized bytes (an mmap'd file, a
 /// block-cache entry) without copying them.

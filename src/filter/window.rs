@@ -17,15 +17,15 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::window_generic::WindowEntryPoints;
 use crate::arch::{self, Dispatch};
-use crate::block::{BLOCK_BYTES, Block, LANES};
 use crate::error::Error;
 use crate::filter::view::{block_fpr, fill_ratio};
 use crate::filter::write::{self, Insert};
 use crate::format::{self, WindowHeader};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Kernel;
+use crate::layout::split_block::{BLOCK_BYTES, Block, LANES};
+use crate::layout::window::Generations;
 use crate::math;
 use crate::storage::Blocks;
 
@@ -320,17 +320,21 @@ impl<S> WindowFilter<S> {
         bytemuck::cast_slice(&self.blocks)
     }
 
-    /// `(num_blocks, G)`: how the kernels' window operations find a block index's generations.
+    /// The layout the kernels' operations see: the shape and the slot inserts write.
     #[inline(always)]
-    fn shape(&self) -> (usize, usize) {
-        (self.num_blocks, self.generations)
+    fn layout(&self) -> Generations {
+        Generations {
+            num_blocks: self.num_blocks,
+            generations: self.generations,
+            newest: self.newest,
+        }
     }
 
     /// The batch prefetch distance: prefetching pays when one generation alone is at least
     /// the size other filters prefetch at.
     #[inline]
     fn prefetch_distance(&self) -> usize {
-        arch::prefetch_distance(self.num_blocks)
+        arch::prefetch_distance::<Generations>(self.num_blocks * BLOCK_BYTES)
     }
 }
 
@@ -395,18 +399,18 @@ read_methods! {
     setup: window_setup!(),
     note: window_note!(),
     probe: |filter, hash| {
-        filter.kernel.window_contains_hash(filter.words(), filter.shape(), hash)
+        filter.kernel.contains_hash(filter.layout(), filter.words(), hash)
     },
     probe_all: |filter, hashes, out| {
-        let (kernel, shape) = (filter.kernel, filter.shape());
+        let (kernel, layout) = (filter.kernel, filter.layout());
         let distance = filter.prefetch_distance();
-        kernel.window_contains_hashes(filter.words(), shape, hashes, out, distance);
+        kernel.contains_keys(layout, filter.words(), &arch::PreHashed, hashes, out, distance);
     },
     probe_keys: |filter, keys, out| {
-        let (kernel, shape) = (filter.kernel, filter.shape());
+        let (kernel, layout) = (filter.kernel, filter.layout());
         let distance = filter.prefetch_distance();
         let hasher = &filter.hasher;
-        kernel.window_contains_keys(filter.words(), shape, hasher, keys, out, distance);
+        kernel.contains_keys(layout, filter.words(), hasher, keys, out, distance);
     },
     bytes: yes,
 }
@@ -426,18 +430,18 @@ impl<S> Insert for WindowFilter<S> {
     /// generation either way, so it stays for `G − 1` more rotations.
     #[inline(always)]
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
-        let (kernel, shape, newest) = (self.kernel, self.shape(), self.newest);
+        let (kernel, layout) = (self.kernel, self.layout());
         let words: &mut [[u32; LANES]] = bytemuck::cast_slice_mut(&mut self.blocks);
-        Ok(!kernel.window_insert_hash(words, shape, newest, hash))
+        Ok(!kernel.insert_hash(layout, words, hash))
     }
 
     /// Each hash into the newest generation, its block prefetched a batch's distance ahead.
     #[inline]
     fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Infallible> {
-        let (kernel, shape, newest) = (self.kernel, self.shape(), self.newest);
+        let (kernel, layout) = (self.kernel, self.layout());
         let distance = self.prefetch_distance();
         let words: &mut [[u32; LANES]] = bytemuck::cast_slice_mut(&mut self.blocks);
-        kernel.window_insert_hashes(words, shape, newest, hashes, distance);
+        kernel.insert_keys(layout, words, &arch::PreHashed, hashes, distance);
         Ok(())
     }
 
@@ -448,10 +452,10 @@ impl<S> Insert for WindowFilter<S> {
     where
         S: BuildHasher,
     {
-        let (kernel, shape, newest) = (self.kernel, self.shape(), self.newest);
+        let (kernel, layout) = (self.kernel, self.layout());
         let distance = self.prefetch_distance();
         let words: &mut [[u32; LANES]] = bytemuck::cast_slice_mut(&mut self.blocks);
-        kernel.window_insert_keys(words, shape, newest, &self.hasher, keys, distance);
+        kernel.insert_keys(layout, words, &self.hasher, keys, distance);
         Ok(())
     }
 }

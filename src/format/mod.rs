@@ -92,13 +92,13 @@ use alloc::vec::Vec;
 
 use xxhash_rust::xxh3::Xxh3Default;
 
-use crate::block::LANES;
 use crate::error::Error;
 use crate::hash::{FilterHasher, HasherKind};
 use crate::kind::Layout;
+use crate::layout::split_block::LANES;
+use crate::layout::wide::WORDS;
 use crate::math::MAX_BLOCKS;
 use crate::math::wide::{MAX_WIDE_BLOCKS, is_valid_shape};
-use crate::wide_block::WORDS;
 
 mod scalable;
 mod window;

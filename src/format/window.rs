@@ -23,9 +23,10 @@ use alloc::vec::Vec;
 use xxhash_rust::xxh3::Xxh3Default;
 
 use super::{RawHeader, for_each_payload_chunk};
-use crate::block::{BLOCK_BYTES, LANES, MAX_BLOCKS, MAX_GENERATIONS};
 use crate::error::Error;
 use crate::hash::HasherKind;
+use crate::layout::split_block::{BLOCK_BYTES, LANES, MAX_BLOCKS};
+use crate::layout::window::MAX_GENERATIONS;
 
 /// The first four bytes of a serialized [`WindowFilter`](crate::WindowFilter).
 ///

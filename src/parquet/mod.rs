@@ -41,12 +41,12 @@ use alloc::vec::Vec;
 
 use crate::Filter;
 use crate::FilterRef;
-use crate::block::BLOCK_BYTES;
 use crate::error::Error;
 use crate::format::{decode_into, view_payload};
 use crate::hash::FilterHasher;
 pub use crate::hash::parquet::SEED;
 pub use crate::hash::{ParquetHash, ParquetHasher};
+use crate::layout::split_block::BLOCK_BYTES;
 use sizing::check_parquet_size;
 pub use sizing::{MAX_BITSET_BYTES, MIN_BITSET_BYTES, Sizing};
 use thrift::split_header;

@@ -1,9 +1,9 @@
 //! The bitset sizes Parquet readers accept, and [`Sizing`]: a Parquet-valid size for a number of
 //! values and a false-positive rate.
 
-use crate::block::BLOCK_BYTES;
 use crate::error::Error;
 use crate::hash::ParquetHash;
+use crate::layout::split_block::BLOCK_BYTES;
 use crate::{Filter, math};
 
 /// The smallest bitset Parquet readers accept, in bytes (one block).

@@ -27,7 +27,7 @@ use core::mem::{ManuallyDrop, align_of, size_of};
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
-use crate::block::Block;
+use crate::layout::split_block::Block;
 
 /// The element types [`Blocks`] can hold: a filter block's bytes, plain or atomic, or a block
 /// of counters.

@@ -1,41 +1,13 @@
-//! The AVX2 kernel: one 256-bit multiply, shift and variable shift build the whole mask, one
-//! `vptest` answers a lookup.
-//!
-//! The batch loops are compiled with BMI2 as well, which every AVX2 CPU has (Intel since
-//! Haswell, AMD since Excavator), so that the keys' hashes in them use `mulx` and `rorx` as a
-//! `-C target-cpu=native` build does.
-//!
-//! The `#[target_feature]` functions here are safe to call only where AVX2 (and, for the entry
-//! points, BMI2) is present; the [`Avx2`] token can only be built after detecting both, and every
-//! call goes through the token.
+//! The AVX2 kernel's split-block primitives: one 256-bit multiply, shift and variable shift
+//! build the whole mask, one `vptest` answers a lookup; the single-key lookup and insert as
+//! inline assembly ([`contains_hash_inline`], [`insert_hash_inline`]).
 
 use core::arch::x86_64::{_mm256_or_si256, _mm256_testc_si256};
 
-use super::x86::{self, load, mask_vector, probe_asm, store};
-use super::{BlockKernel, entry_points};
-use crate::block::{LANES, block_index};
-
-/// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2 and BMI2.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx2(());
-
-impl Avx2 {
-    /// The token, when this CPU has AVX2 and BMI2.
-    #[inline]
-    pub(crate) fn new() -> Option<Avx2> {
-        #[cfg(feature = "std")]
-        let available =
-            std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("bmi2");
-        // Without std there is no run-time detection: trust the compile-time target features.
-        #[cfg(not(feature = "std"))]
-        let available = cfg!(all(target_feature = "avx2", target_feature = "bmi2"));
-        available.then_some(Avx2(()))
-    }
-}
-
-/// Whether this crate is compiled with AVX2 (`-C target-cpu=native`, `x86-64-v3`): then the
-/// primitives inline anywhere and the single-key operations need no assembly.
-pub(super) const COMPILED_WITH_FEATURES: bool = cfg!(target_feature = "avx2");
+use super::super::primitives::SplitBlockKernel;
+use super::super::x86::{self, load, mask_vector, probe_asm, store};
+use super::{Avx2, COMPILED_WITH_FEATURES};
+use crate::layout::split_block::{LANES, block_index};
 
 /// `mask` for the token. Requires AVX2.
 #[target_feature(enable = "avx2")]
@@ -100,9 +72,13 @@ macro_rules! mask_and_test_asm {
 /// [`contains`] inlines, and the compiler keeps the salts and the `1`s in registers across a
 /// loop of lookups instead of loading them every time.
 #[inline(always)]
-pub(super) fn contains_hash_inline(token: Avx2, blocks: &[[u32; LANES]], hash: u64) -> bool {
+fn contains_hash_inline(token: Avx2, blocks: &[[u32; LANES]], hash: u64) -> bool {
     if COMPILED_WITH_FEATURES {
-        return token.contains(&blocks[block_index(hash, blocks.len())], hash as u32);
+        return SplitBlockKernel::contains(
+            token,
+            &blocks[block_index(hash, blocks.len())],
+            hash as u32,
+        );
     }
     let offset = x86::block_offset(hash, blocks.len());
     let found: u64;
@@ -139,10 +115,10 @@ pub(super) fn contains_hash_inline(token: Avx2, blocks: &[[u32; LANES]], hash: u
 ///
 /// A caller compiled with AVX2 needs no assembly: there [`insert`] inlines.
 #[inline(always)]
-pub(super) fn insert_hash_inline(token: Avx2, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+fn insert_hash_inline(token: Avx2, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
     if COMPILED_WITH_FEATURES {
         let index = block_index(hash, blocks.len());
-        return token.insert(&mut blocks[index], hash as u32);
+        return SplitBlockKernel::insert(token, &mut blocks[index], hash as u32);
     }
     let offset = x86::block_offset(hash, blocks.len());
     let present: u64;
@@ -175,7 +151,7 @@ pub(super) fn insert_hash_inline(token: Avx2, blocks: &mut [[u32; LANES]], hash:
     present != 0
 }
 
-impl BlockKernel for Avx2 {
+impl SplitBlockKernel for Avx2 {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
         // SAFETY: `self` proves AVX2 is available.
@@ -193,11 +169,14 @@ impl BlockKernel for Avx2 {
         // SAFETY: `self` proves AVX2 is available.
         unsafe { contains(block, x) }
     }
+
+    #[inline(always)]
+    fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
+        contains_hash_inline(self, blocks, hash)
+    }
+
+    #[inline(always)]
+    fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+        insert_hash_inline(self, blocks, hash)
+    }
 }
-
-// The entry points make the token without detection: each is an `unsafe fn` that requires
-// AVX2 and BMI2 and is compiled with them (see `entry_points!`).
-entry_points!(Avx2, Avx2(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2")]);
-
-// The one entry point every operation runs through (see `kernel_entry_point!`).
-crate::arch::kernel_entry_point!(Avx2, Avx2(()), #[inline], #[target_feature(enable = "avx2,bmi2")]);

@@ -1,44 +1,29 @@
-//! The AVX2 wide kernel: one 256-bit multiply and shift give the eight bit positions, two
-//! zero-extensions and variable shifts the two halves of the 512-bit mask, and one `vptest`
-//! answers.
+//! The AVX2 kernel's wide primitives: one 256-bit multiply and shift give the eight bit
+//! positions, two zero-extensions and variable shifts the two halves of the 512-bit mask, and
+//! one compare answers.
 //!
 //! A single-key lookup is inline assembly ([`contains_hash_inline`]), as the AVX-512 wide
-//! kernel's is and for the same reason (`wide_avx512.rs`). It ends with `vzeroupper`, as the
-//! split-block AVX2 lookup does (`avx2::contains_hash_inline`), and declares `ymm0`-`ymm15`
-//! clobbered.
-//!
-//! The `#[target_feature]` functions here are safe to call only where AVX2 is present; the
-//! [`Avx2`] token proves it.
+//! kernel's is and for the same reason (`avx512/wide.rs`). It ends with `vzeroupper`, as the
+//! split-block AVX2 lookup does (`split_block.rs`), and declares `ymm0`-`ymm15` clobbered.
 
 use core::arch::x86_64::{
     __m256i, _mm256_andnot_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi64,
     _mm256_cvtepu32_epi64, _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_movemask_epi8,
-    _mm256_mullo_epi32, _mm256_or_si256, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32,
-    _mm256_setzero_si256, _mm256_sllv_epi64, _mm256_srli_epi32, _mm256_storeu_si256,
-    _mm256_testz_si256,
+    _mm256_or_si256, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_sllv_epi64,
+    _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testz_si256,
 };
 
-use super::avx2::{self, Avx2};
-use super::wide_generic::{WideEntryPoints, WideKernel, wide_entry_points};
-use super::x86;
-use crate::block::SALT;
-use crate::wide_block::WORDS;
+use super::super::batch::ContainsHash;
+use super::super::primitives::WideKernel;
+use super::super::{Token, x86};
+use super::{Avx2, COMPILED_WITH_FEATURES};
+use crate::layout::wide::{WORDS, Wide};
 
 /// The mask of `x` as two ymm halves (words 0..4 and 4..8).
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn mask(x: u32) -> (__m256i, __m256i) {
-    let salt = _mm256_setr_epi32(
-        SALT[0] as i32,
-        SALT[1] as i32,
-        SALT[2] as i32,
-        SALT[3] as i32,
-        SALT[4] as i32,
-        SALT[5] as i32,
-        SALT[6] as i32,
-        SALT[7] as i32,
-    );
-    let shifts = _mm256_srli_epi32::<26>(_mm256_mullo_epi32(_mm256_set1_epi32(x as i32), salt));
+    let shifts = _mm256_srli_epi32::<26>(x86::salted(x));
     let one = _mm256_set1_epi64x(1);
     let low = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(shifts));
     let high = _mm256_cvtepu32_epi64(_mm256_extracti128_si256::<1>(shifts));
@@ -98,29 +83,24 @@ fn missing(block: &[u64; WORDS], x: u32) -> bool {
     _mm256_movemask_epi8(_mm256_cmpeq_epi64(missing, _mm256_setzero_si256())) != -1
 }
 
-/// The primitives as the wide entry points use them. A value exists only inside those entry
-/// points, each an `unsafe fn` that requires AVX2 and is compiled with them, so holding
-/// one proves the features are present.
-#[derive(Clone, Copy)]
-struct Features;
-
-impl WideKernel for Features {
+impl WideKernel for Avx2 {
     #[inline(always)]
     fn insert(self, block: &mut [u64; WORDS], x: u32) -> bool {
-        // SAFETY: a `Features` exists only where its features are present (see above).
+        // SAFETY: `self` proves AVX2 is available.
         unsafe { insert(block, x) }
     }
 
     #[inline(always)]
     fn missing(self, block: &[u64; WORDS], x: u32) -> bool {
-        // SAFETY: a `Features` exists only where its features are present (see above).
+        // SAFETY: `self` proves AVX2 is available.
         unsafe { missing(block, x) }
     }
-}
 
-// The entry points make the token without detection: each is an `unsafe fn` that requires
-// AVX2 and BMI2 and is compiled with them (see `wide_entry_points!`).
-wide_entry_points!(Avx2, Features, #[inline], #[target_feature(enable = "avx2,bmi2")]);
+    #[inline(always)]
+    fn contains_hash(self, layout: Wide, blocks: &[[u64; WORDS]], hash: u64) -> bool {
+        contains_hash_inline(self, layout, blocks, hash)
+    }
+}
 
 /// The assembly that leaves in `ymm0` the bits of the mask of `{$x}` that the block at
 /// `{$block}` lacks, the mask's two halves built from one multiply by the salts as in [`mask`]
@@ -151,19 +131,18 @@ macro_rules! missing_asm {
 /// module docs).
 ///
 /// Its registers are `ymm0`-`ymm5`, and `vzeroupper` zeroes the upper halves of `ymm0`-`ymm15`,
-/// so all sixteen are declared clobbered (see `avx2::contains_hash_inline`). A caller compiled
+/// so all sixteen are declared clobbered (see `split_block.rs`'s `contains_hash_inline`). A caller compiled
 /// with AVX2 and BMI2 needs no assembly: there the entry point inlines.
 #[inline(always)]
-pub(super) fn contains_hash_inline(
-    token: Avx2,
-    blocks: &[[u64; WORDS]],
-    probes: u8,
-    hash: u64,
-) -> bool {
-    if avx2::COMPILED_WITH_FEATURES && cfg!(target_feature = "bmi2") {
-        return token.wide_contains_hash(blocks, probes, hash);
+fn contains_hash_inline(token: Avx2, layout: Wide, blocks: &[[u64; WORDS]], hash: u64) -> bool {
+    if COMPILED_WITH_FEATURES {
+        return token.run(ContainsHash {
+            layout,
+            blocks,
+            hash,
+        });
     }
-    let ((block0, x0), second) = x86::wide_probes(blocks, probes, hash);
+    let ((block0, x0), second) = x86::wide_probes(blocks, layout, hash);
     let found: u64;
     if let Some((block1, x1)) = second {
         // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm

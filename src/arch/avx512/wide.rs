@@ -1,45 +1,32 @@
-//! The AVX-512 wide kernel: the eight bit positions from one 256-bit multiply, the whole
+//! The AVX-512 kernel's wide primitives: the eight bit positions from one 256-bit multiply, the whole
 //! 512-bit mask from one zero-extension and one variable shift, one zmm load and one test.
 //!
 //! A single-key lookup is also inline assembly ([`contains_hash_inline`]), as the split-block
-//! kernel's is (`avx512::contains_hash_inline`): a `#[target_feature]` function does not
+//! kernel's is (`split_block.rs`): a `#[target_feature]` function does not
 //! inline into a caller compiled without AVX-512, so each lookup was a call behind a jump
 //! table over the kernels, in every iteration of a caller's loop. Inline, with every other
 //! kernel behind one out-of-line call (`dispatch.rs`), the loop chooses the kernel once and
 //! spends about twenty instructions per key (BENCHMARKS.md, "`WideFilter` for low targets").
 //! The assembly uses only `zmm16`-`zmm18`, outside the SSE/AVX transition state, so it needs no
 //! `vzeroupper`.
-//!
-//! The `#[target_feature]` functions here are safe to call only where the [`Avx512`] token's
-//! features are present; the token proves it.
 
 use core::arch::x86_64::{
-    __m512i, _mm256_mullo_epi32, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_srli_epi32,
-    _mm512_andnot_si512, _mm512_cvtepu32_epi64, _mm512_loadu_si512, _mm512_or_si512,
-    _mm512_set1_epi64, _mm512_sllv_epi64, _mm512_storeu_si512, _mm512_test_epi64_mask,
+    __m512i, _mm256_srli_epi32, _mm512_andnot_si512, _mm512_cvtepu32_epi64, _mm512_loadu_si512,
+    _mm512_or_si512, _mm512_set1_epi64, _mm512_sllv_epi64, _mm512_storeu_si512,
+    _mm512_test_epi64_mask,
 };
 
-use super::avx512::{self, Avx512};
-use super::wide_generic::{WideEntryPoints, WideKernel, wide_entry_points};
-use super::x86;
-use crate::block::SALT;
-use crate::wide_block::WORDS;
+use super::super::batch::ContainsHash;
+use super::super::primitives::WideKernel;
+use super::super::{Token, x86};
+use super::{Avx512, COMPILED_WITH_FEATURES};
+use crate::layout::wide::{WORDS, Wide};
 
 /// The mask of `x` in one zmm.
 #[target_feature(enable = "avx2,avx512f")]
 #[inline]
 fn mask(x: u32) -> __m512i {
-    let salt = _mm256_setr_epi32(
-        SALT[0] as i32,
-        SALT[1] as i32,
-        SALT[2] as i32,
-        SALT[3] as i32,
-        SALT[4] as i32,
-        SALT[5] as i32,
-        SALT[6] as i32,
-        SALT[7] as i32,
-    );
-    let shifts = _mm256_srli_epi32::<26>(_mm256_mullo_epi32(_mm256_set1_epi32(x as i32), salt));
+    let shifts = _mm256_srli_epi32::<26>(x86::salted(x));
     _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_cvtepu32_epi64(shifts))
 }
 
@@ -67,29 +54,24 @@ fn missing(block: &[u64; WORDS], x: u32) -> bool {
     _mm512_test_epi64_mask(missing, missing) != 0
 }
 
-/// The primitives as the wide entry points use them. A value exists only inside those entry
-/// points, each an `unsafe fn` that requires AVX2 and AVX-512F and is compiled with them, so holding
-/// one proves the features are present.
-#[derive(Clone, Copy)]
-struct Features;
-
-impl WideKernel for Features {
+impl WideKernel for Avx512 {
     #[inline(always)]
     fn insert(self, block: &mut [u64; WORDS], x: u32) -> bool {
-        // SAFETY: a `Features` exists only where its features are present (see above).
+        // SAFETY: `self` proves AVX2 and AVX-512F are available.
         unsafe { insert(block, x) }
     }
 
     #[inline(always)]
     fn missing(self, block: &[u64; WORDS], x: u32) -> bool {
-        // SAFETY: a `Features` exists only where its features are present (see above).
+        // SAFETY: `self` proves AVX2 and AVX-512F are available.
         unsafe { missing(block, x) }
     }
-}
 
-// The entry points make the token without detection: each is an `unsafe fn` that requires the
-// token's features and is compiled with them (see `wide_entry_points!`).
-wide_entry_points!(Avx512, Features, #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+    #[inline(always)]
+    fn contains_hash(self, layout: Wide, blocks: &[[u64; WORDS]], hash: u64) -> bool {
+        contains_hash_inline(self, layout, blocks, hash)
+    }
+}
 
 /// The assembly that builds the 512-bit mask of `{x0}` in `zmm16` (the salts' multiply, the
 /// shift to six bits, zero-extended to eight words) and leaves `zmm17` holding a `1` in every
@@ -117,16 +99,15 @@ macro_rules! first_probe_asm {
 /// across it. A caller compiled with the kernel's features needs no assembly: there the
 /// entry point inlines.
 #[inline(always)]
-pub(super) fn contains_hash_inline(
-    token: Avx512,
-    blocks: &[[u64; WORDS]],
-    probes: u8,
-    hash: u64,
-) -> bool {
-    if avx512::COMPILED_WITH_FEATURES {
-        return token.wide_contains_hash(blocks, probes, hash);
+fn contains_hash_inline(token: Avx512, layout: Wide, blocks: &[[u64; WORDS]], hash: u64) -> bool {
+    if COMPILED_WITH_FEATURES {
+        return token.run(ContainsHash {
+            layout,
+            blocks,
+            hash,
+        });
     }
-    let ((block0, x0), second) = x86::wide_probes(blocks, probes, hash);
+    let ((block0, x0), second) = x86::wide_probes(blocks, layout, hash);
     let found: u64;
     if let Some((block1, x1)) = second {
         // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which

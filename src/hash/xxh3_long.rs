@@ -7,9 +7,9 @@
 //! wider vectors (`BENCHMARKS.md`, "Hashing"). This module computes the same function, the
 //! long-input hash of the XXH3 specification (xxHash's `doc/xxhash_spec.md`, "XXH3 algorithm
 //! description", "Long inputs"), with AVX-512F or AVX2 once they are detected; where neither
-//! is, [`hash_long`] returns `None` and the callers keep xxhash-rust's own loop. It lives in
-//! `arch` because it is `unsafe` code behind run-time CPU detection, like the kernels; the
-//! hashers in `crate::hash` call only the safe [`hash_long`].
+//! is, [`hash_long`] returns `None` and the callers keep xxhash-rust's own loop. It is `unsafe`
+//! code behind run-time CPU detection, like the kernels, allowed in this one file of the
+//! hashing module; the hashers call only the safe [`hash_long`].
 //!
 //! The algorithm, for an input of `len > 240` bytes and a 192-byte secret: eight 64-bit
 //! accumulators start at [`INITIAL_ACCUMULATORS`]. The input is read in 64-byte stripes, 16

@@ -1,10 +1,12 @@
-//! The split-block layout and the scalar reference kernel.
+//! The split-block layout ([`SplitBlock`]) and its scalar reference.
 //!
 //! Everything every other kernel must reproduce bit for bit lives here, written in plain
 //! Rust with no `unsafe`: the eight Parquet salts, how a 64-bit hash picks a block, and how
 //! the hash's low 32 bits become one bit in each of the block's eight 32-bit lanes.
 //! The layout is the one of the Parquet split-block Bloom filter (SBBF) specification,
 //! which Impala, Kudu, Arrow, Spark and DuckDB share.
+
+use super::Policy;
 
 /// Number of 32-bit lanes in a block.
 ///
@@ -36,17 +38,6 @@ pub const MAX_BLOCKS: usize = if usize::BITS > 32 {
     (isize::MAX as usize) / BLOCK_BYTES
 };
 
-/// The most generations a [`WindowFilter`](crate::WindowFilter) may have: a lookup reads all
-/// of one block index's generations, `G × 32` bytes, which past 64 would be more than 32
-/// cache lines for one key. Defined here, next to [`MAX_BLOCKS`], so that `Error` can name it
-/// without importing `math`; public as `splitbloom::math::MAX_GENERATIONS`.
-///
-/// ```
-/// use splitbloom::{WindowFilter, math::MAX_GENERATIONS};
-/// assert!(WindowFilter::with_fpr(100, 0.01, MAX_GENERATIONS + 1).is_err());
-/// ```
-pub const MAX_GENERATIONS: usize = 64;
-
 /// The eight odd multipliers of the Parquet SBBF specification; lane `i` of a block gets bit
 /// `(x * SALT[i]) >> 27` of a key whose in-block hash is `x`.
 ///
@@ -63,6 +54,50 @@ pub const SALT: [u32; LANES] = [
     0x9efc_4947,
     0x5c6b_fb31,
 ];
+
+/// The split-block layout as a [`Policy`]: one 32-byte block per key, the block chosen by
+/// [`block_index`] and the bits by [`mask`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SplitBlock;
+
+/// Where a key lies in the split-block layout: its block and its in-block hash (the hash's
+/// low 32 bits). A block index fits 32 bits: it is a 64-bit product shifted right by 32.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct BlockAndKey {
+    /// The block, below the filter's block count.
+    pub(crate) block: u32,
+    /// The in-block hash.
+    pub(crate) x: u32,
+}
+
+/// The promise of [`Policy`]: `block_index(hash, len)` is below `len` for every `len` of 1 to
+/// 2^32 (a value below 2^32 times `len`, shifted right by 32), which `accepts` requires, and
+/// `lines` returns that block.
+impl Policy for SplitBlock {
+    type Block = [u32; LANES];
+    type Location = BlockAndKey;
+    /// 128 keys: the distance at which batches out of DRAM were fastest, prefetching into L2
+    /// (BENCHMARKS.md, "Prefetch").
+    const PREFETCH_DISTANCE: usize = 128;
+
+    #[inline(always)]
+    fn accepts(self, len: usize) -> bool {
+        len != 0 && len <= MAX_BLOCKS
+    }
+
+    #[inline(always)]
+    fn locate(self, hash: u64, len: usize) -> BlockAndKey {
+        BlockAndKey {
+            block: block_index(hash, len) as u32,
+            x: hash as u32,
+        }
+    }
+
+    #[inline(always)]
+    fn lines(self, at: BlockAndKey) -> [usize; 2] {
+        [at.block as usize; 2]
+    }
+}
 
 /// One 256-bit block: eight little 32-bit lanes, aligned to 32 bytes so that a block never
 /// straddles two cache lines.

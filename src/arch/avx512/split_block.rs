@@ -1,58 +1,13 @@
-//! The AVX-512 kernel: the AVX2 kernel's 256-bit arithmetic in EVEX encoding (AVX-512F,
-//! AVX-512VL and AVX-512DQ), with the single-key assembly's test done by `vptestmd` into a mask
-//! register. No 512-bit operation is used, so CPUs that split zmm operations in two run it at
-//! full width too.
-//!
-//! What it buys is the single-key operations: EVEX instructions reach the registers
-//! `ymm16`-`ymm31`, which are outside the SSE/AVX transition state, so the inline assembly of
-//! [`contains_hash_inline`] needs no `vzeroupper` for callers compiled without AVX, and a
-//! `vzeroupper` in every lookup keeps a loop of lookups from overlapping its cache misses
-//! (BENCHMARKS.md, "Workload"). The batch loops are the AVX2 ones compiled with AVX-512
-//! enabled, and with BMI2, which every AVX-512 CPU has, so that the keys' hashes in those loops
-//! use `mulx` (the hasher's folded multiply) as a `-C target-cpu=native` build does.
-//!
-//! The `#[target_feature]` functions here are safe to call only where AVX2, AVX-512F,
-//! AVX-512VL and AVX-512DQ are present; the [`Avx512`] token can only be built after detecting
-//! them, and every call goes through the token.
+//! The AVX-512 kernel's split-block primitives, and the single-key lookup and insert as
+//! inline assembly ([`contains_hash_inline`], [`insert_hash_inline`]) whose test is `vptestmd`
+//! into a mask register.
 
 use core::arch::x86_64::{_mm256_or_si256, _mm256_test_epi32_mask};
 
-use super::x86::{self, load, mask_vector, probe_asm, store};
-use super::{BlockKernel, entry_points};
-use crate::block::{LANES, block_index};
-
-/// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, AVX-512F,
-/// AVX-512VL and AVX-512DQ (every AVX-512 CPU with VL has DQ: Intel since Skylake-SP, AMD
-/// since Zen 4).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Avx512(());
-
-impl Avx512 {
-    /// The token, when this CPU has AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
-    #[inline]
-    pub(crate) fn new() -> Option<Avx512> {
-        #[cfg(feature = "std")]
-        let available = std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512dq")
-            && std::is_x86_feature_detected!("bmi2");
-        // Without std there is no run-time detection: trust the compile-time target features.
-        #[cfg(not(feature = "std"))]
-        let available = COMPILED_WITH_FEATURES;
-        available.then_some(Avx512(()))
-    }
-}
-
-/// Whether this crate is compiled with every feature of the kernel (`-C target-cpu=native` on
-/// an AVX-512 CPU, say): then the primitives inline anywhere and need no assembly.
-pub(super) const COMPILED_WITH_FEATURES: bool = cfg!(all(
-    target_feature = "avx2",
-    target_feature = "bmi2",
-    target_feature = "avx512f",
-    target_feature = "avx512vl",
-    target_feature = "avx512dq"
-));
+use super::super::primitives::SplitBlockKernel;
+use super::super::x86::{self, load, mask_vector, probe_asm, store};
+use super::{Avx512, COMPILED_WITH_FEATURES};
+use crate::layout::split_block::{LANES, block_index};
 
 /// `mask` for the token. Requires AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
 #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]
@@ -101,7 +56,7 @@ macro_rules! mask_asm {
 /// The single-key lookup of `hash` in `blocks` ([`block_index`], then [`contains`]) with the
 /// probe as inline assembly (a `#[target_feature]` function would not inline into a caller
 /// compiled without AVX-512, and the call would cost as much as the probe; see
-/// `avx2::contains_hash_inline`).
+/// the AVX2 kernel's `contains_hash_inline`).
 ///
 /// Every vector register it uses is one of `ymm16`, `ymm17` (EVEX only) and the mask register
 /// `k1`. Those are outside the state that makes legacy SSE code pay a transition penalty after
@@ -112,9 +67,13 @@ macro_rules! mask_asm {
 ///
 /// A caller compiled with these features needs no assembly: there [`contains`] inlines.
 #[inline(always)]
-pub(super) fn contains_hash_inline(token: Avx512, blocks: &[[u32; LANES]], hash: u64) -> bool {
+fn contains_hash_inline(token: Avx512, blocks: &[[u32; LANES]], hash: u64) -> bool {
     if COMPILED_WITH_FEATURES {
-        return token.contains(&blocks[block_index(hash, blocks.len())], hash as u32);
+        return SplitBlockKernel::contains(
+            token,
+            &blocks[block_index(hash, blocks.len())],
+            hash as u32,
+        );
     }
     let offset = x86::block_offset(hash, blocks.len());
     let found: u64;
@@ -154,10 +113,10 @@ pub(super) fn contains_hash_inline(token: Avx512, blocks: &[[u32; LANES]], hash:
 ///
 /// A caller compiled with these features needs no assembly: there [`insert`] inlines.
 #[inline(always)]
-pub(super) fn insert_hash_inline(token: Avx512, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+fn insert_hash_inline(token: Avx512, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
     if COMPILED_WITH_FEATURES {
         let index = block_index(hash, blocks.len());
-        return token.insert(&mut blocks[index], hash as u32);
+        return SplitBlockKernel::insert(token, &mut blocks[index], hash as u32);
     }
     let offset = x86::block_offset(hash, blocks.len());
     let present: u64;
@@ -193,7 +152,7 @@ pub(super) fn insert_hash_inline(token: Avx512, blocks: &mut [[u32; LANES]], has
     present != 0
 }
 
-impl BlockKernel for Avx512 {
+impl SplitBlockKernel for Avx512 {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
         // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
@@ -211,11 +170,14 @@ impl BlockKernel for Avx512 {
         // SAFETY: `self` proves AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ are available.
         unsafe { contains(block, x) }
     }
+
+    #[inline(always)]
+    fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
+        contains_hash_inline(self, blocks, hash)
+    }
+
+    #[inline(always)]
+    fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+        insert_hash_inline(self, blocks, hash)
+    }
 }
-
-// The entry points make the token without detection: each is an `unsafe fn` that requires
-// the five features and is compiled with them (see `entry_points!`).
-entry_points!(Avx512, Avx512(()), single_key(insert_hash_inline, contains_hash_inline), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
-
-// The one entry point every operation runs through (see `kernel_entry_point!`).
-crate::arch::kernel_entry_point!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);

@@ -1,33 +1,14 @@
-//! The NEON kernel (aarch64): the AVX2 kernel's algorithm on two 128-bit halves, with the same
-//! functions in the same order.
-//!
-//! NEON is part of the aarch64 baseline, but the token is still only built after checking, so
-//! the proof-by-token rule holds on every architecture.
+//! The NEON kernel's split-block primitives: the AVX2 kernel's algorithm on two 128-bit
+//! halves.
 
 use core::arch::aarch64::{
     uint32x4_t, vbicq_u32, vdupq_n_u32, vld1q_u32, vmaxvq_u32, vmulq_u32, vorrq_u32,
     vreinterpretq_s32_u32, vshlq_u32, vshrq_n_u32, vst1q_u32,
 };
 
-use super::{BlockKernel, entry_points};
-use crate::block::{LANES, SALT};
-
-/// Token of the NEON kernel: a value of this type proves the CPU supports NEON.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Neon(());
-
-impl Neon {
-    /// The token, when this CPU has NEON.
-    #[inline]
-    pub(crate) fn new() -> Option<Neon> {
-        #[cfg(feature = "std")]
-        let available = std::arch::is_aarch64_feature_detected!("neon");
-        // Without std there is no run-time detection: trust the compile-time target features.
-        #[cfg(not(feature = "std"))]
-        let available = cfg!(target_feature = "neon");
-        available.then_some(Neon(()))
-    }
-}
+use super::super::primitives::SplitBlockKernel;
+use super::Neon;
+use crate::layout::split_block::{LANES, SALT};
 
 /// A block as two vectors (lanes 0..4 and 4..8).
 type Halves = (uint32x4_t, uint32x4_t);
@@ -106,7 +87,7 @@ fn contains(block: &[u32; LANES], x: u32) -> bool {
     covers(load(block), mask_vector(x))
 }
 
-impl BlockKernel for Neon {
+impl SplitBlockKernel for Neon {
     #[inline(always)]
     fn mask(self, x: u32) -> [u32; LANES] {
         // SAFETY: `self` proves NEON is available.
@@ -125,10 +106,3 @@ impl BlockKernel for Neon {
         unsafe { contains(block, x) }
     }
 }
-
-// The entry points make the token without detection: each is an `unsafe fn` that requires
-// NEON and is compiled with it (see `entry_points!`).
-entry_points!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);
-
-// The one entry point every operation runs through (see `kernel_entry_point!`).
-crate::arch::kernel_entry_point!(Neon, Neon(()), #[inline], #[target_feature(enable = "neon")]);

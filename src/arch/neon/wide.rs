@@ -1,10 +1,7 @@
-//! The NEON wide kernel (aarch64): the AVX2 wide kernel's algorithm on 128-bit vectors. Two
+//! The NEON kernel's wide primitives: the AVX2 wide kernel's algorithm on 128-bit vectors. Two
 //! multiplies by the salts and shifts give the eight bit positions, four widenings and
 //! variable shifts the four quarters of the 512-bit mask, and one `umaxv` over the OR of the
 //! missing bits answers.
-//!
-//! The `#[target_feature]` functions here are safe to call only where NEON is present; the
-//! [`Neon`] token proves it.
 
 use core::arch::aarch64::{
     uint64x2_t, vbicq_u64, vdupq_n_u32, vdupq_n_u64, vget_low_u32, vld1q_u32, vld1q_u64,
@@ -12,10 +9,10 @@ use core::arch::aarch64::{
     vreinterpretq_u32_u64, vshlq_u64, vshrq_n_u32, vst1q_u64,
 };
 
-use super::neon::Neon;
-use super::wide_generic::{WideKernel, wide_entry_points};
-use crate::block::SALT;
-use crate::wide_block::WORDS;
+use super::super::primitives::WideKernel;
+use super::Neon;
+use crate::layout::split_block::SALT;
+use crate::layout::wide::WORDS;
 
 /// A block, or a mask, as four vectors of two words (words 0..2, 2..4, 4..6, 6..8).
 type Quarters = [uint64x2_t; 4];
@@ -84,26 +81,16 @@ fn missing(block: &[u64; WORDS], x: u32) -> bool {
     any_missing(&load(block), &mask(x))
 }
 
-/// The primitives as the wide entry points use them. A value exists only inside those entry
-/// points, each an `unsafe fn` that requires NEON and is compiled with it, so holding one
-/// proves the feature is present.
-#[derive(Clone, Copy)]
-struct Features;
-
-impl WideKernel for Features {
+impl WideKernel for Neon {
     #[inline(always)]
     fn insert(self, block: &mut [u64; WORDS], x: u32) -> bool {
-        // SAFETY: a `Features` exists only where its features are present (see above).
+        // SAFETY: `self` proves NEON is available.
         unsafe { insert(block, x) }
     }
 
     #[inline(always)]
     fn missing(self, block: &[u64; WORDS], x: u32) -> bool {
-        // SAFETY: a `Features` exists only where its features are present (see above).
+        // SAFETY: `self` proves NEON is available.
         unsafe { missing(block, x) }
     }
 }
-
-// The entry points make the token without detection: each is an `unsafe fn` that requires
-// NEON and is compiled with it (see `wide_entry_points!`).
-wide_entry_points!(Neon, Features, #[inline], #[target_feature(enable = "neon")]);

@@ -5,9 +5,9 @@
 //! The filters' methods are generic over any `S: BuildHasher`, not only `'static` ones, so
 //! `core::any::TypeId` cannot compare `S` with a hasher type; castaway's `LifetimeFree` is the
 //! sound way to cast a non-`'static` generic to a concrete type, and implementing it is an
-//! `unsafe` promise, which this crate keeps in `arch` and `storage` only.
+//! `unsafe` promise, allowed in this one file of the hashing module.
 
-use crate::hash::{GxHash, ParquetHash, Xxh3};
+use super::{GxHash, ParquetHash, Xxh3};
 
 // SAFETY: castaway's contract for `LifetimeFree` is that the type has no lifetime parameters,
 // so that every value of it is `'static`: `Xxh3` is one `u64`.

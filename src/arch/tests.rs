@@ -1,0 +1,193 @@
+//! Every kernel against each layout's scalar reference, on every output: the answers of single
+//! and batch lookups, the answers of inserts and the bits they leave. (The split-block
+//! layout's are in `tests/suite/kernels.rs`, through `splitbloom::__kernel_testing`.)
+
+use super::{Dispatch, PreHashed};
+use crate::hash::{Xxh3, hash_key};
+use crate::kind::Kernel;
+use crate::layout::split_block::{self, LANES, block_index};
+use crate::layout::wide::{self, WORDS, Wide};
+use crate::layout::window::Generations;
+
+fn next(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// The window layout of `shape` (`(num_blocks, G)`) with inserts into slot `newest`.
+fn window((num_blocks, generations): (usize, usize), newest: usize) -> Generations {
+    Generations {
+        num_blocks,
+        generations,
+        newest,
+    }
+}
+
+#[test]
+fn every_kernel_matches_the_wide_reference() {
+    let mut state = 0x0123_4567_89ab_cdef_u64;
+    for kernel in Kernel::ALL {
+        let Some(dispatch) = Dispatch::new(kernel) else {
+            continue;
+        };
+        for probes in [1u8, 2] {
+            for density in [1u32, 3, 6] {
+                let mut blocks = vec![[0u64; WORDS]; 128];
+                for word in blocks.iter_mut().flatten() {
+                    for _ in 0..density {
+                        *word |= next(&mut state) & next(&mut state);
+                    }
+                }
+                let hashes: Vec<u64> = (0..2_000).map(|_| next(&mut state)).collect();
+                let mut out = vec![false; hashes.len()];
+                for distance in [0, 8, 128] {
+                    let layout = Wide::with_probes(probes).unwrap();
+                    dispatch
+                        .contains_keys(layout, &blocks, &PreHashed, &hashes, &mut out, distance);
+                    for (&hash, &answer) in hashes.iter().zip(&out) {
+                        let want = wide::contains(&blocks, probes, hash);
+                        assert_eq!(answer, want, "{kernel} batch {probes} {hash:#x}");
+                        let single = dispatch.contains_hash(layout, &blocks, hash);
+                        assert_eq!(single, want, "{kernel} single {probes} {hash:#x}");
+                    }
+                    // Keys hashed inside the loop, an odd count so the ring's tail is
+                    // partial.
+                    let keys = &hashes[..1_999];
+                    let hasher = Xxh3::default();
+                    let out = &mut out[..keys.len()];
+                    dispatch.contains_keys(layout, &blocks, &hasher, keys, out, distance);
+                    for (key, &answer) in keys.iter().zip(out.iter()) {
+                        let hash = crate::hash::hash_key(&hasher, key);
+                        let want = wide::contains(&blocks, probes, hash);
+                        assert_eq!(answer, want, "{kernel} keys {probes} {distance} {key:#x}");
+                    }
+                }
+                let layout = Wide::with_probes(probes).unwrap();
+                let mut reference = blocks.clone();
+                let mut single = blocks.clone();
+                let mut batch = blocks.clone();
+                for &hash in &hashes {
+                    let want = wide::insert(&mut reference, probes, hash);
+                    let got = dispatch.insert_hash(layout, &mut single, hash);
+                    assert_eq!(got, want, "{kernel} insert {probes} {hash:#x}");
+                }
+                dispatch.insert_keys(layout, &mut batch, &PreHashed, &hashes, 8);
+                assert!(single == reference, "{kernel} insert bits {probes}");
+                assert!(batch == reference, "{kernel} batch insert bits {probes}");
+                let hasher = Xxh3::default();
+                for distance in [0, 8, 128] {
+                    let mut reference = blocks.clone();
+                    for key in &hashes[..1_999] {
+                        let hash = crate::hash::hash_key(&hasher, key);
+                        wide::insert(&mut reference, probes, hash);
+                    }
+                    let mut batch = blocks.clone();
+                    let keys = &hashes[..1_999];
+                    dispatch.insert_keys(layout, &mut batch, &hasher, keys, distance);
+                    assert!(
+                        batch == reference,
+                        "{kernel} key inserts {probes} {distance}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The window's reference, from the split-block reference of `crate::layout::split_block` alone: a key
+/// is present when any generation of its block index holds every bit.
+fn reference_contains(blocks: &[[u32; LANES]], shape: (usize, usize), hash: u64) -> bool {
+    let (num_blocks, generations) = shape;
+    let first = block_index(hash, num_blocks) * generations;
+    blocks[first..first + generations]
+        .iter()
+        .any(|block| split_block::contains(block, hash as u32))
+}
+
+/// Every available kernel against the reference on every output (single and batch
+/// answers, the answers of inserts and the bits they leave), for window sizes from one
+/// generation to the most, blocks of random density, batches of odd length with and
+/// without prefetching, keys hashed inside the loops. The blocks are sparse and every other
+/// key is planted in one generation chosen at random, so most present keys are present in
+/// exactly one generation and a kernel that skips any one generation fails.
+#[test]
+fn every_kernel_matches_the_window_reference() {
+    let mut state = 0x0fed_cba9_8765_4321_u64;
+    let hasher = Xxh3::default();
+    for kernel in Kernel::ALL {
+        let Some(dispatch) = Dispatch::new(kernel) else {
+            continue;
+        };
+        for generations in [
+            1usize,
+            2,
+            3,
+            4,
+            5,
+            8,
+            17,
+            crate::layout::window::MAX_GENERATIONS,
+        ] {
+            for density in [2u32, 4] {
+                let num_blocks = 37;
+                let shape = (num_blocks, generations);
+                let mut blocks = vec![[0u32; LANES]; num_blocks * generations];
+                for word in blocks.iter_mut().flatten() {
+                    for _ in 0..density {
+                        *word |= (next(&mut state) & next(&mut state)) as u32;
+                    }
+                }
+                let keys: Vec<u64> = (0..1_001).map(|_| next(&mut state)).collect();
+                let hashes: Vec<u64> = keys.iter().map(|k| hash_key(&hasher, k)).collect();
+                // Every other key planted in one generation of its index, chosen at
+                // random: present there and (nearly always) nowhere else.
+                for &hash in hashes.iter().step_by(2) {
+                    let first = block_index(hash, num_blocks) * generations;
+                    let generation = next(&mut state) as usize % generations;
+                    split_block::insert(&mut blocks[first + generation], hash as u32);
+                }
+                let want: Vec<bool> = hashes
+                    .iter()
+                    .map(|&hash| reference_contains(&blocks, shape, hash))
+                    .collect();
+                assert!(want.iter().any(|&w| w) && want.iter().any(|&w| !w));
+                for (&hash, &want) in hashes.iter().zip(&want) {
+                    let got = dispatch.contains_hash(window(shape, 0), &blocks, hash);
+                    assert_eq!(got, want, "{kernel} G={generations} single {hash:#x}");
+                }
+                for distance in [0, 8, 128] {
+                    let mut out = vec![false; keys.len()];
+                    let layout = window(shape, 0);
+                    dispatch.contains_keys(layout, &blocks, &hasher, &keys, &mut out, distance);
+                    assert_eq!(out, want, "{kernel} G={generations} keys {distance}");
+                    let mut out = vec![false; keys.len()];
+                    dispatch
+                        .contains_keys(layout, &blocks, &PreHashed, &hashes, &mut out, distance);
+                    assert_eq!(out, want, "{kernel} G={generations} hashes {distance}");
+                }
+                let newest = generations / 2;
+                let mut reference = blocks.clone();
+                let mut single = blocks.clone();
+                for &hash in &hashes {
+                    let present = reference_contains(&reference, shape, hash);
+                    let first = block_index(hash, num_blocks) * generations;
+                    split_block::insert(&mut reference[first + newest], hash as u32);
+                    let got = dispatch.insert_hash(window(shape, newest), &mut single, hash);
+                    assert_eq!(got, present, "{kernel} G={generations} insert {hash:#x}");
+                }
+                assert!(single == reference, "{kernel} G={generations} insert bits");
+                for distance in [0, 8, 128] {
+                    let mut batch = blocks.clone();
+                    let layout = window(shape, newest);
+                    dispatch.insert_keys(layout, &mut batch, &hasher, &keys, distance);
+                    assert!(batch == reference, "{kernel} G={generations} key inserts");
+                    let mut batch = blocks.clone();
+                    dispatch.insert_keys(layout, &mut batch, &PreHashed, &hashes, distance);
+                    assert!(batch == reference, "{kernel} G={generations} hash inserts");
+                }
+            }
+        }
+    }
+}
