@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::kind::{HasherKind, Kernel, Layout};
+use crate::kind::{HasherKind, Kernel, LayoutKind};
 
 /// Everything that can go wrong when building or combining filters.
 ///
@@ -78,13 +78,13 @@ pub enum Error {
     /// A serialized filter's layout id (header byte 7) is not one this build reads: 0
     /// (split-block), 1 or 2 (wide, one or two probes per key).
     UnknownLayout(u8),
-    /// Serialized bytes hold a filter of another [`Layout`] than the type reading them (a wide
+    /// Serialized bytes hold a filter of another [`LayoutKind`] than the type reading them (a wide
     /// filter read as a [`Filter`](crate::Filter), or the reverse).
     LayoutMismatch {
         /// The layout of the type reading the bytes.
-        expected: Layout,
+        expected: LayoutKind,
         /// The layout the bytes hold.
-        found: Layout,
+        found: LayoutKind,
     },
     /// Serialized bytes end before the header or the bitset it announces is complete.
     Truncated {

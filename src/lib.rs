@@ -226,7 +226,7 @@ mod filter;
 pub mod format;
 pub mod hash;
 mod kind;
-mod layout;
+pub mod layout;
 pub mod math;
 pub mod parquet;
 #[allow(
@@ -244,14 +244,15 @@ pub use filter::AtomicFilter;
 #[cfg(target_has_atomic = "64")]
 pub use filter::{AtomicWindowFilter, WindowWriter};
 pub use filter::{
-    CountingFilter, Filter, FilterRef, ScalableFilter, WideFilter, WideFilterRef, WindowFilter,
+    BloomFilter, BloomFilterRef, CountingFilter, Filter, FilterRef, Layout, ScalableFilter,
+    WideFilter, WideFilterRef, WindowFilter,
 };
 pub use layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
-pub use kind::{HasherKind, Kernel, Layout, UnknownKernel};
+pub use kind::{HasherKind, Kernel, LayoutKind, UnknownKernel};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

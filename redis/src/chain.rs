@@ -8,7 +8,7 @@
 //! A split-block chain is exactly the crate's: the same stage sizes, the same keys in the same
 //! stages, and its `SBLS` bytes through `ScalableFilter` (`SBF.DUMP`/`SBF.LOAD`).
 
-use splitbloom::{Layout, ScalableFilter, ScalableParameters};
+use splitbloom::{LayoutKind, ScalableFilter, ScalableParameters};
 
 use crate::Hash;
 use crate::stage::{Bitset, Part};
@@ -20,12 +20,15 @@ pub struct Chain {
     parameters: ScalableParameters,
     /// Keys added to the newest stage.
     items_in_last_stage: usize,
-    layout: Layout,
+    layout: LayoutKind,
 }
 
 impl Chain {
     /// A chain of one empty stage.
-    pub fn new(parameters: ScalableParameters, layout: Layout) -> Result<Chain, splitbloom::Error> {
+    pub fn new(
+        parameters: ScalableParameters,
+        layout: LayoutKind,
+    ) -> Result<Chain, splitbloom::Error> {
         parameters.check()?;
         let first = Part::for_stage(
             layout,
@@ -91,7 +94,7 @@ impl Chain {
             stages: chain.stages().iter().cloned().map(Part::Split).collect(),
             parameters: *chain.parameters(),
             items_in_last_stage: chain.items_in_last_stage(),
-            layout: Layout::SplitBlock,
+            layout: LayoutKind::SplitBlock,
         }
     }
 
@@ -121,7 +124,7 @@ impl Chain {
         self.items_in_last_stage
     }
 
-    pub fn layout(&self) -> Layout {
+    pub fn layout(&self) -> LayoutKind {
         self.layout
     }
 
@@ -229,7 +232,7 @@ mod tests {
     #[test]
     fn a_split_block_chain_is_the_crates() {
         let parameters = parameters(100, 0.01);
-        let mut ours = Chain::new(parameters, Layout::SplitBlock).unwrap();
+        let mut ours = Chain::new(parameters, LayoutKind::SplitBlock).unwrap();
         let mut theirs = ScalableFilter::with_parameters(parameters, Hash::default()).unwrap();
         for key in 0..2000u32 {
             let hash = ours.hash_bytes(&key.to_le_bytes());
@@ -250,7 +253,7 @@ mod tests {
     #[test]
     fn a_wide_chain_scales_and_keeps_every_key() {
         let parameters = parameters(100, 1e-4);
-        let mut chain = Chain::new(parameters, Layout::Wide).unwrap();
+        let mut chain = Chain::new(parameters, LayoutKind::Wide).unwrap();
         let hashes: Vec<u64> = (0..2000u32)
             .map(|key| chain.hash_bytes(&key.to_le_bytes()))
             .collect();
@@ -260,12 +263,12 @@ mod tests {
         assert_eq!(chain.stages().len(), 5);
         for (index, stage) in chain.stages().iter().enumerate() {
             let expected = Part::shape_for(
-                Layout::Wide,
+                LayoutKind::Wide,
                 parameters.stage_capacity(index),
                 parameters.stage_fpr(index),
             )
             .unwrap();
-            assert_eq!(stage.bits().layout(), Layout::Wide);
+            assert_eq!(stage.bits().layout(), LayoutKind::Wide);
             assert_eq!((stage.bits().num_blocks(), stage.bits().probes()), expected);
         }
         let mut found = vec![false; hashes.len()];
@@ -285,8 +288,8 @@ mod tests {
     #[test]
     fn stages_that_do_not_fit_the_parameters_are_refused() {
         let parameters = parameters(100, 1e-4);
-        let wide = Chain::new(parameters, Layout::Wide).unwrap();
-        let split = Chain::new(parameters, Layout::SplitBlock).unwrap();
+        let wide = Chain::new(parameters, LayoutKind::Wide).unwrap();
+        let split = Chain::new(parameters, LayoutKind::SplitBlock).unwrap();
         let mut mixed = wide.stages().to_vec();
         mixed.push(split.stages()[0].clone());
         assert!(Chain::from_stages(parameters, mixed, 0).is_err());

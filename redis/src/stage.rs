@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use splitbloom::{FilterHasher, Kernel, Layout};
+use splitbloom::{FilterHasher, Kernel, LayoutKind};
 
 use crate::{Hash, Stage, Wide};
 
@@ -19,18 +19,18 @@ pub const WIDE_ERROR_RATE: f64 = 0.001;
 
 /// The layout of a value reserved at `error_rate` (a `NONSCALING` filter, or every stage of a
 /// chain): wide at [`WIDE_ERROR_RATE`] and below, split-block above.
-pub fn layout_for_rate(error_rate: f64) -> Layout {
+pub fn layout_for_rate(error_rate: f64) -> LayoutKind {
     if error_rate <= WIDE_ERROR_RATE {
-        Layout::Wide
+        LayoutKind::Wide
     } else {
-        Layout::SplitBlock
+        LayoutKind::SplitBlock
     }
 }
 
 /// What the module reads from, and writes to, one filter, whatever its layout.
 pub trait Bitset {
     /// The layout of its blocks.
-    fn layout(&self) -> Layout;
+    fn layout(&self) -> LayoutKind;
     /// The blocks each key sets its bits in: 1 for the split-block layout, 1 or 2 for the
     /// wide one.
     fn probes(&self) -> u8;
@@ -109,8 +109,8 @@ macro_rules! forward_to_the_filter {
 }
 
 impl Bitset for Stage {
-    fn layout(&self) -> Layout {
-        Layout::SplitBlock
+    fn layout(&self) -> LayoutKind {
+        LayoutKind::SplitBlock
     }
     fn probes(&self) -> u8 {
         1
@@ -119,8 +119,8 @@ impl Bitset for Stage {
 }
 
 impl Bitset for Wide {
-    fn layout(&self) -> Layout {
-        Layout::Wide
+    fn layout(&self) -> LayoutKind {
+        LayoutKind::Wide
     }
     fn probes(&self) -> u8 {
         Wide::probes(self)
@@ -155,27 +155,33 @@ pub enum Part {
 impl Part {
     /// An empty filter of `layout` for `capacity` keys at `fpr`, sized by that layout's
     /// formula.
-    pub fn for_stage(layout: Layout, capacity: usize, fpr: f64) -> Result<Part, splitbloom::Error> {
+    pub fn for_stage(
+        layout: LayoutKind,
+        capacity: usize,
+        fpr: f64,
+    ) -> Result<Part, splitbloom::Error> {
         Ok(match layout {
-            Layout::Wide => Part::Wide(Wide::with_fpr_and_hasher(capacity, fpr, Hash::default())?),
+            LayoutKind::Wide => {
+                Part::Wide(Wide::with_fpr_and_hasher(capacity, fpr, Hash::default())?)
+            }
             _ => Part::Split(Stage::with_fpr_and_hasher(capacity, fpr, Hash::default())?),
         })
     }
 
     /// The blocks and probes [`for_stage`](Part::for_stage) gives, without allocating.
     pub fn shape_for(
-        layout: Layout,
+        layout: LayoutKind,
         capacity: usize,
         fpr: f64,
     ) -> Result<(usize, u8), splitbloom::Error> {
         match layout {
-            Layout::Wide => splitbloom::math::wide::num_blocks_for_fpr(capacity, fpr),
+            LayoutKind::Wide => splitbloom::math::wide::num_blocks_for_fpr(capacity, fpr),
             _ => splitbloom::math::num_blocks_for_fpr(capacity, fpr).map(|blocks| (blocks, 1)),
         }
     }
 
     /// Bitset bytes [`for_stage`](Part::for_stage) allocates (`u64::MAX` when it would fail).
-    pub fn bytes_for(layout: Layout, capacity: usize, fpr: f64) -> u64 {
+    pub fn bytes_for(layout: LayoutKind, capacity: usize, fpr: f64) -> u64 {
         Part::shape_for(layout, capacity, fpr).map_or(u64::MAX, |(blocks, _)| {
             (blocks as u64).saturating_mul(layout.block_bytes() as u64)
         })
@@ -198,7 +204,7 @@ impl Part {
     /// `from_bytes` made before anything is allocated.
     pub fn from_bytes(bytes: &[u8]) -> Result<Part, splitbloom::Error> {
         match splitbloom::format::Header::parse(bytes)?.layout {
-            Layout::Wide => Wide::from_bytes_with_hasher_type(bytes).map(Part::Wide),
+            LayoutKind::Wide => Wide::from_bytes_with_hasher_type(bytes).map(Part::Wide),
             _ => Stage::from_bytes_with_hasher_type(bytes).map(Part::Split),
         }
     }
@@ -207,9 +213,9 @@ impl Part {
     /// the `SBLM` header's layout says which type reads it.
     pub fn from_trusted_bytes(bytes: &[u8]) -> Result<Part, splitbloom::Error> {
         match splitbloom::format::Header::parse(bytes)?.layout {
-            Layout::Wide => {
+            LayoutKind::Wide => {
                 splitbloom::WideFilterRef::<Hash>::from_trusted_bytes_with_hasher_type(bytes)
-                    .and_then(|view| view.to_wide_filter())
+                    .and_then(|view| view.to_filter())
                     .map(Part::Wide)
             }
             _ => splitbloom::FilterRef::<Hash>::from_trusted_bytes_with_hasher_type(bytes)
@@ -304,9 +310,9 @@ mod tests {
     #[test]
     fn rates_at_and_below_the_threshold_are_wide() {
         let layout = |rate| Part::for_rate(10_000, rate).unwrap().bits().layout();
-        assert_eq!(layout(0.0011), Layout::SplitBlock);
-        assert_eq!(layout(WIDE_ERROR_RATE), Layout::Wide);
-        assert_eq!(layout(1e-6), Layout::Wide);
+        assert_eq!(layout(0.0011), LayoutKind::SplitBlock);
+        assert_eq!(layout(WIDE_ERROR_RATE), LayoutKind::Wide);
+        assert_eq!(layout(1e-6), LayoutKind::Wide);
         for rate in [0.01, 1e-3, 1e-4, 1e-6] {
             let part = Part::for_rate(10_000, rate).unwrap();
             assert_eq!(

@@ -12,7 +12,7 @@
 
 use std::borrow::Cow;
 
-use splitbloom::{FilterHasher, Layout, ScalableParameters};
+use splitbloom::{FilterHasher, LayoutKind, ScalableParameters};
 
 use crate::Hash;
 use crate::chain::Chain;
@@ -67,7 +67,7 @@ pub struct Meta {
     /// The hasher's seed (every stage has the same).
     pub seed: u64,
     /// The stages' layout (one for all of them).
-    pub layout: Layout,
+    pub layout: LayoutKind,
     /// Each stage's blocks per key (1 for split-block, 1 or 2 for wide), oldest first.
     pub stage_probes: Vec<u8>,
     /// Each stage's number of blocks, oldest first.
@@ -228,9 +228,9 @@ fn stage_header(layout_id: u8, seed: u64, blocks: u64) -> [u8; STAGE_HEADER] {
 
 /// The format's layout id (`SBLM` header byte 7): 0 for split-block, the probes per key for
 /// wide.
-fn layout_id(layout: Layout, probes: u8) -> u8 {
+fn layout_id(layout: LayoutKind, probes: u8) -> u8 {
     match layout {
-        Layout::Wide => probes,
+        LayoutKind::Wide => probes,
         _ => 0,
     }
 }
@@ -611,7 +611,7 @@ mod tests {
             parameters: zero_parameters(),
             items_in_last_stage: 0,
             seed: 5,
-            layout: Layout::Wide,
+            layout: LayoutKind::Wide,
             stage_probes: vec![probes],
             stage_blocks: vec![blocks],
         }
@@ -636,7 +636,7 @@ mod tests {
             assert_eq!(decoded.bitset_len(), decoded.stage_blocks[0] * 64);
         }
         let split = Meta {
-            layout: Layout::SplitBlock,
+            layout: LayoutKind::SplitBlock,
             stage_probes: vec![1],
             ..wide_meta(1, 100)
         };

@@ -90,6 +90,7 @@ mod x86;
 
 pub(crate) use batch::{PreHashed, prefetch_distance, prefetch_min_blocks};
 pub(crate) use dispatch::Dispatch;
+pub(crate) use primitives::BloomLayout;
 
 #[cfg(test)]
 mod tests;

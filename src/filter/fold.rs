@@ -1,14 +1,16 @@
-//! Combining filters bit by bit: [`Filter::union`] and [`Filter::intersect`], and shrinking a
-//! filter by folding: writers size generously, then shrink once they know how
-//! many keys arrived (as Parquet writers such as arrow-rs do).
+//! Combining filters bit by bit: [`BloomFilter::union`] and [`BloomFilter::intersect`], for
+//! every layout; and shrinking a split-block filter by folding: writers size generously, then
+//! shrink once they know how many keys arrived (as Parquet writers such as arrow-rs do).
 //!
 //! A key's block is `((h >> 32) · z) >> 32`. With an even `z`, the same key in a filter of
 //! `z / 2` blocks lands in block `⌊index / 2⌋`, because
 //! `⌊a · (z/2) / 2^32⌋ = ⌊⌊a · z / 2^32⌋ / 2⌋`. So OR-ing blocks `2j` and `2j + 1` into block
 //! `j` gives exactly the filter that inserting the same keys into `z / 2` blocks would have
-//! built: no false negatives, bit for bit.
+//! built: no false negatives, bit for bit. The wide layout does not fold: its second block is
+//! the first one's neighbour inside a group of 64, and halving the groups moves the neighbour
+//! to another block than the one the OR puts its bits in.
 
-use super::Filter;
+use super::{BloomFilter, Filter, Layout};
 use crate::error::Error;
 use crate::filter::view::block_fpr;
 use crate::layout::split_block::LANES;
@@ -91,14 +93,15 @@ fn folded_fpr(blocks: &[[u32; LANES]]) -> f64 {
     total / (blocks.len() / 2) as f64
 }
 
-impl<S: PartialEq> Filter<S> {
+impl<S: PartialEq, L: Layout> BloomFilter<S, L> {
     /// Makes `self` the union of both filters: afterwards it contains every key of either.
     /// The result is exactly the filter built from both key sets.
     ///
-    /// Errors when the filters differ in size or hasher.
+    /// Errors when the filters differ in size, layout (a wide filter's probes per key) or
+    /// hasher.
     ///
     /// ```
-    /// use splitbloom::Filter;
+    /// use splitbloom::{Filter, WideFilter};
     /// let mut a = Filter::with_num_blocks(64)?;
     /// let mut b = Filter::with_num_blocks(64)?;
     /// a.insert("left");
@@ -106,6 +109,8 @@ impl<S: PartialEq> Filter<S> {
     /// a.union(&b)?;
     /// assert!(a.contains("left") && a.contains("right"));
     /// assert!(a.union(&Filter::with_num_blocks(32)?).is_err());
+    /// let mut wide = WideFilter::with_num_blocks(64, 2)?;
+    /// assert!(wide.union(&WideFilter::with_num_blocks(64, 1)?).is_err());
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn union(&mut self, other: &Self) -> Result<(), Error> {
@@ -115,7 +120,7 @@ impl<S: PartialEq> Filter<S> {
     /// Makes `self` the intersection of both filters: keys of both stay present (no false
     /// negatives for them); the false-positive rate is at most that of either filter.
     ///
-    /// Errors when the filters differ in size or hasher.
+    /// Errors when the filters differ in size, layout or hasher.
     ///
     /// ```
     /// use splitbloom::Filter;
@@ -140,11 +145,20 @@ impl<S: PartialEq> Filter<S> {
                 right: other.blocks.len(),
             });
         }
+        if self.layout != other.layout {
+            return Err(Error::ProbesMismatch {
+                left: self.layout.probes(),
+                right: other.layout.probes(),
+            });
+        }
         if self.hasher != other.hasher {
             return Err(Error::HasherMismatch);
         }
+        // Every layout's blocks are whole 32-bit words, and a bitwise operation does not care
+        // how they are grouped.
         let words: &mut [u32] = bytemuck::cast_slice_mut(&mut self.blocks);
-        for (word, &other) in words.iter_mut().zip(other.as_words()) {
+        let others: &[u32] = bytemuck::cast_slice(&other.blocks);
+        for (word, &other) in words.iter_mut().zip(others) {
             op(word, other);
         }
         Ok(())

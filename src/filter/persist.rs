@@ -1,44 +1,50 @@
-//! [`Filter`]'s bytes, in the `SBLM` format of [`format`](crate::format): the codec there works
-//! on plain slices; this file gives it a filter's blocks and hasher identity, and builds a
-//! filter from what it validated.
+//! A [`BloomFilter`]'s bytes, in the `SBLM` format of [`format`](crate::format), under its
+//! layout's id: the codec there works on plain slices; this file gives it a filter's blocks,
+//! layout and hasher identity, and builds a filter from what it validated.
 
 use alloc::vec::Vec;
 
 use crate::error::Error;
-use crate::filter::Filter;
+use crate::filter::{BloomFilter, Layout};
 use crate::format::{HEADER_BYTES, decode_into, validate};
-use crate::hash::FilterHasher;
+use crate::hash::{FilterHasher, Xxh3};
 
-impl<S: FilterHasher> Filter<S> {
+impl<S: FilterHasher, L: Layout> BloomFilter<S, L> {
     /// The filter in splitbloom's format (see the [`format`](crate::format) module for the
-    /// layout).
+    /// layout), under its layout's id (header byte 7: 0 for a [`Filter`], the probes per key
+    /// for a [`WideFilter`](crate::WideFilter)).
     ///
     /// ```
-    /// use splitbloom::Filter;
+    /// use splitbloom::{Filter, WideFilter};
     /// let mut filter = Filter::with_fpr(1000, 0.01)?;
     /// filter.insert("key");
     /// let bytes = filter.to_bytes();
     /// let copy = Filter::from_bytes(&bytes)?;
     /// assert!(copy.contains("key"));
     /// assert_eq!(copy.to_bytes(), bytes);
+    /// let wide = WideFilter::with_fpr(1000, 1e-5)?;
+    /// assert_eq!(wide.to_bytes()[7], 2); // wide, two probes per key
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
         self.view().to_bytes()
     }
 
-    /// The length of [`to_bytes`](Filter::to_bytes): 32 bytes of header plus the bitset.
+    /// The length of [`to_bytes`](BloomFilter::to_bytes): 32 bytes of header plus the bitset.
     ///
     /// ```
     /// let filter = splitbloom::Filter::with_num_blocks(10)?;
     /// assert_eq!(filter.serialized_len(), 32 + 320);
+    /// let wide = splitbloom::WideFilter::with_num_blocks(10, 1)?;
+    /// assert_eq!(wide.serialized_len(), 32 + 640);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn serialized_len(&self) -> usize {
         HEADER_BYTES + self.size_in_bytes()
     }
 
-    /// Writes [`to_bytes`](Filter::to_bytes) to `writer` without building it in memory first.
+    /// Writes [`to_bytes`](BloomFilter::to_bytes) to `writer` without building it in memory
+    /// first.
     ///
     /// The error is the writer's [`std::io::Error`]; `?` also turns it into an [`Error`]
     /// (`Error::Io`), so it can be used in a function returning either.
@@ -62,12 +68,15 @@ impl<S: FilterHasher> Filter<S> {
     /// Reads a filter built with the hasher type `S`, named as the type parameter
     /// (`Filter::<ParquetHash>::from_bytes_with_hasher_type`), into an owned copy. The hasher's
     /// seed comes from the bytes, which is why no hasher value is passed;
-    /// [`Filter::from_bytes`] is this for the default hasher, without a type annotation.
+    /// [`from_bytes`](BloomFilter::from_bytes) is this for the default hasher, without a type
+    /// annotation.
     ///
-    /// `bytes` must hold exactly one filter, built with hasher type `S`. Every problem is an
-    /// [`Error`]: wrong magic, unknown version or flags, truncated or over-long input, zero or
-    /// too many blocks, checksum mismatch, unknown or unavailable hasher, hasher kind other
-    /// than `S`'s. Nothing is allocated before the input has been validated.
+    /// `bytes` must hold exactly one filter of this layout, built with hasher type `S`. Every
+    /// problem is an [`Error`]: wrong magic, unknown version or layout, truncated or over-long
+    /// input, zero or too many blocks, two wide probes on a block count that is not a
+    /// multiple of 64, checksum mismatch, a filter of another layout
+    /// ([`Error::LayoutMismatch`]: read it with its own type), unknown or unavailable hasher,
+    /// hasher kind other than `S`'s. Nothing is allocated before the input has been validated.
     ///
     /// ```
     /// use splitbloom::{Error, Filter, parquet::ParquetHash};
@@ -83,31 +92,35 @@ impl<S: FilterHasher> Filter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn from_bytes_with_hasher_type(bytes: &[u8]) -> Result<Self, Error> {
-        let (header, payload) = validate::<S>(bytes)?;
-        let mut filter =
-            Filter::with_num_blocks_and_hasher(header.num_blocks, S::try_with_seed(header.seed)?)?;
-        decode_into(payload, filter.words_mut());
+        let (header, payload) = validate(bytes)?;
+        let layout = L::from_header(&header)?;
+        header.check_hasher::<S>()?;
+        let hasher = S::try_with_seed(header.seed)?;
+        let mut filter = BloomFilter::with_layout(header.num_blocks, layout, hasher)?;
+        decode_into(payload, filter.words_mut(), L::WORD_BYTES);
         Ok(filter)
     }
 }
 
-impl Filter {
-    /// Reads a filter written by [`to_bytes`](Filter::to_bytes) with the default hasher into an
-    /// owned copy, with every check of
-    /// [`from_bytes_with_hasher_type`](Filter::from_bytes_with_hasher_type) (which reads
+impl<L: Layout> BloomFilter<Xxh3, L> {
+    /// Reads a filter written by [`to_bytes`](BloomFilter::to_bytes) with the default hasher
+    /// into an owned copy, with every check of
+    /// [`from_bytes_with_hasher_type`](BloomFilter::from_bytes_with_hasher_type) (which reads
     /// filters of other hashers). No type annotation is needed.
     ///
     /// ```
-    /// use splitbloom::{Error, Filter};
+    /// use splitbloom::{Error, Filter, WideFilter};
     /// let mut filter = Filter::with_fpr(1000, 0.01)?;
     /// filter.insert("key");
     /// let copy = Filter::from_bytes(&filter.to_bytes())?;
     /// assert_eq!(copy, filter);
     /// assert!(matches!(Filter::from_bytes(b"SBLM"), Err(Error::Truncated { .. })));
+    /// // A split-block filter is not read as a wide one, nor the other way round.
+    /// assert!(matches!(WideFilter::from_bytes(&filter.to_bytes()), Err(Error::LayoutMismatch { .. })));
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Result<Filter, Error> {
-        Filter::from_bytes_with_hasher_type(bytes)
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+        Self::from_bytes_with_hasher_type(bytes)
     }
 }
 

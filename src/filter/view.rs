@@ -23,10 +23,9 @@ use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash};
 
 use crate::arch::{Dispatch, PreHashed, prefetch_distance};
+use crate::filter::Layout;
 use crate::hash::{FilterHasher, for_each_hashed_chunk};
-use crate::layout::split_block::SplitBlock;
 use crate::layout::split_block::{BLOCK_BYTES, LANES};
-use crate::layout::wide::Wide;
 
 /// The batch reads answer this many keys at a time into a buffer on the stack when they need
 /// one: long enough for the prefetch pipeline to fill, short enough to stay in L1.
@@ -224,20 +223,23 @@ pub(crate) fn contains_bytes_batch<P: Probe, K: AsRef<[u8]>>(
     });
 }
 
-/// A plain bitset with its kernel and hasher: the [`Probe`] of [`Filter`](crate::Filter) and
-/// [`FilterRef`](crate::FilterRef), and the one place their statistics and serialization are
-/// written.
-#[derive(Clone, Copy)]
-pub(crate) struct View<'a, S> {
-    /// The blocks, at least one.
-    pub(crate) blocks: &'a [[u32; LANES]],
+/// A bitset of some [`Layout`] with its kernel and hasher: the [`Probe`] of
+/// [`BloomFilter`](crate::BloomFilter) and [`BloomFilterRef`](crate::BloomFilterRef) (owned,
+/// aligned blocks, or a view of serialized bytes), so the two can never disagree, and the one
+/// place their statistics and serialization are written. The kernels use unaligned loads, so a
+/// bitset viewed in place needs only the alignment of its words.
+pub(crate) struct View<'a, S, L: Layout> {
+    /// The blocks, at least one, of a shape the layout accepts.
+    pub(crate) blocks: &'a [L::Block],
+    /// The layout, with what it decided at run time (a wide filter's probes).
+    pub(crate) layout: L,
     /// The kernel that answers.
     pub(crate) kernel: Dispatch,
     /// The hasher keys go through.
     pub(crate) hasher: &'a S,
 }
 
-impl<S> Probe for View<'_, S> {
+impl<S, L: Layout> Probe for View<'_, S, L> {
     type Hasher = S;
 
     #[inline(always)]
@@ -247,15 +249,15 @@ impl<S> Probe for View<'_, S> {
 
     #[inline(always)]
     fn probe(&self, hash: u64) -> bool {
-        self.kernel.contains_hash(SplitBlock, self.blocks, hash)
+        self.kernel.contains_hash(self.layout, self.blocks, hash)
     }
 
     /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache.
     #[inline]
     fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = prefetch_distance::<SplitBlock>(core::mem::size_of_val(self.blocks));
+        let distance = self.prefetch_distance();
         self.kernel
-            .contains_keys(SplitBlock, self.blocks, &PreHashed, hashes, out, distance);
+            .contains_keys(self.layout, self.blocks, &PreHashed, hashes, out, distance);
     }
 
     /// Hashing and probing run inside the kernel, as for [`probe_all`](Probe::probe_all).
@@ -264,154 +266,59 @@ impl<S> Probe for View<'_, S> {
     where
         S: BuildHasher,
     {
-        let distance = prefetch_distance::<SplitBlock>(core::mem::size_of_val(self.blocks));
+        let distance = self.prefetch_distance();
         self.kernel
-            .contains_keys(SplitBlock, self.blocks, self.hasher, keys, out, distance);
+            .contains_keys(self.layout, self.blocks, self.hasher, keys, out, distance);
     }
 }
 
-impl<S> View<'_, S> {
+impl<S, L: Layout> View<'_, S, L> {
+    /// The batch prefetch distance for this bitset's size (see `arch::prefetch_distance`).
+    #[inline]
+    fn prefetch_distance(&self) -> usize {
+        prefetch_distance::<L>(core::mem::size_of_val(self.blocks))
+    }
+
     /// The fraction of bits that are set, from 0 to 1.
     pub(crate) fn fill_ratio(&self) -> f64 {
-        fill_ratio(self.blocks.iter().copied())
+        let words: &[u32] = bytemuck::cast_slice(self.blocks);
+        let set: u64 = words.iter().map(|word| u64::from(word.count_ones())).sum();
+        set as f64 / (words.len() * 32) as f64
     }
 
     /// The chance that a uniformly random hash is reported present.
     pub(crate) fn estimated_fpr(&self) -> f64 {
-        estimated_fpr(self.blocks.iter().copied())
+        self.layout.estimated_fpr(bytemuck::cast_slice(self.blocks))
+    }
+
+    /// Distinct keys estimated from the fill ratio.
+    pub(crate) fn estimated_items(&self) -> f64 {
+        self.layout
+            .estimated_items(self.fill_ratio(), self.blocks.len())
     }
 }
 
-impl<S: FilterHasher> View<'_, S> {
-    /// The bitset in splitbloom's format.
+impl<S: FilterHasher, L: Layout> View<'_, S, L> {
+    /// The bitset in splitbloom's format, under its layout's id.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        crate::format::to_bytes(S::KIND, self.hasher.seed(), self.blocks)
+        crate::format::to_bytes(
+            S::KIND,
+            self.hasher.seed(),
+            self.layout.id(),
+            self.blocks,
+            L::WORD_BYTES,
+        )
     }
 
     /// Streams [`to_bytes`](View::to_bytes) to `writer`.
     #[cfg(feature = "std")]
     pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        crate::format::write_to(S::KIND, self.hasher.seed(), self.blocks, writer)
-    }
-}
-
-/// A wide bitset with its probes, kernel and hasher: the [`Probe`] of
-/// [`WideFilter`](crate::WideFilter) and [`WideFilterRef`](crate::WideFilterRef), and the one
-/// place their serialization is written. The wide kernels use unaligned loads, so a bitset
-/// viewed in place needs only the alignment of `u64`.
-#[derive(Clone, Copy)]
-pub(crate) struct WideView<'a, S> {
-    /// The blocks, at least one (a multiple of 64 with two probes).
-    pub(crate) blocks: &'a [[u64; crate::layout::wide::WORDS]],
-    /// The blocks each key sets its bits in: 1 or 2.
-    pub(crate) probes: u8,
-    /// The kernel that answers.
-    pub(crate) kernel: Dispatch,
-    /// The hasher keys go through.
-    pub(crate) hasher: &'a S,
-}
-
-impl<S> Probe for WideView<'_, S> {
-    type Hasher = S;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        self.hasher
-    }
-
-    #[inline(always)]
-    fn probe(&self, hash: u64) -> bool {
-        self.kernel.contains_hash(self.layout(), self.blocks, hash)
-    }
-
-    /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache
-    /// (`wide_prefetch_distance`).
-    #[inline]
-    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = prefetch_distance::<Wide>(core::mem::size_of_val(self.blocks));
-        self.kernel.contains_keys(
-            self.layout(),
-            self.blocks,
-            &PreHashed,
-            hashes,
-            out,
-            distance,
-        );
-    }
-
-    /// Hashing and probing run inside the kernel, each key hashed as its blocks are
-    /// prefetched, as for [`probe_all`](Probe::probe_all).
-    #[inline]
-    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
-    where
-        S: BuildHasher,
-    {
-        let distance = prefetch_distance::<Wide>(core::mem::size_of_val(self.blocks));
-        self.kernel
-            .contains_keys(self.layout(), self.blocks, self.hasher, keys, out, distance);
-    }
-}
-
-impl<S> WideView<'_, S> {
-    /// The layout with this view's probes.
-    fn layout(&self) -> Wide {
-        Wide::with_probes(self.probes).unwrap_or(Wide::ONE_PROBE)
-    }
-
-    /// The fraction of bits that are set, from 0 to 1.
-    pub(crate) fn fill_ratio(&self) -> f64 {
-        let set: u64 = self
-            .blocks
-            .iter()
-            .flatten()
-            .map(|word| u64::from(word.count_ones()))
-            .sum();
-        set as f64 / (self.blocks.len() * crate::math::wide::WIDE_BLOCK_BYTES * 8) as f64
-    }
-
-    /// The chance that a uniformly random hash is reported present: the product of the words'
-    /// fill in a block, averaged over the first blocks, times the same product for the second
-    /// block of each with two probes (the two in-block hashes are independent).
-    pub(crate) fn estimated_fpr(&self) -> f64 {
-        let block_fpr = |block: &[u64; crate::layout::wide::WORDS]| -> f64 {
-            block
-                .iter()
-                .map(|word| f64::from(word.count_ones()) / 64.0)
-                .product()
-        };
-        let total: f64 = (0..self.blocks.len())
-            .map(|first| {
-                let rate = block_fpr(&self.blocks[first]);
-                if self.probes == 2 {
-                    rate * block_fpr(&self.blocks[crate::layout::wide::second_block(first)])
-                } else {
-                    rate
-                }
-            })
-            .sum();
-        total / self.blocks.len() as f64
-    }
-
-    /// Distinct keys estimated from the fill ([`math::wide::items_for_fill`](crate::math::wide::items_for_fill)).
-    pub(crate) fn estimated_items(&self) -> f64 {
-        crate::math::wide::items_for_fill(self.fill_ratio(), self.blocks.len(), self.probes)
-    }
-}
-
-impl<S: FilterHasher> WideView<'_, S> {
-    /// The bitset in splitbloom's format, under the wide layout id.
-    pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        crate::format::wide_to_bytes(S::KIND, self.hasher.seed(), self.probes, self.blocks)
-    }
-
-    /// Streams [`to_bytes`](WideView::to_bytes) to `writer`.
-    #[cfg(feature = "std")]
-    pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        crate::format::wide_write_to(
+        crate::format::write_to(
             S::KIND,
             self.hasher.seed(),
-            self.probes,
+            self.layout.id(),
             self.blocks,
+            L::WORD_BYTES,
             writer,
         )
     }
@@ -448,7 +355,8 @@ pub(crate) fn block_fpr(lanes: &[u32; LANES]) -> f64 {
 /// and a runnable example each, so that every type offers the same reads with the same
 /// contract.
 ///
-/// * `type`: the type, with `'_` when it borrows (`FilterRef<'_>`);
+/// * `type`: the type, or `{generics} Type {arguments}` for a generic one (`{'a, S, L: Layout}
+///   BloomFilterRef {'a, S, L}`), whose hasher parameter is named `S`;
 /// * `setup`: doc-example lines that bind `filter` holding the keys `"apple"` and `"pear"`,
 ///   inserted both with `insert` and with `insert_bytes`;
 /// * `note`: a sentence on how this type answers, added to each method's docs;
@@ -510,19 +418,34 @@ macro_rules! read_methods {
         }
     };
     (
-        type: $Type:ident $(<$lt:lifetime>)?,
+        type: $Type:ident,
         setup: $setup:expr,
         note: $note:expr,
         reader: |$this:ident| $reader:expr,
         bytes: $bytes:tt $(,)?
     ) => {
-        read_methods!(@reader $Type $(<$lt>)?, |$this| $reader);
-        read_methods!(@keys $Type $(<$lt>)?, $setup, $note);
-        read_methods!(@hashes $Type $(<$lt>)?, $setup, $note);
-        read_methods!(@bytes $bytes, $Type $(<$lt>)?, $setup, $note);
+        read_methods! {
+            type: {S} $Type {S},
+            setup: $setup,
+            note: $note,
+            reader: |$this| $reader,
+            bytes: $bytes,
+        }
     };
-    (@reader $Type:ident $(<$lt:lifetime>)?, |$this:ident| $reader:expr) => {
-        impl<S> $Type<$($lt,)? S> {
+    (
+        type: {$($gen:tt)*} $Type:ident {$($args:tt)*},
+        setup: $setup:expr,
+        note: $note:expr,
+        reader: |$this:ident| $reader:expr,
+        bytes: $bytes:tt $(,)?
+    ) => {
+        read_methods!(@reader {$($gen)*} $Type {$($args)*}, |$this| $reader);
+        read_methods!(@keys {$($gen)*} $Type {$($args)*}, $setup, $note);
+        read_methods!(@hashes {$($gen)*} $Type {$($args)*}, $setup, $note);
+        read_methods!(@bytes $bytes, {$($gen)*} $Type {$($args)*}, $setup, $note);
+    };
+    (@reader {$($gen:tt)*} $Type:ident {$($args:tt)*}, |$this:ident| $reader:expr) => {
+        impl<$($gen)*> $Type<$($args)*> {
             /// The [`Probe`](crate::filter::view::Probe) every read goes through.
             #[inline(always)]
             fn reader(&self) -> impl $crate::filter::view::Probe<Hasher = S> + '_ {
@@ -531,11 +454,10 @@ macro_rules! read_methods {
             }
         }
     };
-    (@hashes $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
+    (@hashes {$($gen:tt)*} $Type:ident {$($args:tt)*}, $setup:expr, $note:expr) => {
         /// Pre-hashed keys, for callers that hash keys themselves (storage engines): the high
         /// 32 bits of a hash choose the block and the low 32 bits the bits inside it.
-        impl<S> $Type<$($lt,)? S> {
-
+        impl<$($gen)*> $Type<$($args)*> {
             /// Whether a pre-hashed key may be present: `false` means certainly absent.
             ///
             #[doc = $note]
@@ -591,8 +513,11 @@ macro_rules! read_methods {
             }
         }
     };
-    (@keys $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
-        impl<S: core::hash::BuildHasher> $Type<$($lt,)? S> {
+    (@keys {$($gen:tt)*} $Type:ident {$($args:tt)*}, $setup:expr, $note:expr) => {
+        impl<$($gen)*> $Type<$($args)*>
+        where
+            S: core::hash::BuildHasher,
+        {
             /// Whether `key` may be present: `false` means certainly absent.
             ///
             #[doc = $note]
@@ -645,12 +570,15 @@ macro_rules! read_methods {
         }
     };
     (@bytes no, $($rest:tt)*) => {};
-    (@bytes yes, $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
+    (@bytes yes, {$($gen:tt)*} $Type:ident {$($args:tt)*}, $setup:expr, $note:expr) => {
         /// The byte-key contract: keys given as exactly their bytes, hashed with
         /// [`FilterHasher::hash_bytes`](crate::FilterHasher::hash_bytes), whose framing the
         /// [`hash`](crate::hash) module documents so another program can reproduce it. Use these
         /// for persisted string and byte keys.
-        impl<S: $crate::hash::FilterHasher> $Type<$($lt,)? S> {
+        impl<$($gen)*> $Type<$($args)*>
+        where
+            S: $crate::hash::FilterHasher,
+        {
             /// The hash `insert_bytes` gives `key`: exactly its bytes, with the framing of the
             /// [byte-key contract](crate::hash).
             ///

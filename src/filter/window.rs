@@ -626,7 +626,7 @@ impl<S: FilterHasher> WindowFilter<S> {
         )?;
         window.newest = header.newest;
         window.rotations = header.rotations;
-        format::decode_into(payload, bytemuck::cast_slice_mut(&mut window.blocks));
+        format::decode_into(payload, &mut window.blocks[..], 4);
         Ok(window)
     }
 }

@@ -83,11 +83,11 @@ pub(crate) fn window_to_bytes(header: &WindowHeader, blocks: &[[u32; LANES]]) ->
     let checked = checked_bytes(header);
     let mut state = Xxh3Default::new();
     state.update(&checked);
-    for_each_payload_chunk(blocks, |chunk| state.update(chunk));
+    for_each_payload_chunk(blocks, 4, |chunk| state.update(chunk));
     let mut bytes = Vec::with_capacity(WINDOW_HEADER_BYTES + blocks.len() * BLOCK_BYTES);
     bytes.extend_from_slice(&checked);
     bytes.extend_from_slice(&state.digest().to_le_bytes());
-    for_each_payload_chunk(blocks, |chunk| bytes.extend_from_slice(chunk));
+    for_each_payload_chunk(blocks, 4, |chunk| bytes.extend_from_slice(chunk));
     bytes
 }
 

@@ -1,5 +1,16 @@
 //! The layouts: where a key's bits lie, as plain Rust with no `unsafe`, and the scalar
-//! reference every kernel reproduces bit for bit.
+//! reference every kernel reproduces bit for bit. [`SplitBlock`] and [`Wide`] are the two
+//! values of the [`Layout`](crate::Layout) parameter of [`BloomFilter`](crate::BloomFilter):
+//! [`Filter`](crate::Filter) and [`WideFilter`](crate::WideFilter).
+//!
+//! ```
+//! use splitbloom::layout::{SplitBlock, Wide};
+//! use splitbloom::{BloomFilter, Filter, WideFilter};
+//! let filter: BloomFilter<splitbloom::Xxh3, SplitBlock> = Filter::with_fpr(100, 0.01)?;
+//! let wide: BloomFilter<splitbloom::Xxh3, Wide> = WideFilter::with_fpr(100, 1e-4)?;
+//! assert_eq!((filter.layout(), wide.layout().probes()), (SplitBlock, 1));
+//! # Ok::<(), splitbloom::Error>(())
+//! ```
 //!
 //! A layout is a policy, as Boost.Bloom's block policies are: it says how a key's 64-bit hash
 //! chooses its blocks and its bits inside them, and nothing else. The kernels (`src/arch/`)
@@ -14,6 +25,9 @@
 pub(crate) mod split_block;
 pub(crate) mod wide;
 pub(crate) mod window;
+
+pub use split_block::SplitBlock;
+pub use wide::Wide;
 
 /// Where a layout puts a key: what the batch loops hash, hold and prefetch for each key, and
 /// what the kernels' block primitives are handed.

@@ -103,7 +103,7 @@ impl Policy for SplitBlock {
 /// straddles two cache lines.
 #[derive(Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, align(32))]
-pub(crate) struct Block(pub(crate) [u32; LANES]);
+pub struct Block(pub(crate) [u32; LANES]);
 
 /// The block that hash `hash` selects among `num_blocks` blocks: the high 32 bits of the hash
 /// scaled to `0..num_blocks` with a multiply-high, so the block count need not be a power of two.

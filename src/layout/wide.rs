@@ -155,7 +155,7 @@ impl Policy for Wide {
 /// line.
 #[derive(Clone, Copy, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C, align(64))]
-pub(crate) struct WideBlock(pub(crate) [u64; WORDS]);
+pub struct WideBlock(pub(crate) [u64; WORDS]);
 
 /// The first probe of `hash` among `num_blocks` blocks: its block `b₀` and in-block hash `x₀`.
 #[inline(always)]

@@ -12,4 +12,4 @@ mod blocks;
 pub(crate) mod counters;
 mod wide;
 
-pub(crate) use blocks::{Blocks, HUGE_PAGE_THRESHOLD};
+pub(crate) use blocks::{BlockStorage, Blocks, HUGE_PAGE_THRESHOLD};

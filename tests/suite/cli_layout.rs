@@ -1,7 +1,7 @@
 //! `splitbloom build --layout`: wide files from the CLI, read back by the library and by the
 //! CLI's own `query` and `info`, and the layout `auto` picks.
 
-use splitbloom::{Filter, Layout, WideFilter};
+use splitbloom::{Filter, LayoutKind, WideFilter};
 
 use crate::cli_support::{refused, run, scratch, succeeded};
 
@@ -39,7 +39,7 @@ fn wide_builds_are_read_by_the_library_and_the_cli() {
         assert!(matches!(
             Filter::from_bytes(&bytes),
             Err(splitbloom::Error::LayoutMismatch {
-                found: Layout::Wide,
+                found: LayoutKind::Wide,
                 ..
             })
         ));

@@ -567,7 +567,9 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
         out.push(name("Layout"));
         out.push(RedisValue::BulkString(meta.layout.name().to_owned()));
         // A chain's newest stage: the one new keys go into (older ones may have fewer).
-        if let (splitbloom::Layout::Wide, Some(&probes)) = (meta.layout, meta.stage_probes.last()) {
+        if let (splitbloom::LayoutKind::Wide, Some(&probes)) =
+            (meta.layout, meta.stage_probes.last())
+        {
             out.push(name("Probes"));
             out.push(RedisValue::Integer(i64::from(probes)));
         }

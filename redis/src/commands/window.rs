@@ -131,7 +131,7 @@ pub(super) fn extra_fields(window: &Window) -> Vec<(&'static str, RedisValue)> {
         ),
         (
             "Layout",
-            RedisValue::BulkString(splitbloom::Layout::SplitBlock.name().into()),
+            RedisValue::BulkString(splitbloom::LayoutKind::SplitBlock.name().into()),
         ),
     ]
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use splitbloom::{Filter, FilterHasher, Layout, WideFilter};
+use splitbloom::{Filter, FilterHasher, LayoutKind, WideFilter};
 
 use crate::Status;
 use crate::filters::{HasherChoice, NewFilterOptions, Stats, Xxh3, gx_hasher, with_new_filter};
@@ -56,19 +56,19 @@ pub const AUTO_WIDE_FPR: f64 = 0.001;
 
 impl Options {
     /// The layout these options write.
-    fn layout(&self) -> Layout {
+    fn layout(&self) -> LayoutKind {
         match self.layout {
-            LayoutChoice::SplitBlock => Layout::SplitBlock,
-            LayoutChoice::Wide => Layout::Wide,
-            LayoutChoice::Auto if self.filter.fpr <= AUTO_WIDE_FPR => Layout::Wide,
-            LayoutChoice::Auto => Layout::SplitBlock,
+            LayoutChoice::SplitBlock => LayoutKind::SplitBlock,
+            LayoutChoice::Wide => LayoutKind::Wide,
+            LayoutChoice::Auto if self.filter.fpr <= AUTO_WIDE_FPR => LayoutKind::Wide,
+            LayoutChoice::Auto => LayoutKind::SplitBlock,
         }
     }
 }
 
 /// Runs `build`.
 pub fn run(options: &Options) -> Result<Status, String> {
-    if options.layout() == Layout::SplitBlock {
+    if options.layout() == LayoutKind::SplitBlock {
         return with_new_filter!(options.filter, filter => fill(filter, options));
     }
     let sizing = &options.filter;

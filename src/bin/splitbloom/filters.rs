@@ -6,7 +6,7 @@ use std::path::Path;
 
 use splitbloom::format::{self, Header};
 use splitbloom::parquet::{ParquetHash, Sizing};
-use splitbloom::{Filter, FilterHasher, HasherKind, Layout, WideFilter, math};
+use splitbloom::{Filter, FilterHasher, HasherKind, LayoutKind, WideFilter, math};
 
 use crate::out::{approx_number, short_number};
 
@@ -362,7 +362,7 @@ pub fn require_supported(name: &Path, header: &Header) -> Result<(), String> {
 /// Everything `info` and the build summary report about a filter.
 pub struct Stats {
     /// The filter's layout.
-    pub layout: Layout,
+    pub layout: LayoutKind,
     /// Blocks a key's bits go into: 1, or 2 for a two-probe wide filter.
     pub probes: u8,
     /// Blocks (32 bytes each in the split-block layout, 64 in the wide one).
@@ -381,7 +381,7 @@ impl Stats {
     /// The statistics of a split-block filter of `blocks` blocks with this fill and rate.
     pub fn new(blocks: usize, fill_ratio: f64, estimated_fpr: f64) -> Stats {
         Stats {
-            layout: Layout::SplitBlock,
+            layout: LayoutKind::SplitBlock,
             probes: 1,
             blocks,
             bytes: format::HEADER_BYTES + blocks * splitbloom::BLOCK_BYTES,
@@ -411,7 +411,7 @@ impl Stats {
             usize::MAX
         };
         Stats {
-            layout: Layout::Wide,
+            layout: LayoutKind::Wide,
             probes,
             blocks,
             bytes: format::HEADER_BYTES + blocks * math::wide::WIDE_BLOCK_BYTES,
@@ -423,13 +423,17 @@ impl Stats {
 
     /// The statistics of a wide `filter`.
     pub fn of_wide<S>(filter: &WideFilter<S>) -> Stats {
-        Stats::wide(filter.num_blocks(), filter.probes(), filter.fill_ratio())
+        Stats::wide(
+            filter.num_blocks(),
+            filter.layout().probes(),
+            filter.fill_ratio(),
+        )
     }
 
     /// The layout as the summaries name it: `split-block`, or `wide (2 probes)`.
     pub fn describe_layout(&self) -> String {
         match self.layout {
-            Layout::Wide => format!(
+            LayoutKind::Wide => format!(
                 "wide ({} {})",
                 self.probes,
                 if self.probes == 1 { "probe" } else { "probes" }

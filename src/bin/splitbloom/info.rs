@@ -5,7 +5,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
 use splitbloom::format::{self, Header, ScalableHeader};
-use splitbloom::{FilterRef, Layout};
+use splitbloom::{FilterRef, LayoutKind};
 
 use crate::Status;
 use crate::filters::{
@@ -38,7 +38,7 @@ fn plain(file: &FilterFile, options: &Options) -> Result<Status, String> {
     // Reading the whole filter verifies its checksum before anything is reported. Neither the
     // checksum nor the statistics need the filter's hasher, so a filter whose hasher this build
     // cannot compute (gxhash without AES) is shown too.
-    let stats = if header.layout == Layout::Wide {
+    let stats = if header.layout == LayoutKind::Wide {
         wide_stats(file).map_err(|error| format!("{name}: {error}"))?
     } else if header.hasher.is_available() {
         with_hasher!(header.hasher, S => {

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use splitbloom::{Filter, FilterHasher, Layout};
+use splitbloom::{Filter, FilterHasher, LayoutKind};
 
 use crate::Status;
 use crate::filters::{FilterFile, Stats, hasher_name, require_hasher, with_hasher};
@@ -32,7 +32,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
     let first = FilterFile::header(first_path)?;
     for path in &options.filters {
         let header = FilterFile::header(path)?;
-        if header.layout != Layout::SplitBlock {
+        if header.layout != LayoutKind::SplitBlock {
             return Err(format!(
                 "cannot merge {}: it has the {} layout, and merge writes split-block filters only; a program merges wide filters with WideFilter::union",
                 path.display(),

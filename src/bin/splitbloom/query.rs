@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use splitbloom::{FilterHasher, FilterRef, Layout, WideFilterRef};
+use splitbloom::{FilterHasher, FilterRef, LayoutKind, WideFilterRef};
 
 use crate::Status;
 use crate::filters::{FilterFile, require_hasher, with_hasher};
@@ -32,7 +32,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
     require_hasher(&options.filter, &file.header)?;
     let name = options.filter.display();
     with_hasher!(file.header.hasher, S => {
-        if file.header.layout == Layout::Wide {
+        if file.header.layout == LayoutKind::Wide {
             let filter = WideFilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
                 .map_err(|error| format!("{name}: {error}"))?;
             answer(filter.hasher(), |hashes, out| filter.contains_hash_batch(hashes, out), options)
