@@ -26,6 +26,7 @@
 #[macro_use]
 mod shared;
 #[macro_use]
+mod read_methods;
 pub(crate) mod view;
 pub(crate) mod write;
 
@@ -35,7 +36,6 @@ pub(crate) mod layout;
 pub use layout::Layout;
 mod bloom;
 pub use bloom::{BloomFilter, Filter, WideFilter};
-mod persist;
 
 // The other types of the family, and the methods of `Filter` that convert to them or combine
 // filters, after `Filter`'s own methods (see the module docs).
@@ -55,6 +55,5 @@ pub use window::WindowFilter;
 mod atomic_window;
 #[cfg(target_has_atomic = "64")]
 pub use atomic_window::{AtomicWindowFilter, WindowWriter};
-mod fold;
 #[cfg(feature = "serde")]
 mod serde;
