@@ -79,6 +79,10 @@ pub(crate) mod sealed {
         fn for_fpr(items: usize, fpr: f64) -> Result<(usize, Self), Error>;
         /// The largest filter of this layout, for keys past what any rate can be sized for.
         fn largest() -> (usize, Self);
+        /// Whether `num_blocks` blocks of this layout value are what
+        /// [`for_fpr`](Sealed::for_fpr) gives `items` keys at `fpr`, in time that does not
+        /// depend on the arguments (a scalable filter's reader checks every stage with it).
+        fn is_sized_for(self, num_blocks: usize, items: usize, fpr: f64) -> bool;
         /// Errors unless `num_blocks` blocks are a shape this layout value can have.
         fn check_shape(self, num_blocks: usize) -> Result<(), Error>;
         /// The layout value a validated header describes, or [`Error::LayoutMismatch`].
@@ -132,6 +136,11 @@ impl sealed::Sealed for SplitBlock {
         (math::MAX_BLOCKS, SplitBlock)
     }
 
+    /// Two evaluations of the rate, not a search.
+    fn is_sized_for(self, num_blocks: usize, items: usize, fpr: f64) -> bool {
+        math::is_num_blocks_for_fpr(items, fpr, num_blocks)
+    }
+
     fn check_shape(self, num_blocks: usize) -> Result<(), Error> {
         math::check_num_blocks(num_blocks)
     }
@@ -182,6 +191,11 @@ impl sealed::Sealed for Wide {
 
     fn largest() -> (usize, Self) {
         (math::wide::MAX_WIDE_BLOCKS, Wide::ONE_PROBE)
+    }
+
+    /// The sizing itself: a bisection of at most 64 steps per probe count.
+    fn is_sized_for(self, num_blocks: usize, items: usize, fpr: f64) -> bool {
+        Self::for_fpr(items, fpr) == Ok((num_blocks, self))
     }
 
     fn check_shape(self, num_blocks: usize) -> Result<(), Error> {

@@ -25,8 +25,27 @@ macro_rules! read_methods {
         $(probe_keys: |$this_keys:ident, $keys:ident, $out_keys:ident| $probe_keys:expr,)?
         bytes: $bytes:tt $(,)?
     ) => {
+        read_methods! {
+            type: {S} $Type {S},
+            setup: $setup,
+            note: $note,
+            probe: |$this, $hash| $probe,
+            $(probe_all: |$this_all, $hashes, $out| $probe_all,)?
+            $(probe_keys: |$this_keys, $keys, $out_keys| $probe_keys,)?
+            bytes: $bytes,
+        }
+    };
+    (
+        type: {$($gen:tt)*} $Type:ident {$($args:tt)*},
+        setup: $setup:expr,
+        note: $note:expr,
+        probe: |$this:ident, $hash:ident| $probe:expr,
+        $(probe_all: |$this_all:ident, $hashes:ident, $out:ident| $probe_all:expr,)?
+        $(probe_keys: |$this_keys:ident, $keys:ident, $out_keys:ident| $probe_keys:expr,)?
+        bytes: $bytes:tt $(,)?
+    ) => {
         /// The answers every read of this type is written from (see `filter::view`).
-        impl<S> $crate::filter::view::Probe for $Type<S> {
+        impl<$($gen)*> $crate::filter::view::Probe for $Type<$($args)*> {
             type Hasher = S;
 
             #[inline(always)]
@@ -61,7 +80,7 @@ macro_rules! read_methods {
         }
 
         read_methods! {
-            type: $Type,
+            type: {$($gen)*} $Type {$($args)*},
             setup: $setup,
             note: $note,
             reader: |filter| filter,
