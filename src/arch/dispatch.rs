@@ -16,12 +16,13 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use super::batch::{ContainsHash, ContainsKeys, InsertHash, InsertKeys};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
-use super::primitives::{BloomLayout, SplitBlockKernel};
+use super::primitives::{BloomLayout, SplitBlockKernel, WindowKernel};
 use super::{OnEveryKernel, Operation, OperationOn, Token, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use crate::kind::Kernel;
 use crate::layout::split_block::LANES;
+use crate::layout::window::Plane;
 
 /// Whether a kernel can run here, and which one filters use.
 impl Kernel {
@@ -283,6 +284,34 @@ impl Dispatch {
     #[inline]
     pub(crate) fn contains_block(self, block: &[u32; LANES], x: u32) -> bool {
         self.run(ContainsBlock(block, x))
+    }
+}
+
+impl Dispatch {
+    /// Whether any plane of `group` (one block index's planes of `plane`'s size) holds every
+    /// bit of `x`'s mask, for windows whose planes are not plain words (loaded from atomic
+    /// ones).
+    #[inline]
+    pub(crate) fn window_contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool {
+        self.run(ContainsAny { group, plane, x })
+    }
+}
+
+/// The window's test of one block index's planes, on the kernel that runs it.
+struct ContainsAny<'a> {
+    group: &'a [u32],
+    plane: Plane,
+    x: u32,
+}
+
+impl Operation for ContainsAny<'_> {
+    type Output = bool;
+}
+
+impl<K: WindowKernel> OperationOn<K> for ContainsAny<'_> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        kernel.contains_any(self.group, self.plane, self.x)
     }
 }
 

@@ -7,9 +7,10 @@
 
 use wide::u32x8;
 
-use super::primitives::{SplitBlockKernel, WideKernel};
+use super::primitives::{SplitBlockKernel, WideKernel, WindowKernel};
 use crate::layout::split_block::{LANES, SALT};
 use crate::layout::wide::WORDS;
+use crate::layout::window::Plane;
 
 /// Token of the portable kernel; always constructible.
 #[derive(Clone, Copy, Debug)]
@@ -74,6 +75,66 @@ impl WideKernel for Portable {
             missing |= bit & !word;
         }
         missing != 0
+    }
+}
+
+/// The 128-bit plane mask of `x` as two 64-bit words (its eight 16-bit lanes in memory
+/// order): the lanes' shifts from the vector multiply.
+#[inline(always)]
+fn mask128(x: u32) -> [u64; 2] {
+    let shifts: u32x8 = salted(x) >> 28_u32;
+    let lanes: [u16; LANES] = shifts.to_array().map(|shift| 1u16 << shift);
+    bytemuck::cast(lanes)
+}
+
+/// Whether the 128-bit plane `plane` (four words) lacks some bit of `mask`.
+#[inline(always)]
+fn missing128(plane: &[u32], mask: [u64; 2]) -> bool {
+    let words: [u64; 2] = bytemuck::pod_read_unaligned(bytemuck::cast_slice(plane));
+    (mask[0] & !words[0]) | (mask[1] & !words[1]) != 0
+}
+
+impl WindowKernel for Portable {
+    /// The mask is computed once for every plane: the 256-bit planes tested as split-block
+    /// blocks, the 128-bit ones as two 64-bit words each.
+    #[inline(always)]
+    fn contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool {
+        match plane {
+            Plane::Bits256 => {
+                let mask = mask_vector(x);
+                let (planes, _) = group.as_chunks::<LANES>();
+                planes.iter().fold(false, |found, plane| {
+                    found | (u32x8::from(*plane) & mask).simd_eq(mask).all()
+                })
+            }
+            Plane::Bits128 => {
+                let mask = mask128(x);
+                let (planes, _) = group.as_chunks::<4>();
+                planes
+                    .iter()
+                    .fold(false, |found, plane| found | !missing128(plane, mask))
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
+        let present = WindowKernel::contains_any(self, group, plane, x);
+        let words = plane.words();
+        let target = &mut group[slot * words..(slot + 1) * words];
+        match plane {
+            Plane::Bits256 => {
+                let block: &mut [u32; LANES] = target.try_into().expect("8 words");
+                SplitBlockKernel::insert(self, block, x);
+            }
+            Plane::Bits128 => {
+                let mask: [u32; 4] = bytemuck::cast(mask128(x));
+                for (word, bit) in target.iter_mut().zip(mask) {
+                    *word |= bit;
+                }
+            }
+        }
+        present
     }
 }
 

@@ -1,5 +1,6 @@
 //! What each Bloom layout asks of every kernel, written down once: one trait per layout
-//! ([`SplitBlockKernel`], [`WideKernel`]) that every kernel's folder implements, and
+//! ([`SplitBlockKernel`], [`WideKernel`], [`WindowKernel`]) that every kernel's folder
+//! implements, and
 //! [`BloomOps`], each layout's whole-key test and insert written once over its trait, which the
 //! operations of `batch.rs` call.
 //!
@@ -14,7 +15,7 @@ use super::scalar::Scalar;
 use crate::layout::Policy;
 use crate::layout::split_block::{BlockAndKey, LANES, SplitBlock};
 use crate::layout::wide::{WORDS, Wide, WideLocation};
-use crate::layout::window::Generations;
+use crate::layout::window::{Generations, Plane};
 
 /// The split-block layout's primitives ([`crate::layout::split_block`]).
 pub(crate) trait SplitBlockKernel: Token {
@@ -66,6 +67,17 @@ pub(crate) trait WideKernel: Token {
             hash,
         })
     }
+}
+
+/// The window layout's primitives ([`crate::layout::window`]): a block index's `G` planes
+/// (`group`, `G × plane.words()` words) tested together, and one of them written.
+pub(crate) trait WindowKernel: Token {
+    /// Whether any plane of `group` holds every bit of `x`'s mask (branch-free over the
+    /// planes).
+    fn contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool;
+    /// ORs `x`'s mask into the plane of slot `slot`; `true` when some plane already held every
+    /// bit (before the insert).
+    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool;
 }
 
 /// A Bloom layout's whole-key operations on kernel `K`, written once per layout over its
@@ -164,35 +176,26 @@ impl<K: WideKernel> BloomOps<K> for Wide {
     }
 }
 
-/// A window's generations of one block index are tested one after the other, and the answers
-/// ORed without an early exit, so a lookup does not mispredict on which generation holds the
-/// key; the mask is computed once for all of them where the kernel's test inlines.
-impl<K: SplitBlockKernel> BloomOps<K> for Generations {
+impl<K: WindowKernel> BloomOps<K> for Generations {
     #[inline(always)]
-    unsafe fn contains(self, kernel: K, blocks: &[[u32; LANES]], at: BlockAndKey) -> bool {
-        // SAFETY: every slot of the key's block index is below `blocks.len()`: the caller's
-        // contract, and `Generations`' promise.
-        let slots = unsafe { blocks.get_unchecked(self.slots(at.block as usize)) };
-        slots.iter().fold(false, |found, block| {
-            found | SplitBlockKernel::contains(kernel, block, at.x)
-        })
+    unsafe fn contains(self, kernel: K, blocks: &[u32], at: BlockAndKey) -> bool {
+        // SAFETY: every word of the key's block index's group is below `blocks.len()`: the
+        // caller's contract, and `Generations`' promise.
+        let group = unsafe { blocks.get_unchecked(self.group(at.block as usize)) };
+        WindowKernel::contains_any(kernel, group, self.plane, at.x)
     }
 
     /// `true` when some generation already held every bit (before the insert, which writes
-    /// the newest generation's slot).
+    /// the newest generation's plane).
     #[inline(always)]
-    unsafe fn insert(self, kernel: K, blocks: &mut [[u32; LANES]], at: BlockAndKey) -> bool {
-        // SAFETY: the caller's contract, passed on.
-        let present = unsafe { self.contains(kernel, blocks, at) };
-        let newest = self.slots(at.block as usize).start + self.newest;
-        // SAFETY: `newest < G`, so this slot is one of the key's block index's.
-        let block = unsafe { blocks.get_unchecked_mut(newest) };
-        SplitBlockKernel::insert(kernel, block, at.x);
-        present
+    unsafe fn insert(self, kernel: K, blocks: &mut [u32], at: BlockAndKey) -> bool {
+        // SAFETY: as for `contains`.
+        let group = unsafe { blocks.get_unchecked_mut(self.group(at.block as usize)) };
+        WindowKernel::insert(kernel, group, self.plane, self.newest, at.x)
     }
 
     #[inline(always)]
-    fn contains_hash(self, kernel: K, blocks: &[[u32; LANES]], hash: u64) -> bool {
+    fn contains_hash(self, kernel: K, blocks: &[u32], hash: u64) -> bool {
         kernel.run(ContainsHash {
             layout: self,
             blocks,
@@ -201,7 +204,7 @@ impl<K: SplitBlockKernel> BloomOps<K> for Generations {
     }
 
     #[inline(always)]
-    fn insert_hash(self, kernel: K, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
+    fn insert_hash(self, kernel: K, blocks: &mut [u32], hash: u64) -> bool {
         kernel.run(InsertHash {
             layout: self,
             blocks,

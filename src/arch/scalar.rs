@@ -2,9 +2,10 @@
 //! interface as the SIMD kernels. No `unsafe`, runs everywhere; every other kernel is tested
 //! against it.
 
-use super::primitives::{SplitBlockKernel, WideKernel};
+use super::primitives::{SplitBlockKernel, WideKernel, WindowKernel};
 use crate::layout::split_block::{self, LANES};
 use crate::layout::wide::{self, WORDS};
+use crate::layout::window::{self, Plane};
 
 /// Token of the scalar kernel; always constructible.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +37,18 @@ impl WideKernel for Scalar {
     #[inline(always)]
     fn missing(self, block: &[u64; WORDS], x: u32) -> bool {
         wide::missing_in_block(block, x) != 0
+    }
+}
+
+impl WindowKernel for Scalar {
+    #[inline(always)]
+    fn contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool {
+        window::contains_any(group, plane, x)
+    }
+
+    #[inline(always)]
+    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
+        window::insert(group, plane, slot, x)
     }
 }
 

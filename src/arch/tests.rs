@@ -5,9 +5,9 @@
 use super::{Dispatch, PreHashed};
 use crate::hash::{Xxh3, hash_key};
 use crate::kind::Kernel;
-use crate::layout::split_block::{self, LANES, block_index};
+use crate::layout::split_block::block_index;
 use crate::layout::wide::{self, WORDS, Wide};
-use crate::layout::window::Generations;
+use crate::layout::window::{self, Generations, Plane};
 
 fn next(state: &mut u64) -> u64 {
     *state ^= *state << 13;
@@ -16,11 +16,13 @@ fn next(state: &mut u64) -> u64 {
     *state
 }
 
-/// The window layout of `shape` (`(num_blocks, G)`) with inserts into slot `newest`.
-fn window((num_blocks, generations): (usize, usize), newest: usize) -> Generations {
+/// The window layout of `num_blocks` block indices of `generations` planes of `plane`, with
+/// inserts into slot `newest`.
+fn window(num_blocks: usize, generations: usize, plane: Plane, newest: usize) -> Generations {
     Generations {
         num_blocks,
         generations,
+        plane,
         newest,
     }
 }
@@ -96,22 +98,21 @@ fn every_kernel_matches_the_wide_reference() {
     }
 }
 
-/// The window's reference, from the split-block reference of `crate::layout::split_block` alone: a key
-/// is present when any generation of its block index holds every bit.
-fn reference_contains(blocks: &[[u32; LANES]], shape: (usize, usize), hash: u64) -> bool {
-    let (num_blocks, generations) = shape;
-    let first = block_index(hash, num_blocks) * generations;
-    blocks[first..first + generations]
-        .iter()
-        .any(|block| split_block::contains(block, hash as u32))
+/// The window's reference, from the plane references of `crate::layout::window`: a key is
+/// present when any generation of its block index holds every bit.
+fn reference_contains(words: &[u32], layout: Generations, hash: u64) -> bool {
+    let group = &words[layout.group(block_index(hash, layout.num_blocks))];
+    window::contains_any(group, layout.plane, hash as u32)
 }
 
 /// Every available kernel against the reference on every output (single and batch
-/// answers, the answers of inserts and the bits they leave), for window sizes from one
-/// generation to the most, blocks of random density, batches of odd length with and
-/// without prefetching, keys hashed inside the loops. The blocks are sparse and every other
-/// key is planted in one generation chosen at random, so most present keys are present in
-/// exactly one generation and a kernel that skips any one generation fails.
+/// answers, the answers of inserts and the bits they leave), for both plane sizes and window
+/// sizes from one generation to the most (groups within a line, across lines, and of an odd
+/// number of 128-bit planes, whose last plane is half a vector), planes of random density,
+/// batches of odd length with and without prefetching, keys hashed inside the loops. The
+/// planes are sparse and every other key is planted in one generation chosen at random, so
+/// most present keys are present in exactly one generation and a kernel that skips any one
+/// generation fails.
 #[test]
 fn every_kernel_matches_the_window_reference() {
     let mut state = 0x0fed_cba9_8765_4321_u64;
@@ -120,23 +121,13 @@ fn every_kernel_matches_the_window_reference() {
         let Some(dispatch) = Dispatch::new(kernel) else {
             continue;
         };
-        for generations in [
-            1usize,
-            2,
-            3,
-            4,
-            5,
-            8,
-            17,
-            crate::layout::window::MAX_GENERATIONS,
-        ] {
-            for density in [2u32, 4] {
-                let num_blocks = 37;
-                let shape = (num_blocks, generations);
-                let mut blocks = vec![[0u32; LANES]; num_blocks * generations];
-                for word in blocks.iter_mut().flatten() {
-                    for _ in 0..density {
-                        *word |= (next(&mut state) & next(&mut state)) as u32;
+        for plane in [Plane::Bits128, Plane::Bits256] {
+            for generations in [1usize, 2, 3, 4, 5, 8, 17, window::MAX_GENERATIONS] {
+                let layout = window(37, generations, plane, 0);
+                let mut words = vec![0u32; layout.total_words().unwrap()];
+                for word in &mut words {
+                    for _ in 0..2 {
+                        *word |= (next(&mut state) & next(&mut state) & next(&mut state)) as u32;
                     }
                 }
                 let keys: Vec<u64> = (0..1_001).map(|_| next(&mut state)).collect();
@@ -144,48 +135,51 @@ fn every_kernel_matches_the_window_reference() {
                 // Every other key planted in one generation of its index, chosen at
                 // random: present there and (nearly always) nowhere else.
                 for &hash in hashes.iter().step_by(2) {
-                    let first = block_index(hash, num_blocks) * generations;
-                    let generation = next(&mut state) as usize % generations;
-                    split_block::insert(&mut blocks[first + generation], hash as u32);
+                    let group = layout.group(block_index(hash, layout.num_blocks));
+                    let slot = next(&mut state) as usize % generations;
+                    window::insert(&mut words[group], plane, slot, hash as u32);
                 }
                 let want: Vec<bool> = hashes
                     .iter()
-                    .map(|&hash| reference_contains(&blocks, shape, hash))
+                    .map(|&hash| reference_contains(&words, layout, hash))
                     .collect();
                 assert!(want.iter().any(|&w| w) && want.iter().any(|&w| !w));
+                let case = format!("{kernel} {plane:?} G={generations}");
                 for (&hash, &want) in hashes.iter().zip(&want) {
-                    let got = dispatch.contains_hash(window(shape, 0), &blocks, hash);
-                    assert_eq!(got, want, "{kernel} G={generations} single {hash:#x}");
+                    let got = dispatch.contains_hash(layout, &words, hash);
+                    assert_eq!(got, want, "{case} single {hash:#x}");
                 }
                 for distance in [0, 8, 128] {
                     let mut out = vec![false; keys.len()];
-                    let layout = window(shape, 0);
-                    dispatch.contains_keys(layout, &blocks, &hasher, &keys, &mut out, distance);
-                    assert_eq!(out, want, "{kernel} G={generations} keys {distance}");
+                    dispatch.contains_keys(layout, &words, &hasher, &keys, &mut out, distance);
+                    assert_eq!(out, want, "{case} keys {distance}");
                     let mut out = vec![false; keys.len()];
-                    dispatch
-                        .contains_keys(layout, &blocks, &PreHashed, &hashes, &mut out, distance);
-                    assert_eq!(out, want, "{kernel} G={generations} hashes {distance}");
+                    dispatch.contains_keys(layout, &words, &PreHashed, &hashes, &mut out, distance);
+                    assert_eq!(out, want, "{case} hashes {distance}");
+                }
+                for (&hash, &want) in hashes.iter().zip(&want).take(200) {
+                    let group = &words[layout.group(block_index(hash, layout.num_blocks))];
+                    let got = dispatch.window_contains_any(group, plane, hash as u32);
+                    assert_eq!(got, want, "{case} group {hash:#x}");
                 }
                 let newest = generations / 2;
-                let mut reference = blocks.clone();
-                let mut single = blocks.clone();
+                let layout = window(37, generations, plane, newest);
+                let mut reference = words.clone();
+                let mut single = words.clone();
                 for &hash in &hashes {
-                    let present = reference_contains(&reference, shape, hash);
-                    let first = block_index(hash, num_blocks) * generations;
-                    split_block::insert(&mut reference[first + newest], hash as u32);
-                    let got = dispatch.insert_hash(window(shape, newest), &mut single, hash);
-                    assert_eq!(got, present, "{kernel} G={generations} insert {hash:#x}");
+                    let group = layout.group(block_index(hash, layout.num_blocks));
+                    let present = window::insert(&mut reference[group], plane, newest, hash as u32);
+                    let got = dispatch.insert_hash(layout, &mut single, hash);
+                    assert_eq!(got, present, "{case} insert {hash:#x}");
                 }
-                assert!(single == reference, "{kernel} G={generations} insert bits");
+                assert!(single == reference, "{case} insert bits");
                 for distance in [0, 8, 128] {
-                    let mut batch = blocks.clone();
-                    let layout = window(shape, newest);
+                    let mut batch = words.clone();
                     dispatch.insert_keys(layout, &mut batch, &hasher, &keys, distance);
-                    assert!(batch == reference, "{kernel} G={generations} key inserts");
-                    let mut batch = blocks.clone();
+                    assert!(batch == reference, "{case} key inserts");
+                    let mut batch = words.clone();
                     dispatch.insert_keys(layout, &mut batch, &PreHashed, &hashes, distance);
-                    assert!(batch == reference, "{kernel} G={generations} hash inserts");
+                    assert!(batch == reference, "{case} hash inserts");
                 }
             }
         }

@@ -104,6 +104,8 @@ mod window;
 
 pub(crate) use scalable::scalable_header;
 pub use scalable::{ScalableHeader, ScalableParameters};
+#[cfg(feature = "std")]
+pub(crate) use window::window_write_to;
 pub use window::{WINDOW_HEADER_BYTES, WINDOW_MAGIC};
 pub(crate) use window::{WindowHeader, parse_window, window_to_bytes};
 
@@ -229,16 +231,22 @@ impl Header {
 
     /// Errors unless a reader using hasher type `S` can answer for this filter.
     pub(crate) fn check_hasher<S: FilterHasher>(&self) -> Result<(), Error> {
-        if !self.hasher.is_available() {
-            Err(Error::HasherUnavailable(self.hasher))
-        } else if self.hasher == S::KIND {
-            Ok(())
-        } else {
-            Err(Error::HasherKindMismatch {
-                expected: S::KIND,
-                found: self.hasher,
-            })
-        }
+        check_hasher::<S>(self.hasher)
+    }
+}
+
+/// Errors unless a reader using hasher type `S` can answer for bytes built with `found`: the
+/// one check of every reader of every container.
+pub(crate) fn check_hasher<S: FilterHasher>(found: HasherKind) -> Result<(), Error> {
+    if !found.is_available() {
+        Err(Error::HasherUnavailable(found))
+    } else if found == S::KIND {
+        Ok(())
+    } else {
+        Err(Error::HasherKindMismatch {
+            expected: S::KIND,
+            found,
+        })
     }
 }
 

@@ -43,7 +43,8 @@
 //! # Ok::<(), splitbloom::Error>(())
 //! ```
 
-use super::{CompensatedSum, TRUNCATION, check_fpr, poisson_at_mode};
+use super::check_fpr;
+use super::lanes::{CompensatedSum, TRUNCATION, poisson_at_mode};
 use crate::error::Error;
 
 pub use crate::layout::wide::{GROUP_BLOCKS, MAX_WIDE_BLOCKS, WIDE_BLOCK_BYTES, is_valid_shape};

@@ -64,16 +64,6 @@ impl AtomicBlock {
     }
 }
 
-impl AtomicBlock {
-    /// Clears every lane (`Relaxed` stores: the caller orders them, see `AtomicWindowFilter`).
-    #[inline(always)]
-    pub(crate) fn clear(&self) {
-        for word in &self.0 {
-            word.store(0, Relaxed);
-        }
-    }
-}
-
 // The conversions below rely on these; a target where they fail does not compile.
 const _: () = assert!(size_of::<Word>() == size_of::<Plain>());
 const _: () = assert!(align_of::<Word>() == size_of::<Plain>());

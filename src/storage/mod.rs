@@ -11,5 +11,6 @@ pub(crate) mod atomic;
 mod blocks;
 pub(crate) mod counters;
 mod wide;
+pub(crate) mod window;
 
 pub(crate) use blocks::{BlockStorage, Blocks, HUGE_PAGE_THRESHOLD};

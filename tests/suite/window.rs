@@ -5,9 +5,15 @@
 use splitbloom::math::{self, generation_fpr_for_window, window_false_positive_rate};
 use splitbloom::{Error, Kernel, WindowFilter};
 
-/// A key of generation `generation`, distinct for every `(generation, index)`.
+/// A key of generation `generation`, distinct for every `(generation, index)`: a bijective
+/// mix (SplitMix64's finalizer) of `(generation, index)`, so that the measured rates are those
+/// of random keys, which the formulas assume, not of a sequence of integers through the
+/// integer hash (whose regular spacing measures up to a sixth below them).
 fn key(generation: u64, index: u64) -> u64 {
-    (generation << 32) | index
+    let mut z = (generation << 32 | index).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Inserts `per_generation` keys per period for `periods` periods, rotating between them.

@@ -12,6 +12,7 @@
 
 mod split_block;
 mod wide;
+mod window;
 
 /// Token of the AVX2 kernel: a value of this type proves the CPU supports AVX2 and BMI2.
 #[derive(Clone, Copy, Debug)]

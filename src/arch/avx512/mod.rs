@@ -18,6 +18,7 @@
 
 mod split_block;
 mod wide;
+mod window;
 
 /// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, AVX-512F,
 /// AVX-512VL and AVX-512DQ (every AVX-512 CPU with VL has DQ: Intel since Skylake-SP, AMD

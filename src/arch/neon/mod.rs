@@ -6,6 +6,7 @@
 
 mod split_block;
 mod wide;
+mod window;
 
 /// Token of the NEON kernel: a value of this type proves the CPU supports NEON.
 #[derive(Clone, Copy, Debug)]

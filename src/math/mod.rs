@@ -1,4 +1,6 @@
-//! False-positive rates and sizing for split-block Bloom filters.
+//! False-positive rates and sizing: the split-block layout's here, the wide layout's in
+//! [`wide`], the window's in [`window`]; the rate engine of every layout whose key sets one
+//! bit in each of eight lanes is shared (`lanes.rs`).
 //!
 //! A split-block filter puts each key in one 256-bit block and sets one bit in each of the
 //! block's eight 32-bit lanes. With `c` bits per key, a block holds on average
@@ -29,92 +31,24 @@
 use crate::error::Error;
 use crate::layout::split_block::BLOCK_BYTES;
 
+mod lanes;
 pub mod wide;
+pub mod window;
+
+use lanes::Lanes;
 
 /// Bits in one block.
 const BLOCK_BITS: f64 = (BLOCK_BYTES * 8) as f64;
 
 pub use crate::layout::split_block::MAX_BLOCKS;
 pub use crate::layout::window::MAX_GENERATIONS;
-
-/// Above this many keys per block the rate rounds to 1: `1 − FPR(λ) ≤ 8·e^(−λ/32)` (each of the
-/// eight lanes of a probed block leaves the probe's bit clear with probability at most
-/// `E[(31/32)^i] = e^(−λ/32)`), which is below `2^−55` from λ = 1300 on, less than half the gap
-/// between 1 and the largest `f64` below it.
-const SATURATED_KEYS_PER_BLOCK: f64 = 1300.0;
-
-/// Poisson terms are summed until the rest is provably below this fraction of the sum: far
-/// below the rounding error of the sum itself.
-const TRUNCATION: f64 = 1.0 / (1u64 << 60) as f64;
-
-/// The chance that a key leaves a given bit of its lane clear: 31/32 (exact in binary).
-const LANE_CLEAR: f64 = 31.0 / 32.0;
-
-/// The chance that every lane of a block has a given bit set (one bit per lane), from the
-/// chance `clear = (31/32)^keys` that one lane leaves it clear: `(1 − clear)^8`.
-#[inline]
-fn all_lanes_set(clear: f64) -> f64 {
-    let set = 1.0 - clear;
-    let set2 = set * set;
-    let set4 = set2 * set2;
-    set4 * set4
-}
-
-/// Loads from which the rate comes from the closed form of its complement
-/// ([`some_lane_clear`]), accurate and monotone to the last bits near 1; below it, from the
-/// Poisson sum, accurate where the rate is small.
-const COMPLEMENT_FROM: f64 = 128.0;
-
-/// `1 − FPR(λ)` in closed form: `1 − (1 − c)^8 = Σ_{k=1..8} (−1)^(k+1)·C(8,k)·c^k` with
-/// `c = (31/32)^K`, and for a Poisson K, `E[z^K] = e^(−λ(1 − z))`, so
-/// `1 − FPR(λ) = Σ_{k=1..8} (−1)^(k+1)·C(8,k)·e^(−λ(1 − (31/32)^k))`. From λ = 128 on the first
-/// term dominates (the others are below 8% of it), so nothing cancels: a few ulps.
-fn some_lane_clear(lambda: f64) -> f64 {
-    const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
-    // (31/32)^k by multiplication and 1 − (31/32)^k are exact in binary (31^8 < 2^53, and
-    // (31/32)^8 > 1/2).
-    let mut clear = [1.0f64; 9];
-    for k in 1..9 {
-        clear[k] = clear[k - 1] * LANE_CLEAR;
-    }
-    let mut sum = 0.0;
-    for k in (1..9).rev() {
-        // Smallest terms first.
-        let term = BINOMIAL[k] * libm::exp(-lambda * (1.0 - clear[k]));
-        sum += if k % 2 == 1 { term } else { -term };
-    }
-    sum
-}
-
-/// The Poisson probability of exactly `mode = floor(λ)` events at rate `λ` (the largest
-/// probability), for `1 ≤ λ < SATURATED_KEYS_PER_BLOCK`, to a few ulps.
-fn poisson_at_mode(lambda: f64, mode: f64) -> f64 {
-    if mode < 32.0 {
-        // e^(−λ) ≥ e^(−32) and λ^m / m! ≤ e^λ: neither under- nor overflows.
-        let mut probability = libm::exp(-lambda);
-        let mut i = 1.0;
-        while i <= mode {
-            probability *= lambda / i;
-            i += 1.0;
-        }
-        return probability;
-    }
-    // ln P(m; λ) = m·ln(λ/m) − (λ − m) − ½·ln(2πm) − δ(m), where δ(m) = ln m! − (m·ln m − m +
-    // ½·ln(2πm)) = 1/(12m) − 1/(360m³) + 1/(1260m⁵) − 1/(1680m⁷) + … (the next term is below
-    // 3e-17 for m ≥ 32), and m·ln(λ/m) − (λ − m) comes from log1p so nothing large cancels.
-    let excess = lambda - mode;
-    let log_ratio = mode * libm::log1p(excess / mode) - excess;
-    let m2 = mode * mode;
-    let stirling =
-        (1.0 / 12.0 - (1.0 / 360.0 - (1.0 / 1260.0 - 1.0 / (1680.0 * m2)) / m2) / m2) / mode;
-    libm::exp(log_ratio - 0.5 * libm::log(2.0 * core::f64::consts::PI * mode) - stirling)
-}
+pub use window::{generation_fpr_for_window, window_false_positive_rate};
 
 /// The false-positive rate of a split-block filter holding on average `keys_per_block` keys in
 /// each block (`λ` in the formula of the [module docs](self)).
 ///
 /// Accurate to a few ulps (checked against 40-digit arithmetic) and computed in at most a few
-/// microseconds for every input. Below 128 keys per block the Poisson sum runs outward from its
+/// microseconds for every input (the engine is shared with the window's planes: `lanes.rs`). Below 128 keys per block the Poisson sum runs outward from its
 /// mode and stops when a geometric bound on the rest is below 2^−60 of the sum (at most about
 /// 250 terms); from 128 on, `1 − FPR` has a closed form of eight exponentials
 /// (`Σ_{k=1..8} (−1)^(k+1)·C(8,k)·e^(−λ(1 − (31/32)^k))`), exact to the last bits near 1; from
@@ -129,92 +63,7 @@ fn poisson_at_mode(lambda: f64, mode: f64) -> f64 {
 /// assert_eq!(fpr_for_keys_per_block(2e19), 1.0); // every bit set
 /// ```
 pub fn fpr_for_keys_per_block(keys_per_block: f64) -> f64 {
-    let lambda = keys_per_block;
-    if lambda.is_nan() {
-        return f64::NAN;
-    }
-    if lambda <= 0.0 {
-        return 0.0;
-    }
-    if lambda >= SATURATED_KEYS_PER_BLOCK {
-        return 1.0;
-    }
-    if lambda < COMPLEMENT_FROM {
-        windowed_poisson_sum(lambda)
-    } else {
-        1.0 - some_lane_clear(lambda)
-    }
-    .clamp(0.0, 1.0)
-}
-
-/// `Σ_i Pois(i; λ)·(1 − (31/32)^i)^8` for `0 < λ < COMPLEMENT_FROM`, summed outward from the
-/// mode until a geometric bound on the rest is below [`TRUNCATION`] of the sum (at most about
-/// 250 terms).
-fn windowed_poisson_sum(lambda: f64) -> f64 {
-    let mode = libm::floor(lambda);
-    let peak = if mode == 0.0 {
-        libm::exp(-lambda)
-    } else {
-        poisson_at_mode(lambda, mode)
-    };
-    // (31/32)^i, stepped by multiplication from its value at the mode: a relative error of
-    // about one ulp per step, far below what reaches the result.
-    let clear_at_mode = libm::pow(LANE_CLEAR, mode);
-    let mut sum = CompensatedSum::default();
-    sum.add(peak * all_lanes_set(clear_at_mode));
-    // Upwards: P(i + 1) = P(i)·λ/(i + 1). Past the mode that ratio only falls, so the terms
-    // after i add up to at most P(i)·r/(1 − r) with r = λ/(i + 1) (the lane factor is ≤ 1).
-    let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
-    loop {
-        i += 1.0;
-        probability *= lambda / i;
-        clear *= LANE_CLEAR;
-        sum.add(probability * all_lanes_set(clear));
-        let ratio = lambda / (i + 1.0);
-        let rest = probability * ratio / (1.0 - ratio);
-        if rest <= TRUNCATION * sum.total() || probability == 0.0 {
-            break;
-        }
-    }
-    // Downwards: P(i − 1) = P(i)·i/λ, a ratio that only falls below the mode, and the lane
-    // factor falls too, so the terms below i add up to at most term(i)·r/(1 − r), r = i/λ < 1.
-    let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
-    while i > 0.0 {
-        probability *= i / lambda;
-        i -= 1.0;
-        clear = if i == 0.0 { 1.0 } else { clear / LANE_CLEAR };
-        let term = probability * all_lanes_set(clear);
-        sum.add(term);
-        let ratio = i / lambda;
-        if term * ratio / (1.0 - ratio) <= TRUNCATION * sum.total() || term == 0.0 {
-            break;
-        }
-    }
-    sum.total()
-}
-
-/// Neumaier's compensated summation: for positive terms the error stays at a few ulps however
-/// many there are.
-#[derive(Default)]
-struct CompensatedSum {
-    sum: f64,
-    compensation: f64,
-}
-
-impl CompensatedSum {
-    fn add(&mut self, term: f64) {
-        let total = self.sum + term;
-        self.compensation += if self.sum >= term {
-            (self.sum - total) + term
-        } else {
-            (term - total) + self.sum
-        };
-        self.sum = total;
-    }
-
-    fn total(&self) -> f64 {
-        self.sum + self.compensation
-    }
+    lanes::rate(keys_per_block, Lanes::OF_32)
 }
 
 /// The false-positive rate of a split-block filter with `bits_per_key` bits per key.
@@ -255,63 +104,6 @@ pub fn classic_false_positive_rate(bits_per_key: f64) -> f64 {
     libm::pow(-libm::expm1(-k / bits_per_key), k)
 }
 
-/// The largest load λ (keys per block) with `fpr_for_keys_per_block(λ) ≤ fpr`, for `fpr` in
-/// (0, 1): a search over the bit patterns of positive `f64`s (ordered like their values) that
-/// keeps `rate(low) ≤ fpr < rate(high)`. It bisects the bit patterns until the bracket is within
-/// a factor of 2, then interpolates (regula falsi with the Illinois correction), falling back to
-/// a bisection step whenever an interpolation step did not halve the bracket: at most about 130
-/// evaluations of the rate, typically 20.
-fn largest_load_for_fpr(fpr: f64) -> f64 {
-    // log(p / (1 − p)): interpolating it against the load is nearly linear within a factor of
-    // 2, both where the rate is small (≈ power law) and close to 1 (1 − rate ≈ 8·e^(−λ/32)).
-    let logit = |p: f64| libm::log(p) - libm::log1p(-p);
-    let target = logit(fpr);
-    // The rate of the smallest positive load is below every positive fpr (it is about λ·2^−40),
-    // and from SATURATED_KEYS_PER_BLOCK on it is 1, above every fpr below 1.
-    let (mut low, mut high) = (
-        f64::from_bits(1).to_bits(),
-        SATURATED_KEYS_PER_BLOCK.to_bits(),
-    );
-    // logit(rate) − logit(fpr) at the ends: ≤ 0 at low, > 0 at high (infinite at first).
-    let (mut below, mut above) = (f64::NEG_INFINITY, f64::INFINITY);
-    // Which end the last step moved (-1 low, 1 high), for the Illinois correction.
-    let mut last_moved = 0;
-    let mut interpolate = false;
-    while high - low > 1 {
-        let (a, b) = (f64::from_bits(low), f64::from_bits(high));
-        let width = high - low;
-        let mid = if interpolate && b <= 2.0 * a && below.is_finite() && above.is_finite() {
-            // At least 1/32 of the bracket from either end: the rate is flat to the last bit
-            // over many ulps near 1, where the line would otherwise crawl one ulp at a time.
-            let x = a + (b - a) * (-below / (above - below));
-            let margin = (width / 32).max(1);
-            x.to_bits().clamp(low + margin, high - margin)
-        } else {
-            low + width / 2
-        };
-        let rate = fpr_for_keys_per_block(f64::from_bits(mid));
-        let excess = logit(rate) - target;
-        if rate <= fpr {
-            low = mid;
-            below = excess.min(0.0);
-            if last_moved == -1 {
-                above *= 0.5; // the high end stayed twice: pull the line towards it
-            }
-            last_moved = -1;
-        } else {
-            high = mid;
-            above = excess.max(f64::MIN_POSITIVE);
-            if last_moved == 1 {
-                below *= 0.5;
-            }
-            last_moved = 1;
-        }
-        // Interpolate next only if this step halved the bracket (or was a bisection).
-        interpolate = !interpolate || high - low <= width / 2;
-    }
-    f64::from_bits(low)
-}
-
 /// The bits per key a split-block filter needs for a false-positive rate of at most `fpr`.
 ///
 /// Errors when `fpr` is not in the open interval (0, 1). Takes at most about a hundred
@@ -327,7 +119,7 @@ fn largest_load_for_fpr(fpr: f64) -> f64 {
 /// ```
 pub fn bits_per_key_for_fpr(fpr: f64) -> Result<f64, Error> {
     check_fpr(fpr)?;
-    let mut bits = BLOCK_BITS / largest_load_for_fpr(fpr);
+    let mut bits = BLOCK_BITS / lanes::largest_load_for_fpr(fpr, Lanes::OF_32);
     // 256/λ rounds, and 256/bits need not give λ back: step up until the promise holds.
     let mut steps = 0;
     while bits.is_finite() && false_positive_rate(bits) > fpr {
@@ -359,23 +151,7 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<usize, Error> {
         return Err(Error::ZeroItems);
     }
     check_fpr(fpr)?;
-    let rate = |blocks: usize| fpr_for_keys_per_block(items as f64 / blocks as f64);
-    if rate(MAX_BLOCKS) > fpr {
-        return Err(Error::TooLarge {
-            blocks: libm::ceil(items as f64 / largest_load_for_fpr(fpr)),
-        });
-    }
-    // The rate falls as blocks are added: rate(low) > fpr (or low = 0), rate(high) ≤ fpr.
-    let (mut low, mut high) = (0usize, MAX_BLOCKS);
-    while high - low > 1 {
-        let mid = low + (high - low) / 2;
-        if rate(mid) <= fpr {
-            high = mid;
-        } else {
-            low = mid;
-        }
-    }
-    Ok(high)
+    lanes::num_blocks_for_fpr(items, fpr, Lanes::OF_32, MAX_BLOCKS)
 }
 
 /// The number of blocks for `items` keys at `bits_per_key` bits each (rounded up, at least 1).
@@ -451,61 +227,7 @@ pub(crate) fn is_num_blocks_for_fpr(items: usize, fpr: f64, blocks: usize) -> bo
     if items == 0 || check_fpr(fpr).is_err() || check_num_blocks(blocks).is_err() {
         return false;
     }
-    let rate = |blocks: usize| fpr_for_keys_per_block(items as f64 / blocks as f64);
-    rate(blocks) <= fpr && (blocks == 1 || rate(blocks - 1) > fpr)
-}
-
-// ---- Sliding windows -------------------------------------------------------------------------
-
-/// The false-positive rate of a window of split-block filters asked together, as
-/// [`WindowFilter`](crate::WindowFilter) asks its generations: a key absent from all of them is
-/// reported present when any one reports it, so with rates `F_g` the window's rate is
-/// `1 − Π (1 − F_g)` (the generations hold different keys, so their answers are taken as
-/// independent).
-///
-/// ```
-/// use splitbloom::math::window_false_positive_rate;
-/// let rate = window_false_positive_rate([0.01, 0.01, 0.0]);
-/// assert!((rate - (1.0 - 0.99 * 0.99)).abs() < 1e-15);
-/// assert_eq!(window_false_positive_rate([]), 0.0);
-/// ```
-pub fn window_false_positive_rate(generation_rates: impl IntoIterator<Item = f64>) -> f64 {
-    // Σ ln(1 − F_g), then 1 − e^Σ: exact for the tiny rates where 1 − Π would round to 0.
-    let log_miss: f64 = generation_rates
-        .into_iter()
-        .map(|rate| libm::log1p(-rate.clamp(0.0, 1.0)))
-        .sum();
-    -libm::expm1(log_miss)
-}
-
-/// The false-positive rate each of `generations` equal generations may have so that the whole
-/// window's rate ([`window_false_positive_rate`]) is `fpr`: `1 − (1 − fpr)^(1/G)`, a little
-/// above `fpr / G`.
-///
-/// Errors when `fpr` is not in (0, 1) or `generations` is 0.
-///
-/// ```
-/// use splitbloom::math::{generation_fpr_for_window, window_false_positive_rate};
-/// let per_generation = generation_fpr_for_window(0.01, 4)?;
-/// assert!(per_generation > 0.0025 && per_generation < 0.00252);
-/// let window = window_false_positive_rate([per_generation; 4]);
-/// assert!((window - 0.01).abs() < 1e-12);
-/// assert!(generation_fpr_for_window(0.01, 0).is_err());
-/// # Ok::<(), splitbloom::Error>(())
-/// ```
-pub fn generation_fpr_for_window(fpr: f64, generations: usize) -> Result<f64, Error> {
-    check_fpr(fpr)?;
-    check_generations(generations)?;
-    Ok(-libm::expm1(libm::log1p(-fpr) / generations as f64))
-}
-
-/// Errors unless a window may have `generations` generations: 1 to [`MAX_GENERATIONS`].
-pub(crate) fn check_generations(generations: usize) -> Result<(), Error> {
-    if (1..=MAX_GENERATIONS).contains(&generations) {
-        Ok(())
-    } else {
-        Err(Error::InvalidGenerations(generations))
-    }
+    lanes::is_num_blocks_for_fpr(items, fpr, blocks, Lanes::OF_32)
 }
 
 #[cfg(test)]
@@ -587,7 +309,7 @@ mod tests {
     #[test]
     fn windowed_sum_matches_the_full_sum() {
         let mut lambda = 1e-6;
-        while lambda < SATURATED_KEYS_PER_BLOCK {
+        while lambda < Lanes::OF_32.saturated() {
             let (new, old) = (fpr_for_keys_per_block(lambda), reference_rate(lambda));
             assert!(
                 (new - old).abs() <= 1e-11 * old,
@@ -603,7 +325,7 @@ mod tests {
     fn load_search_ends_on_the_crossing() {
         let mut fpr = 0.999_999_999_999_999_9;
         while fpr > 1e-320 {
-            let load = largest_load_for_fpr(fpr);
+            let load = lanes::largest_load_for_fpr(fpr, Lanes::OF_32);
             assert!(fpr_for_keys_per_block(load) <= fpr, "{fpr}: {load}");
             assert!(
                 fpr_for_keys_per_block(load.next_up()) > fpr,
