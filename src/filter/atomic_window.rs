@@ -298,7 +298,12 @@ impl<S> WindowWriter<'_, S> {
         let window = self.window;
         let newest = (window.newest.load(Ordering::Relaxed) + 1) % window.generations;
         window.newest.store(newest, Ordering::Relaxed);
-        window.rotations.fetch_add(1, Ordering::Release);
+        // Only the writer changes the count, so a load and a store are enough; it saturates, as
+        // a count read from bytes may start anywhere.
+        let rotations = window.rotations.load(Ordering::Relaxed);
+        window
+            .rotations
+            .store(rotations.saturating_add(1), Ordering::Release);
         // Every clear below is ordered after the announcement above for a reader that sees
         // it and then fences (`rotations`).
         fence(Ordering::Release);

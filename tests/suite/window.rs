@@ -327,6 +327,35 @@ fn bytes_round_trip_and_every_corruption_is_an_error() {
     ));
 }
 
+/// `bytes` with the `u64` header field at `at` set to `value` and the checksum repaired, as a
+/// writer would have written it.
+fn with_field(bytes: &[u8], at: usize, value: u64) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    let mut checked = bytes[..56].to_vec();
+    checked.extend_from_slice(&bytes[64..]);
+    let checksum = xxhash_rust::xxh3::xxh3_64(&checked);
+    bytes[56..64].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+/// A rotation count read from bytes may be anything a writer can store, `u64::MAX` included:
+/// counting on from it saturates, in the plain window and the atomic one, and nothing else of
+/// the window changes.
+#[test]
+fn the_largest_rotation_count_rotates_without_overflow() {
+    let bytes = with_field(&golden_window().to_bytes(), 40, u64::MAX);
+    let mut window = WindowFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(window.rotations(), u64::MAX);
+    window.rotate();
+    assert_eq!(window.rotations(), u64::MAX);
+    assert!(window.contains_bytes(b"gen4-key0"));
+    let atomic = WindowFilter::from_bytes(&bytes).unwrap().into_atomic();
+    atomic.writer().unwrap().rotate();
+    assert_eq!(atomic.rotations(), u64::MAX);
+    assert!(atomic.contains_bytes(b"gen4-key0"));
+}
+
 #[test]
 fn concurrent_readers_never_miss_a_key_of_the_window_during_rotations() {
     use std::sync::atomic::{AtomicU64, Ordering};
