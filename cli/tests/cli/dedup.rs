@@ -1,9 +1,43 @@
-//! `splitbloom dedup --window`: lines forgotten after a sliding window of time, checked against
-//! an exact model of the window on a clock that advances a fixed step per line.
+//! `splitbloom dedup`: each line the first time it is seen, and with `--window`, lines forgotten
+//! after a sliding window of time, checked against an exact model of the window on a clock that
+//! advances a fixed step per line.
 
 use std::process::Output;
 
-use crate::cli_support::{refused, run, succeeded};
+use crate::support::{path, refused, run, scratch, succeeded};
+
+#[test]
+fn dedup_prints_first_occurrences_and_reports_drops() {
+    let input = b"a\nb\na\n\xff\xfe\nc\nb\n\xff\xfe\n\n\n";
+    let output = run(&["dedup", "-n", "100", "-p", "0.0001"], input);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let printed = succeeded(output);
+    assert_eq!(printed, b"a\nb\n\xff\xfe\nc\n\n");
+    assert!(stderr.contains("9 lines, 5 printed, 4 dropped"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    // Too many distinct lines for --items: warned.
+    let many: Vec<u8> = (0..500)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let output = run(&["dedup", "-n", "10", "-p", "0.01"], &many);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    succeeded(output);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("--items 10"),
+        "{stderr}"
+    );
+    // From a file, NUL-separated.
+    let dir = scratch("dedup");
+    let input = path(&dir, "in");
+    std::fs::write(&input, b"x\ny\0x\ny\0z\0").unwrap();
+    assert_eq!(
+        succeeded(run(
+            &["dedup", "-n", "10", "-p", "0.01", "--null", "-i", &input],
+            b""
+        )),
+        b"x\ny\0z\0"
+    );
+}
 
 /// Asserts success and returns stdout's lines.
 fn printed(output: Output) -> Vec<String> {

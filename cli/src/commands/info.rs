@@ -8,11 +8,11 @@ use splitbloom::format::{self, Header, ScalableHeader};
 use splitbloom::{FilterRef, Layout};
 
 use crate::Status;
-use crate::filters::{
-    AnyFilterFile, FilterFile, Stats, hasher_name, open_any, require_supported, with_hasher,
-};
+use crate::filter_file::{AnyFilterFile, FilterFile, open_any};
+use crate::hashers::{hasher_name, require_supported, with_hasher};
 use crate::json;
-use crate::out::{out, short_number};
+use crate::print::{out, short_number};
+use crate::stats::Stats;
 
 /// Options of `splitbloom info`.
 #[derive(clap::Args)]
@@ -219,7 +219,7 @@ fn read_stages(file: &mut File, num_stages: u64) -> Result<Vec<Stage>, String> {
     let mut offset = format::SCALABLE_HEADER_BYTES as u64;
     for index in 0..num_stages {
         let mut head = [0u8; format::HEADER_BYTES];
-        let read = crate::filters::read_up_to(file, &mut head).map_err(io_error)?;
+        let read = crate::filter_file::read_up_to(file, &mut head).map_err(io_error)?;
         if read < head.len() {
             return Err(format!(
                 "the header announces {num_stages} stages, the file ends after {index} (at byte {})",
@@ -240,7 +240,7 @@ fn read_stages(file: &mut File, num_stages: u64) -> Result<Vec<Stage>, String> {
         stages.push(Stage { header });
     }
     let mut extra = [0u8; 1];
-    if crate::filters::read_up_to(file, &mut extra).map_err(io_error)? != 0 {
+    if crate::filter_file::read_up_to(file, &mut extra).map_err(io_error)? != 0 {
         return Err(format!(
             "bytes after the last stage (which ends at byte {offset})"
         ));

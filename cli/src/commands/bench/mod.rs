@@ -17,9 +17,9 @@ use std::hash::BuildHasher;
 
 use splitbloom::{Filter, FilterHasher, Kernel, math};
 
-use crate::filters::{Xxh3, hasher_name};
+use crate::hashers::{Xxh3, hasher_name};
 use crate::json;
-use crate::out::out;
+use crate::print::out;
 
 mod verdict;
 use verdict::Verdict;
@@ -112,7 +112,7 @@ fn keys(first: u64, count: u64) -> Result<Vec<u64>, String> {
     let too_many = || {
         format!(
             "--items {count}: cannot allocate the {} bytes of benchmark keys; use a smaller --items",
-            crate::out::approx_number(count as f64 * 8.0)
+            crate::print::approx_number(count as f64 * 8.0)
         )
     };
     let length = usize::try_from(count).map_err(|_| too_many())?;
@@ -151,8 +151,8 @@ fn measure(kernel: Kernel, items: u64, options: &Options) -> Result<Row, String>
         .map_err(|error| match error {
             splitbloom::Error::TooLarge { blocks } => format!(
                 "--items {items} --bits-per-key {}: a filter of about {} blocks exceeds the maximum of {} blocks",
-                crate::out::short_number(options.bits_per_key),
-                crate::out::approx_number(blocks),
+                crate::print::short_number(options.bits_per_key),
+                crate::print::approx_number(blocks),
                 math::MAX_BLOCKS
             ),
             error => error.to_string(),
@@ -261,7 +261,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
     out!(
         "splitbloom bench: {} bits/key, random u64 keys hashed with the default hasher, median of {} samples{}",
-        crate::out::short_number(options.bits_per_key),
+        crate::print::short_number(options.bits_per_key),
         options.samples,
         if options.batch {
             ", batch APIs (1024 keys per call)"
@@ -445,7 +445,7 @@ fn print_string_rows(options: &Options, rows: &[StringRow]) -> Result<(), String
     out!(
         "string keys through the byte-key contract (insert_bytes / contains_bytes), {} keys, {} bits/key, kernel {}",
         STRING_KEYS,
-        crate::out::short_number(options.bits_per_key),
+        crate::print::short_number(options.bits_per_key),
         Kernel::best()
     )?;
     out!(

@@ -16,7 +16,7 @@ use std::io::{self, Write};
 /// `Result<(), String>`.
 macro_rules! out {
     ($($arg:tt)*) => {
-        $crate::out::line(format_args!($($arg)*))
+        $crate::print::line(format_args!($($arg)*))
     };
 }
 pub(crate) use out;
@@ -24,7 +24,7 @@ pub(crate) use out;
 /// Prints one line to standard error, ignoring failures (`eprintln!` without the panic).
 macro_rules! note {
     ($($arg:tt)*) => {
-        $crate::out::note_line(format_args!($($arg)*))
+        $crate::print::note_line(format_args!($($arg)*))
     };
 }
 pub(crate) use note;
@@ -56,7 +56,7 @@ pub fn check(result: io::Result<()>) -> Result<(), String> {
 /// Ends the program quietly (status 0) because nobody reads its output any more. A temporary
 /// output file (`build`, `merge`) is removed first.
 pub fn reader_gone() -> ! {
-    crate::output::remove_pending();
+    crate::output_file::remove_pending();
     std::process::exit(0)
 }
 

@@ -4,7 +4,7 @@ use splitbloom::Kernel;
 
 use super::{Row, Spread};
 use crate::json;
-use crate::out::out;
+use crate::print::out;
 
 /// What the run says about the kernel new filters use here, at the largest size measured (the one
 /// least helped by the caches).

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use splitbloom::{Filter, FilterHasher, Layout};
 
 use crate::Status;
-use crate::filters::{FilterFile, Stats, hasher_name, require_hasher, with_hasher};
+use crate::filter_file::FilterFile;
+use crate::hashers::{hasher_name, require_hasher, with_hasher};
 use crate::json;
-use crate::out::{note, out};
-use crate::output::OutputFile;
+use crate::output_file::OutputFile;
+use crate::print::{note, out};
+use crate::stats::Stats;
 
 /// Options of `splitbloom merge`.
 #[derive(clap::Args)]

@@ -1,258 +1,18 @@
-//! `splitbloom parquet-info` against files written by real writers (DuckDB and pyarrow; see
-//! scripts/parquet-fixtures.sh, which wrote tests/fixtures/parquet/ and the answers there), and
-//! the ways users write values: logical types, negative numbers, batches, column names.
+//! `splitbloom parquet-info` and the ways users write values: logical types, negative numbers,
+//! batches, column names, JSON.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Arc;
 use std::time::Instant;
 
-use crate::cli_support::{Session, run, scratch};
-
-fn fixture(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/parquet/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-/// Asserts status `code` and returns stdout.
-fn status(output: Output, code: i32) -> String {
-    assert_eq!(
-        output.status.code(),
-        Some(code),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).unwrap()
-}
-
-/// Asserts a clean failure: status 2, one line on stderr containing each of `expected`.
-fn fails(output: Output, expected: &[&str]) {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    for part in expected {
-        assert!(stderr.contains(part), "expected {part:?} in {stderr}");
-    }
-}
-
-/// One line of a fixture's expected answers.
-struct Case {
-    column: String,
-    hex: bool,
-    value: String,
-    /// The row groups that hold the value.
-    present: BTreeSet<usize>,
-    /// The row groups whose filter DuckDB's parquet_bloom_probe says exclude it, if probed.
-    duckdb_excludes: Option<BTreeSet<usize>>,
-}
-
-fn groups(text: &str) -> BTreeSet<usize> {
-    text.split(',')
-        .filter(|group| !group.is_empty())
-        .map(|group| group.parse().unwrap())
-        .collect()
-}
-
-fn cases(name: &str) -> Vec<Case> {
-    let text = std::fs::read_to_string(fixture(name)).unwrap();
-    text.lines()
-        .map(|line| {
-            let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(fields.len(), 5, "{line}");
-            Case {
-                column: fields[0].to_owned(),
-                hex: fields[1] == "hex",
-                value: fields[2].to_owned(),
-                present: groups(fields[3]),
-                duckdb_excludes: (fields[4] != "?").then(|| groups(fields[4])),
-            }
-        })
-        .collect()
-}
-
-/// The estimated false-positive rate of each (row group, column) filter, from the listing.
-fn estimates(file: &str) -> BTreeMap<(usize, String), f64> {
-    let listing = status(run(&["parquet-info", file], b""), 0);
-    listing
-        .lines()
-        .map(|line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let percent = words.last().unwrap().trim_end_matches('%');
-            (
-                (words[2].parse().unwrap(), words[4].to_owned()),
-                percent.parse::<f64>().unwrap() / 100.0,
-            )
-        })
-        .collect()
-}
-
-/// Columns whose DuckDB probe never excludes anything (DuckDB 2.0.1 does not probe DECIMALs
-/// stored as FIXED_LEN_BYTE_ARRAY), so it cannot be compared with.
-const DUCKDB_CANNOT_PROBE: &[(&str, &str)] = &[
-    ("pyarrow.parquet", "dec9"),
-    ("pyarrow.parquet", "dec18"),
-    ("pyarrow.parquet", "dec38"),
-    // DuckDB writes no filter for its FIXED_LEN_BYTE_ARRAY decimals.
-    ("duckdb.parquet", "dec38"),
-];
-
-/// For every column of a writer's file: every present value is reported in every row group
-/// that holds it; the false-positive rate on absent values is within the filters' estimate;
-/// and where DuckDB's probe answers, it agrees row group by row group.
-fn check_writer_file(name: &str) {
-    let file = fixture(&format!("{name}.parquet"));
-    let estimates = estimates(&file);
-    let cases = cases(&format!("{name}.expected.tsv"));
-    let mut by_column: BTreeMap<(&str, bool), Vec<&Case>> = BTreeMap::new();
-    for case in &cases {
-        by_column
-            .entry((&case.column, case.hex))
-            .or_default()
-            .push(case);
-    }
-    let (mut all_probes, mut all_false, mut all_expected) = (0usize, 0usize, 0.0f64);
-    for ((column, hex), cases) in by_column {
-        let input: String = cases
-            .iter()
-            .map(|case| format!("{}\n", case.value))
-            .collect();
-        let mut args = vec!["parquet-info", &file, "--column", column, "--values", "-"];
-        args.extend(["--json"]);
-        if hex {
-            args.push("--hex");
-        }
-        let output = status(run(&args, input.as_bytes()), 0);
-        let answers: Vec<serde_json::Value> = output
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect();
-        assert_eq!(answers.len(), cases.len(), "{name} {column}");
-        let (mut probes, mut false_positives, mut expected) = (0usize, 0usize, 0.0f64);
-        let mut duckdb_excluded_any = false;
-        for (case, answer) in cases.iter().zip(&answers) {
-            assert_eq!(answer["value"], case.value.as_str());
-            let may: BTreeSet<usize> = answer["row_groups"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|group| group.as_u64().unwrap() as usize)
-                .collect();
-            assert!(
-                case.present.is_subset(&may),
-                "{name} {column} {:?}: false negative: held by {:?}, reported {may:?}",
-                case.value,
-                case.present
-            );
-            assert_eq!(answer["may_be_present"], !may.is_empty());
-            for (&(group, ref filtered), &fpr) in &estimates {
-                if filtered == column && !case.present.contains(&group) {
-                    probes += 1;
-                    expected += fpr;
-                    false_positives += usize::from(may.contains(&group));
-                }
-            }
-            if let Some(excluded) = &case.duckdb_excludes {
-                duckdb_excluded_any |= !excluded.is_empty();
-                if DUCKDB_CANNOT_PROBE.contains(&(&format!("{name}.parquet"), column)) {
-                    continue;
-                }
-                let ours: BTreeSet<usize> = (0..3).filter(|group| !may.contains(group)).collect();
-                assert_eq!(
-                    &ours, excluded,
-                    "{name} {column} {:?}: DuckDB excludes {excluded:?}, splitbloom {ours:?}",
-                    case.value
-                );
-            }
-        }
-        if DUCKDB_CANNOT_PROBE.contains(&(&format!("{name}.parquet"), column)) {
-            assert!(!duckdb_excluded_any, "DuckDB now probes {name} {column}");
-        }
-        // Binomial bound: the mean plus four standard deviations, plus a little.
-        let bound = expected + 4.0 * expected.sqrt() + 3.0;
-        println!(
-            "{name} {column}: {false_positives} false positives in {probes} row-group probes \
-             of absent values ({:.3}%), estimate {:.3}%",
-            100.0 * false_positives as f64 / probes.max(1) as f64,
-            100.0 * expected / probes.max(1) as f64
-        );
-        assert!(
-            (false_positives as f64) <= bound,
-            "{name} {column}: {false_positives} false positives, estimate {expected:.1}"
-        );
-        all_probes += probes;
-        all_false += false_positives;
-        all_expected += expected;
-    }
-    println!(
-        "{name} (all columns): {all_false} false positives in {all_probes} probes ({:.3}%), \
-         estimate {:.3}%",
-        100.0 * all_false as f64 / all_probes.max(1) as f64,
-        100.0 * all_expected / all_probes.max(1) as f64
-    );
-    assert!(all_false as f64 <= all_expected + 4.0 * all_expected.sqrt() + 3.0);
-}
-
-#[test]
-fn duckdb_file_every_type_no_false_negative_fpr_within_estimate_agrees_with_duckdb() {
-    check_writer_file("duckdb");
-}
-
-#[test]
-fn pyarrow_file_every_type_no_false_negative_fpr_within_estimate_agrees_with_duckdb() {
-    check_writer_file("pyarrow");
-}
-
-/// DuckDB writes no bloom filter for a chunk it could not dictionary-encode: row group 1 here.
-/// It may hold any value; the other row groups answer by their filters, as DuckDB's probe does.
-#[test]
-fn duckdb_file_mixing_filtered_and_unfiltered_row_groups() {
-    let file = fixture("duckdb-mixed.parquet");
-    let listing = status(run(&["parquet-info", &file, "--columns"], b""), 0);
-    assert_eq!(
-        listing,
-        "id  INT64  INT64  bloom filter in row groups 0, 2; none in 1\n"
-    );
-    let cases = cases("duckdb-mixed.expected.tsv");
-    let input: String = cases
-        .iter()
-        .map(|case| format!("{}\n", case.value))
-        .collect();
-    let output = status(
-        run(
-            &["parquet-info", &file, "--column", "id", "--values", "-"],
-            input.as_bytes(),
-        ),
-        0,
-    );
-    let lines: Vec<&str> = output.lines().collect();
-    assert_eq!(lines.len(), cases.len());
-    for (case, line) in cases.iter().zip(lines) {
-        let (value, verdict) = line.split_once('\t').unwrap();
-        assert_eq!(value, case.value);
-        let verdict = verdict
-            .strip_prefix("may be present in row groups ")
-            .unwrap();
-        assert!(verdict.contains("1 (no bloom filter)"), "{line}");
-        let may: BTreeSet<usize> = verdict
-            .split(", ")
-            .map(|group| group.split(' ').next().unwrap().parse().unwrap())
-            .collect();
-        assert!(case.present.is_subset(&may), "{line}");
-        if let Some(excluded) = &case.duckdb_excludes {
-            let ours: BTreeSet<usize> = (0..3).filter(|group| !may.contains(group)).collect();
-            assert_eq!(&ours, excluded, "{line}");
-        }
-    }
-}
+use super::writers::cases;
+use crate::support::{Session, fails_mentioning, finished, parquet_fixture, run, scratch};
 
 /// `--value -1` is a value, not an option; unsigned columns take their own range.
 #[test]
 fn negative_numbers_and_unsigned_integers() {
-    let file = fixture("duckdb.parquet");
+    let file = parquet_fixture("duckdb.parquet");
     let test = |column: &str, value: &str| {
         run(
             &["parquet-info", &file, "--column", column, "--value", value],
@@ -260,57 +20,57 @@ fn negative_numbers_and_unsigned_integers() {
         )
     };
     // -128 is in row groups 0 and 2 of i8 (see duckdb.expected.tsv).
-    let output = status(test("i8", "-128"), 0);
+    let output = finished(test("i8", "-128"), 0);
     assert!(
         output.starts_with("row group 0: may be present"),
         "{output}"
     );
     // The largest UINT32 and UINT64 values of the fixture (unsigned(bits) of index 0).
-    status(test("u32", "4294967295"), 0);
-    status(test("u64", "18446744073709551615"), 0);
-    fails(
+    finished(test("u32", "4294967295"), 0);
+    finished(test("u64", "18446744073709551615"), 0);
+    fails_mentioning(
         test("u32", "-1"),
         &["UINT32", "out of range", "0 to 4294967295"],
     );
-    fails(test("i8", "200"), &["INT8", "-128 to 127"]);
+    fails_mentioning(test("i8", "200"), &["INT8", "-128 to 127"]);
 }
 
 /// A value that does not parse for the column's type is an error naming the type and an
 /// accepted form, never a silent "absent".
 #[test]
 fn values_that_do_not_parse_name_the_type_and_a_form() {
-    let file = fixture("pyarrow.parquet");
+    let file = parquet_fixture("pyarrow.parquet");
     let test = |column: &str, value: &str| {
         run(
             &["parquet-info", &file, "--column", column, "--value", value],
             b"",
         )
     };
-    fails(test("date", "2024-13-01"), &["DATE", "2024-01-31"]);
-    fails(test("date", "19000"), &["DATE"]);
-    fails(
+    fails_mentioning(test("date", "2024-13-01"), &["DATE", "2024-01-31"]);
+    fails_mentioning(test("date", "19000"), &["DATE"]);
+    fails_mentioning(
         test("ts_ms", "2024-01-01T00:00:00.0001"),
         &["TIMESTAMP(MILLIS, local)", "precise"],
     );
-    fails(test("ts_us", "2024-01-01T00:00:00Z"), &["local", "offset"]);
-    fails(
+    fails_mentioning(test("ts_us", "2024-01-01T00:00:00Z"), &["local", "offset"]);
+    fails_mentioning(
         test("dec9", "0.001"),
         &["DECIMAL(9,2)", "2 digits after the point"],
     );
-    fails(
+    fails_mentioning(
         test("dec9", "12345678.9"),
         &["DECIMAL(9,2)", "at most 9 digits"],
     );
-    fails(
+    fails_mentioning(
         test("uuid", "xyz"),
         &["UUID", "67e55044-10b1-426f-9247-bb680e5fe0c8"],
     );
-    fails(
+    fails_mentioning(
         test("fixed", "abc"),
         &["FIXED_LEN_BYTE_ARRAY(4)", "3 bytes"],
     );
-    fails(test("f16", "half"), &["FLOAT16"]);
-    fails(test("i32", "twelve"), &["cannot read \"twelve\" as INT32"]);
+    fails_mentioning(test("f16", "half"), &["FLOAT16"]);
+    fails_mentioning(test("i32", "twelve"), &["cannot read \"twelve\" as INT32"]);
     let hex = |column: &str, value: &str| {
         run(
             &[
@@ -325,10 +85,10 @@ fn values_that_do_not_parse_name_the_type_and_a_form() {
             b"",
         )
     };
-    fails(hex("i64", "0001"), &["INT64", "8 bytes"]);
-    fails(hex("bin", "0g"), &["hex"]);
+    fails_mentioning(hex("i64", "0001"), &["INT64", "8 bytes"]);
+    fails_mentioning(hex("bin", "0g"), &["hex"]);
     // A bad line of a batch names its line number.
-    fails(
+    fails_mentioning(
         run(
             &["parquet-info", &file, "--column", "date", "--values", "-"],
             b"2024-01-01\nnope\n",
@@ -341,7 +101,7 @@ fn values_that_do_not_parse_name_the_type_and_a_form() {
 /// and binary values containing NUL bytes through `--hex`.
 #[test]
 fn fixed_len_byte_array_values_as_users_write_them() {
-    let file = fixture("pyarrow.parquet");
+    let file = parquet_fixture("pyarrow.parquet");
     for (column, hex) in [
         ("uuid", false),
         ("dec9", false),
@@ -366,7 +126,7 @@ fn fixed_len_byte_array_values_as_users_write_them() {
             args.push("--hex");
             assert!(case.value.contains("00"), "a value with a NUL byte");
         }
-        let output = status(run(&args, b""), 0);
+        let output = finished(run(&args, b""), 0);
         for group in &case.present {
             assert!(
                 output.contains(&format!("row group {group}: may be present")),
@@ -381,11 +141,11 @@ fn fixed_len_byte_array_values_as_users_write_them() {
 /// or standard input; 100,000 values in well under a second.
 #[test]
 fn batches_of_values() {
-    let file = fixture("duckdb-mixed.parquet");
+    let file = parquet_fixture("duckdb-mixed.parquet");
     let dir = scratch("batches");
     let values = dir.join("values.txt");
     std::fs::write(&values, b"0\r\n150\n").unwrap();
-    let output = status(
+    let output = finished(
         run(
             &[
                 "parquet-info",
@@ -405,7 +165,7 @@ fn batches_of_values() {
     assert!(lines[1].starts_with("150\tmay be present in row groups 1 (no bloom filter)"));
 
     // The pyarrow file has filters everywhere: values in no row group are absent, exit 1.
-    let pyarrow = fixture("pyarrow.parquet");
+    let pyarrow = parquet_fixture("pyarrow.parquet");
     let absent: Vec<String> = cases("pyarrow.expected.tsv")
         .into_iter()
         .filter(|case| case.column == "str" && case.present.is_empty())
@@ -433,7 +193,7 @@ fn batches_of_values() {
         &["parquet-info", &pyarrow, "--column", "i64", "--values", "-"],
         b"1\n2\n3\n",
     );
-    assert_eq!(status(output, 1), "1\tabsent\n2\tabsent\n3\tabsent\n");
+    assert_eq!(finished(output, 1), "1\tabsent\n2\tabsent\n3\tabsent\n");
     // The same with --json, and one value with --json.
     let output = run(
         &[
@@ -448,14 +208,14 @@ fn batches_of_values() {
         b"",
     );
     assert_eq!(
-        status(output, 1),
+        finished(output, 1),
         "{\"value\":\"1\",\"may_be_present\":false,\"row_groups\":[]}\n"
     );
 
     // 100,000 values, one process, against three row groups.
     let input: String = (0..100_000).map(|i| format!("{i}\n")).collect();
     let start = Instant::now();
-    let output = status(
+    let output = finished(
         run(
             &["parquet-info", &pyarrow, "--column", "i64", "--values", "-"],
             input.as_bytes(),
@@ -473,8 +233,8 @@ fn batches_of_values() {
 /// several leaves is ambiguous.
 #[test]
 fn columns_listing_and_names() {
-    let file = fixture("pyarrow.parquet");
-    let listing = status(run(&["parquet-info", &file, "--columns"], b""), 0);
+    let file = parquet_fixture("pyarrow.parquet");
+    let listing = finished(run(&["parquet-info", &file, "--columns"], b""), 0);
     assert_eq!(listing.lines().count(), 27, "{listing}");
     for line in [
         "u32  INT32  UINT32  bloom filter in every row group (0, 1, 2)",
@@ -497,8 +257,8 @@ fn columns_listing_and_names() {
             b"",
         )
     };
-    let by_path = status(test("tags.list.element"), 0);
-    assert_eq!(status(test("tags"), 0), by_path);
+    let by_path = finished(test("tags.list.element"), 0);
+    assert_eq!(finished(test("tags"), 0), by_path);
 
     let dir = scratch("names");
     let two = dir.join("two.parquet");
@@ -506,7 +266,7 @@ fn columns_listing_and_names() {
         &two,
         "message m { required group g { required int32 a; required int32 b; } }",
     );
-    fails(
+    fails_mentioning(
         run(
             &[
                 "parquet-info",
@@ -566,7 +326,7 @@ fn zero_matches_negative_zero_as_in_sql() {
             &["parquet-info", file, "--column", "x", "--value", zero],
             b"",
         );
-        assert!(status(output, 0).contains("may be present"), "{zero}");
+        assert!(finished(output, 0).contains("may be present"), "{zero}");
     }
 }
 
@@ -576,7 +336,7 @@ fn zero_matches_negative_zero_as_in_sql() {
 #[cfg(target_os = "linux")]
 #[test]
 fn batches_stream_in_bounded_memory() {
-    let file = fixture("duckdb-mixed.parquet");
+    let file = parquet_fixture("duckdb-mixed.parquet");
     let dir = scratch("stream");
     let values = dir.join("values.txt");
     let input: String = (0..4_000_000).map(|i| format!("{i}\n")).collect();
@@ -604,7 +364,7 @@ fn batches_stream_in_bounded_memory() {
 /// answered while the input stays open.
 #[test]
 fn values_are_answered_up_to_a_bad_line_and_as_they_arrive() {
-    let file = fixture("pyarrow.parquet");
+    let file = parquet_fixture("pyarrow.parquet");
     let mut input: String = (1..=1500).map(|i| format!("{i}\n")).collect();
     input.push_str("xx\n2\n");
     let output = run(
@@ -615,7 +375,7 @@ fn values_are_answered_up_to_a_bad_line_and_as_they_arrive() {
     assert_eq!(stdout.lines().count(), 1500, "{stdout}");
     assert!(stdout.starts_with("1\t") && stdout.ends_with("\n"));
     assert!(stdout.lines().last().unwrap().starts_with("1500\t"));
-    fails(output, &["standard input, line 1501", "\"xx\"", "INT32"]);
+    fails_mentioning(output, &["standard input, line 1501", "\"xx\"", "INT32"]);
 
     let mut session = Session::start(&["parquet-info", &file, "--column", "i32", "--values", "-"]);
     session.send(b"1\n");
@@ -631,7 +391,7 @@ fn values_are_answered_up_to_a_bad_line_and_as_they_arrive() {
 /// `--columns` and the filter listing print one object per line.
 #[test]
 fn json_everywhere_and_unambiguous() {
-    let file = fixture("pyarrow.parquet");
+    let file = parquet_fixture("pyarrow.parquet");
     let output = run(
         &[
             "parquet-info",
@@ -654,7 +414,7 @@ fn json_everywhere_and_unambiguous() {
     assert_eq!(values[1]["value_hex"], "fe");
     assert!(values[0].get("value").is_none());
 
-    let columns = status(run(&["parquet-info", &file, "--columns", "--json"], b""), 0);
+    let columns = finished(run(&["parquet-info", &file, "--columns", "--json"], b""), 0);
     let columns: Vec<serde_json::Value> = columns
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -676,7 +436,7 @@ fn json_everywhere_and_unambiguous() {
             .any(|column| column["column"] == "tags.list.element")
     );
 
-    let listing = status(run(&["parquet-info", &file, "--json"], b""), 0);
+    let listing = finished(run(&["parquet-info", &file, "--json"], b""), 0);
     let filters: Vec<serde_json::Value> = listing
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())

@@ -1,54 +1,20 @@
-//! The `splitbloom` command-line tool.
-//!
-//! Exit status: 0 success, 1 nothing found (`query` printed no key), 2 error (one line on
-//! standard error, never a panic trace). Keys are bytes; see `keys` for how they are hashed.
-//! Standard output closed by its reader (`| head`) ends the program quietly with status 0; any
-//! other output error (`> /dev/full`) is an error (see `out`).
+//! The subcommands, one module each; [`Command`] names them for the argument parser.
 
-mod bench;
-mod build;
-mod count;
-mod dedup;
-mod filters;
-mod info;
-mod json;
-mod keys;
-mod merge;
-mod out;
-mod output;
+pub mod bench;
+pub mod build;
+pub mod dedup;
+pub mod info;
+pub mod merge;
 #[cfg(feature = "parquet")]
-mod parquet_info;
-#[cfg(feature = "parquet")]
-mod parquet_value;
-mod query;
+pub mod parquet_info;
+pub mod query;
 
-use std::process::ExitCode;
+use clap::Subcommand;
 
-use clap::{Parser, Subcommand};
-
-/// Split-block Bloom filters from the command line.
-///
-/// Keys are byte strings, one per line (the line end, `\n` or `\r\n`, removed; `--keep-cr`
-/// keeps a `\r`; `--null` for NUL-terminated keys); they need not be UTF-8, and are at most
-/// `--max-key-bytes` long (1 MiB by default). A key is hashed by the library's byte-key
-/// contract (exactly its bytes), so a Rust program asks a CLI-built filter with
-/// `filter.contains_bytes(key)`. `query` and `dedup` answer each key as it arrives, so they
-/// work on a live stream (`tail -f log | splitbloom dedup -n 1e6 -p 0.001`) or typed keys.
-///
-/// Counts (`--items`) may be written 1000000, 1_000_000, 1e6 or 2.5e6. Every subcommand that
-/// prints results takes `--json` (JSON Lines; the shape is in each subcommand's `--help`).
-/// Output files (`-o`) are replaced atomically and must be regular files or new names
-/// (symbolic links are followed). Exit status: 0 success (also when the reader of standard
-/// output stops early, as `| head` does), 1 nothing found (`query` printed no key), 2 error.
-#[derive(Parser)]
-#[command(name = "splitbloom", version, about, long_about)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
+use crate::Status;
 
 #[derive(Subcommand)]
-enum Command {
+pub enum Command {
     /// Build a filter file from keys, one per line.
     ///
     /// Keys are the bytes of each line without its line end, `\n` or `\r\n` (any bytes, not
@@ -101,33 +67,18 @@ enum Command {
     Bench(bench::Options),
 }
 
-/// How a successful run ended.
-pub enum Status {
-    /// Exit status 0.
-    Success,
-    /// Exit status 1: nothing was found.
-    NothingFound,
-}
-
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Build(options) => build::run(&options),
-        Command::Query(options) => query::run(&options),
-        Command::Dedup(options) => dedup::run(&options),
-        Command::Info(options) => info::run(&options),
-        Command::Merge(options) => merge::run(&options),
-        #[cfg(feature = "parquet")]
-        Command::ParquetInfo(options) => parquet_info::run(&options),
-        Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
-    };
-    let result = result.and_then(|status| out::flush().map(|()| status));
-    match result {
-        Ok(Status::Success) => ExitCode::SUCCESS,
-        Ok(Status::NothingFound) => ExitCode::from(1),
-        Err(message) => {
-            out::note!("splitbloom: {message}");
-            ExitCode::from(2)
+impl Command {
+    /// Runs the subcommand.
+    pub fn run(self) -> Result<Status, String> {
+        match self {
+            Command::Build(options) => build::run(&options),
+            Command::Query(options) => query::run(&options),
+            Command::Dedup(options) => dedup::run(&options),
+            Command::Info(options) => info::run(&options),
+            Command::Merge(options) => merge::run(&options),
+            #[cfg(feature = "parquet")]
+            Command::ParquetInfo(options) => parquet_info::run(&options),
+            Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
         }
     }
 }

@@ -1,6 +1,7 @@
-//! Running the `splitbloom` binary from the CLI test modules (`cli`, `parquet_cli`); apart from
-//! `common` because `CARGO_BIN_EXE_splitbloom` exists only in builds with the `cli` feature.
+//! Running the `splitbloom` binary, the files the tests give it and what the tests expect of
+//! its output: every helper the test modules share.
 
+use std::hash::{BuildHasher, Hasher};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -150,4 +151,156 @@ pub fn refused(output: Output, expected: &str) {
         stderr.contains(expected),
         "expected {expected:?} in {stderr}"
     );
+}
+
+pub fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_owned()
+}
+
+/// Asserts a clean failure: status 2, one line on stderr naming the problem, no panic.
+pub fn fails(output: Output, expected: &str) {
+    fails_mentioning(output, &[expected]);
+}
+
+/// [`fails`], with each of `expected` in the one line.
+pub fn fails_mentioning(output: Output, expected: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("splitbloom: "), "{stderr}");
+    for part in expected {
+        assert!(stderr.contains(part), "expected {part:?} in {stderr}");
+    }
+}
+
+/// Asserts exit status `code` and returns stdout as text.
+#[cfg(feature = "parquet")]
+pub fn finished(output: Output, code: i32) -> String {
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "stderr: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// Lines of `bytes` (each ending with `separator`).
+pub fn records(bytes: &[u8], separator: u8) -> Vec<Vec<u8>> {
+    let mut records: Vec<Vec<u8>> = bytes
+        .split(|&b| b == separator)
+        .map(<[u8]>::to_vec)
+        .collect();
+    assert_eq!(
+        records.pop(),
+        Some(Vec::new()),
+        "output must end with a separator"
+    );
+    records
+}
+
+/// The documented rule: one `Hasher::write` of the key bytes.
+pub fn cli_hash<S: BuildHasher>(hasher: &S, key: &[u8]) -> u64 {
+    let mut state = hasher.build_hasher();
+    state.write(key);
+    state.finish()
+}
+
+/// 1000 keys, some of them not UTF-8 and one empty.
+pub fn sample_keys() -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = (0..997).map(|i| format!("key-{i}").into_bytes()).collect();
+    keys.push(vec![0xff, 0xfe, b'x']);
+    keys.push(b"caf\xe9".to_vec());
+    keys.push(Vec::new());
+    keys
+}
+
+pub fn joined(keys: &[Vec<u8>], separator: u8) -> Vec<u8> {
+    keys.iter()
+        .flat_map(|key| key.iter().copied().chain([separator]))
+        .collect()
+}
+
+/// Temporary files of `dir`.
+pub fn temporaries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.contains(".tmp"))
+        .collect()
+}
+
+/// A FIFO that stands where `-o` points.
+#[cfg(unix)]
+pub fn make_fifo(path: &str) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success());
+}
+
+#[cfg(unix)]
+pub fn file_type(path: &str) -> std::fs::FileType {
+    std::fs::symlink_metadata(path).unwrap().file_type()
+}
+
+/// Standard output going to a closed pipe or a full disk, for a command.
+#[cfg(unix)]
+pub fn run_to(args: &[&str], stdout: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_splitbloom"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap()
+}
+
+/// A Parquet file written by arrow-rs with bloom filters on both columns.
+#[cfg(feature = "parquet")]
+pub fn parquet_file(path: &Path) {
+    use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use std::sync::Arc;
+
+    let schema = "message test { REQUIRED INT64 id; REQUIRED BYTE_ARRAY name (UTF8); }";
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
+    let properties = WriterProperties::builder()
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.001)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = SerializedFileWriter::new(file, schema, Arc::new(properties)).unwrap();
+    for group in 0..2i64 {
+        let ids: Vec<i64> = (group * 1000..group * 1000 + 1000).collect();
+        let names: Vec<ByteArray> = ids
+            .iter()
+            .map(|id| ByteArray::from(format!("name-{id}").as_str()))
+            .collect();
+        let mut row_group = writer.next_row_group().unwrap();
+        let mut column = row_group.next_column().unwrap().unwrap();
+        column
+            .typed::<Int64Type>()
+            .write_batch(&ids, None, None)
+            .unwrap();
+        column.close().unwrap();
+        let mut column = row_group.next_column().unwrap().unwrap();
+        column
+            .typed::<ByteArrayType>()
+            .write_batch(&names, None, None)
+            .unwrap();
+        column.close().unwrap();
+        row_group.close().unwrap();
+    }
+    writer.close().unwrap();
+}
+
+/// A Parquet file under `tests/fixtures/parquet`, written by a real writer
+/// (`scripts/parquet-fixtures.sh`).
+#[cfg(feature = "parquet")]
+pub fn parquet_fixture(name: &str) -> String {
+    format!(
+        "{}/tests/fixtures/parquet/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
 }

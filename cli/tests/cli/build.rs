@@ -1,9 +1,127 @@
-//! `splitbloom build --layout`: wide files from the CLI, read back by the library and by the
-//! CLI's own `query` and `info`, and the layout `auto` picks.
+//! `splitbloom build`: keys in, a filter file out; its summary, its warnings, its sizing
+//! errors, and `--layout`.
 
 use splitbloom::{Filter, Layout, WideFilter};
 
-use crate::cli_support::{refused, run, scratch, succeeded};
+use crate::support::{fails, joined, path, records, refused, run, sample_keys, scratch, succeeded};
+
+#[test]
+fn build_then_query_finds_every_key_including_non_utf8() {
+    let dir = scratch("build_query");
+    let keys = sample_keys();
+    let input = path(&dir, "keys.txt");
+    std::fs::write(&input, joined(&keys, b'\n')).unwrap();
+    let filter = path(&dir, "keys.sbf");
+    let output = run(
+        &[
+            "build", "-n", "1000", "-p", "0.01", "-i", &input, "-o", &filter,
+        ],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    succeeded(output);
+    assert!(stderr.contains("1000 keys read"), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+
+    // Every key is found, from a file and from standard input, in input order.
+    let found = succeeded(run(&["query", &filter, "-i", &input], b""));
+    assert_eq!(records(&found, b'\n'), keys);
+    let found = succeeded(run(&["query", &filter], &joined(&keys, b'\n')));
+    assert_eq!(records(&found, b'\n'), keys);
+    // --absent prints none of them, and exits 1 because nothing was printed.
+    let output = run(&["query", "--absent", &filter, "-i", &input], b"");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(output.stdout.is_empty());
+
+    // Strangers: at 1% at most a handful may be present; --absent and the default split them.
+    let strangers: Vec<Vec<u8>> = (0..1000)
+        .map(|i| format!("other-{i}").into_bytes())
+        .collect();
+    let present = records(
+        &succeeded(run(&["query", &filter], &joined(&strangers, b'\n'))),
+        b'\n',
+    );
+    let absent = records(
+        &succeeded(run(
+            &["query", "--absent", &filter],
+            &joined(&strangers, b'\n'),
+        )),
+        b'\n',
+    );
+    assert_eq!(present.len() + absent.len(), strangers.len());
+    assert!(present.len() < 40, "{} false positives", present.len());
+}
+
+#[test]
+fn build_warns_when_more_distinct_keys_arrive_than_planned() {
+    let dir = scratch("overflow");
+    let keys: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("{i}\n").into_bytes())
+        .collect();
+    let output = run(
+        &["build", "-n", "100", "-p", "0.01", "-o", &path(&dir, "f")],
+        &keys,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    succeeded(output);
+    assert!(stderr.contains("warning: at least"), "{stderr}");
+    assert!(stderr.contains("more than --items 100"), "{stderr}");
+    // Duplicates of few distinct keys do not warn, however many lines there are.
+    let repeated: Vec<u8> = (0..2000)
+        .flat_map(|i| format!("{}\n", i % 50).into_bytes())
+        .collect();
+    let output = run(
+        &["build", "-n", "100", "-p", "0.01", "-o", &path(&dir, "g")],
+        &repeated,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    succeeded(output);
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+/// An absurd false-positive rate is a short error, not a 300-digit block count.
+#[test]
+fn absurd_rates_give_short_errors() {
+    for fpr in ["1e-320", "1e-300", "5e-324"] {
+        for command in ["build", "dedup"] {
+            let mut args = vec![command, "-n", "10", "-p", fpr];
+            let out = "/nonexistent/never-written.sbf";
+            if command == "build" {
+                args.extend(["-o", out]);
+            }
+            let output = run(&args, b"a\n");
+            let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+            fails(output, &format!("--fpr {fpr}"));
+            assert!(stderr.len() < 250, "{stderr}");
+            assert!(stderr.contains("use a larger --fpr"), "{stderr}");
+        }
+    }
+}
+
+/// `build` and `merge` print their summary as one JSON object with `--json`.
+#[test]
+fn build_and_merge_summaries_as_json() {
+    let dir = scratch("json_summaries");
+    let (a, b, merged) = (path(&dir, "a"), path(&dir, "b"), path(&dir, "m"));
+    let built: serde_json::Value = serde_json::from_slice(&succeeded(run(
+        &["build", "-n", "100", "-p", "0.01", "-o", &a, "--json"],
+        b"x\ny\nx\n",
+    )))
+    .unwrap();
+    assert_eq!(built["file"], a.as_str());
+    assert_eq!(built["keys"], 3);
+    assert_eq!(built["target_fpr"], 0.01);
+    assert!(built["estimated_fpr"].as_f64().unwrap() < 0.01);
+    succeeded(run(&["build", "-n", "100", "-p", "0.01", "-o", &b], b"z\n"));
+    let summary: serde_json::Value = serde_json::from_slice(&succeeded(run(
+        &["merge", &a, &b, "-o", &merged, "--json"],
+        b"",
+    )))
+    .unwrap();
+    assert_eq!(summary["filters"], 2);
+    assert_eq!(summary["bytes"], built["bytes"]);
+    assert_eq!(summary["estimated_items"], 3.0);
+}
 
 fn keys(range: std::ops::Range<u32>) -> Vec<u8> {
     range

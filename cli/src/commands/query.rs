@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use splitbloom::{FilterHasher, FilterRef, Layout, WideFilterRef};
 
 use crate::Status;
-use crate::filters::{FilterFile, require_hasher, with_hasher};
+use crate::filter_file::FilterFile;
+use crate::hashers::{require_hasher, with_hasher};
 use crate::keys::{InputOptions, KeyBatch, KeyWriter};
 
 /// Options of `splitbloom query`.

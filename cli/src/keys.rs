@@ -258,7 +258,7 @@ impl KeyReader {
 
 /// Writes keys to standard output, each followed by the separator, or with `--json` one JSON
 /// object per key. A closed pipe (`| head`) ends the program quietly, a full disk is an error
-/// (see `out`).
+/// (see `print`).
 pub struct KeyWriter {
     out: io::BufWriter<io::StdoutLock<'static>>,
     separator: u8,
@@ -289,13 +289,13 @@ impl KeyWriter {
                 .write_all(key)
                 .and_then(|()| self.out.write_all(&[self.separator]))
         };
-        crate::out::check(result)
+        crate::print::check(result)
     }
 
     /// Hands what has been written so far to the reader.
     pub fn flush(&mut self) -> Result<(), String> {
         let result = self.out.flush();
-        crate::out::check(result)
+        crate::print::check(result)
     }
 
     /// Flushes the output.

@@ -8,11 +8,12 @@ use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use splitbloom::{Filter, FilterHasher, Layout, WideFilter};
 
 use crate::Status;
-use crate::filters::{HasherChoice, NewFilterOptions, Stats, Xxh3, gx_hasher, with_new_filter};
+use crate::hashers::{HasherChoice, NewFilterOptions, Xxh3, gx_hasher, with_new_filter};
 use crate::json;
 use crate::keys::{InputOptions, KeyBatch};
-use crate::out::{counted, note, out, short_number};
-use crate::output::OutputFile;
+use crate::output_file::OutputFile;
+use crate::print::{counted, note, out, short_number};
+use crate::stats::Stats;
 
 /// Options of `splitbloom build`.
 #[derive(clap::Args)]

@@ -4,8 +4,10 @@
 //! The footer is decoded by the `parquet` crate (a Thrift parser of the whole `FileMetaData` is
 //! more than this crate should carry); each bloom filter (a `BloomFilterHeader` and the bitset)
 //! is read and answered by splitbloom itself. Values are read per the column's logical type
-//! (see `parquet_value`), hashed once, and looked up in each row group's filter with one
+//! (see `value`), hashed once, and looked up in each row group's filter with one
 //! `contains_hash_batch` call per row group, so a batch costs one pass per row group.
+
+mod value;
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -19,8 +21,8 @@ use splitbloom::parquet::{ParquetHash, read_header};
 
 use crate::Status;
 use crate::json;
-use crate::out::out;
-use crate::parquet_value::{Hashes, Kind, decode_hex};
+use crate::print::out;
+use value::{Hashes, Kind, decode_hex};
 
 /// How values are written, per column type (shown by `parquet-info --help`).
 const VALUE_FORMS: &str = "\
@@ -178,7 +180,7 @@ pub fn run(options: &Options) -> Result<Status, String> {
     if batch || options.json {
         for (group, filter) in filters.iter().enumerate() {
             if let Err(Some(error)) = filter {
-                crate::out::note!(
+                crate::print::note!(
                     "splitbloom: {name}: row group {group}: bloom filter unreadable ({error}); \
                      it may hold every value"
                 );
@@ -276,7 +278,7 @@ fn emit(text: &mut Vec<u8>) -> Result<(), String> {
     use std::io::Write;
     let result = std::io::stdout().lock().write_all(text);
     text.clear();
-    crate::out::check(result)
+    crate::print::check(result)
 }
 
 /// Appends the answer line for one value: the row groups that may hold it (`true`: by its

@@ -6,9 +6,9 @@ use std::time::{Duration, Instant};
 use splitbloom::{Filter, FilterHasher, WindowFilter, math};
 
 use crate::Status;
-use crate::filters::{HasherChoice, NewFilterOptions, Parquet, Xxh3, gx_hasher, with_new_filter};
+use crate::hashers::{HasherChoice, NewFilterOptions, Parquet, Xxh3, gx_hasher, with_new_filter};
 use crate::keys::{InputOptions, KeyWriter, hash_key};
-use crate::out::note;
+use crate::print::note;
 
 /// Options of `splitbloom dedup`.
 #[derive(clap::Args)]
