@@ -255,22 +255,39 @@ pub fn run_to(args: &[&str], stdout: Stdio) -> Output {
         .unwrap()
 }
 
+/// An arrow-rs writer of a Parquet file at `path` with `schema` (Parquet's message syntax), and
+/// bloom filters at 0.1% on every column when `bloom_filters`.
+#[cfg(feature = "parquet")]
+pub fn parquet_writer(
+    path: &Path,
+    schema: &str,
+    bloom_filters: bool,
+) -> parquet::file::writer::SerializedFileWriter<std::fs::File> {
+    use parquet::file::properties::WriterProperties;
+    use std::sync::Arc;
+
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
+    let properties = WriterProperties::builder();
+    // Setting a rate turns the filters on too.
+    let properties = if bloom_filters {
+        properties
+            .set_bloom_filter_enabled(true)
+            .set_bloom_filter_fpp(0.001)
+    } else {
+        properties
+    };
+    let properties = properties.build();
+    let file = std::fs::File::create(path).unwrap();
+    parquet::file::writer::SerializedFileWriter::new(file, schema, Arc::new(properties)).unwrap()
+}
+
 /// A Parquet file written by arrow-rs with bloom filters on both columns.
 #[cfg(feature = "parquet")]
 pub fn parquet_file(path: &Path) {
     use parquet::data_type::{ByteArray, ByteArrayType, Int64Type};
-    use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::SerializedFileWriter;
-    use std::sync::Arc;
 
     let schema = "message test { REQUIRED INT64 id; REQUIRED BYTE_ARRAY name (UTF8); }";
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
-    let properties = WriterProperties::builder()
-        .set_bloom_filter_enabled(true)
-        .set_bloom_filter_fpp(0.001)
-        .build();
-    let file = std::fs::File::create(path).unwrap();
-    let mut writer = SerializedFileWriter::new(file, schema, Arc::new(properties)).unwrap();
+    let mut writer = parquet_writer(path, schema, true);
     for group in 0..2i64 {
         let ids: Vec<i64> = (group * 1000..group * 1000 + 1000).collect();
         let names: Vec<ByteArray> = ids

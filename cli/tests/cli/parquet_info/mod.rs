@@ -8,7 +8,7 @@ mod writers;
 use std::path::Path;
 use std::process::Output;
 
-use crate::support::{fails, parquet_file, path, run, scratch, succeeded};
+use crate::support::{fails, parquet_file, parquet_writer, path, run, scratch, succeeded};
 
 #[test]
 fn parquet_info_lists_filters_and_tests_values() {
@@ -66,9 +66,19 @@ fn parquet_info_lists_filters_and_tests_values() {
         run(&["parquet-info", &not_parquet], b""),
         "not a readable Parquet file",
     );
-    // A corrupt bloom filter header is reported, not a panic: field 1 (numBytes) gets the
-    // Thrift type i64 instead of i32.
-    let reader = std::fs::File::open(&file).unwrap();
+    // A corrupt bloom filter header is reported, not a panic.
+    let corrupt = path(&dir, "corrupt.parquet");
+    write_with_an_unreadable_filter(&file, &corrupt);
+    fails(
+        run(&["parquet-info", &corrupt], b""),
+        "row group 0, column id: invalid Parquet bloom filter header",
+    );
+}
+
+/// Writes a copy of the Parquet file `file` to `corrupt` in which the bloom filter header of row
+/// group 0, column 0 cannot be read: its field 1 (numBytes) has the Thrift type i64, not i32.
+fn write_with_an_unreadable_filter(file: &str, corrupt: &str) {
+    let reader = std::fs::File::open(file).unwrap();
     let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
         .parse_and_finish(&reader)
         .unwrap();
@@ -77,15 +87,10 @@ fn parquet_info_lists_filters_and_tests_values() {
         .column(0)
         .bloom_filter_offset()
         .unwrap() as usize;
-    let mut bytes = std::fs::read(&file).unwrap();
+    let mut bytes = std::fs::read(file).unwrap();
     assert_eq!(bytes[offset], 0x15, "field 1, i32");
     bytes[offset] = 0x16;
-    let corrupt = path(&dir, "corrupt.parquet");
-    std::fs::write(&corrupt, &bytes).unwrap();
-    fails(
-        run(&["parquet-info", &corrupt], b""),
-        "row group 0, column id: invalid Parquet bloom filter header",
-    );
+    std::fs::write(corrupt, &bytes).unwrap();
 }
 
 /// A Parquet file of one INT64 column `id` in three row groups of 1000 ids each (0.., 1000..,
@@ -94,17 +99,10 @@ fn parquet_file_with_a_gap(path: &Path) {
     use parquet::column::writer::{get_column_writer, get_typed_column_writer_mut};
     use parquet::data_type::Int64Type;
     use parquet::file::properties::WriterProperties;
-    use parquet::file::writer::{SerializedFileWriter, SerializedPageWriter, TrackedWrite};
+    use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
     use std::sync::Arc;
 
-    let schema = "message test { REQUIRED INT64 id; }";
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
-    let with_filters = WriterProperties::builder()
-        .set_bloom_filter_enabled(true)
-        .set_bloom_filter_fpp(0.001)
-        .build();
-    let file = std::fs::File::create(path).unwrap();
-    let mut writer = SerializedFileWriter::new(file, schema, Arc::new(with_filters)).unwrap();
+    let mut writer = parquet_writer(path, "message test { REQUIRED INT64 id; }", true);
     let descriptor = writer.schema_descr().column(0);
     for group in 0..3i64 {
         let ids: Vec<i64> = (group * 1000..group * 1000 + 1000).collect();
@@ -189,20 +187,8 @@ fn parquet_info_counts_unreadable_filters_as_may_hold() {
     let dir = scratch("parquet_unreadable");
     let file = path(&dir, "data.parquet");
     parquet_file(Path::new(&file));
-    let reader = std::fs::File::open(&file).unwrap();
-    let metadata = parquet::file::metadata::ParquetMetaDataReader::new()
-        .parse_and_finish(&reader)
-        .unwrap();
-    let offset = metadata
-        .row_group(0)
-        .column(0)
-        .bloom_filter_offset()
-        .unwrap() as usize;
-    let mut bytes = std::fs::read(&file).unwrap();
-    assert_eq!(bytes[offset], 0x15, "field 1, i32");
-    bytes[offset] = 0x16;
     let corrupt = path(&dir, "corrupt.parquet");
-    std::fs::write(&corrupt, &bytes).unwrap();
+    write_with_an_unreadable_filter(&file, &corrupt);
     let output = String::from_utf8(succeeded(test_column(&corrupt, "id", "5000"))).unwrap();
     assert!(
         output.starts_with("row group 0: may be present (bloom filter unreadable: "),

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::writers::cases;
-use crate::support::{Session, fails_mentioning, finished, parquet_fixture, run, scratch};
+use crate::support::{
+    Session, fails_mentioning, finished, parquet_fixture, parquet_writer, run, scratch,
+};
 
 /// `--value -1` is a value, not an option; unsigned columns take their own range.
 #[test]
@@ -284,13 +286,7 @@ fn columns_listing_and_names() {
 
 /// Writes an empty Parquet file (no row group) of `schema` with arrow-rs.
 fn write_file(path: &Path, schema: &str) {
-    let schema = Arc::new(parquet::schema::parser::parse_message_type(schema).unwrap());
-    let file = std::fs::File::create(path).unwrap();
-    let properties = Arc::new(parquet::file::properties::WriterProperties::builder().build());
-    parquet::file::writer::SerializedFileWriter::new(file, schema, properties)
-        .unwrap()
-        .close()
-        .unwrap();
+    parquet_writer(path, schema, false).close().unwrap();
 }
 
 /// SQL's `= 0` matches `-0.0`, but writers hash the bits: `--value 0` and `--value -0.0` ask for
