@@ -140,7 +140,17 @@ struct Row {
 impl Row {
     /// The median time of a lookup, hits and misses weighed alike.
     fn lookup_ns(&self) -> f64 {
-        (self.hit_ns.median + self.miss_ns.median) / 2.0
+        self.lookup_spread().median
+    }
+
+    /// The spread of a lookup's time, hits and misses weighed alike.
+    fn lookup_spread(&self) -> Spread {
+        let mean = |hit: f64, miss: f64| (hit + miss) / 2.0;
+        Spread {
+            min: mean(self.hit_ns.min, self.miss_ns.min),
+            median: mean(self.hit_ns.median, self.miss_ns.median),
+            max: mean(self.hit_ns.max, self.miss_ns.max),
+        }
     }
 }
 

@@ -59,39 +59,50 @@ impl<'a> Verdict<'a> {
         self.fpr_deviation().abs() <= 4.0
     }
 
-    /// The fastest other kernel, if it beat the chosen one on lookups in this run.
+    /// Whether `other` and the chosen kernel are level on lookups: either median lies within
+    /// the other's spread (min to max of its samples), so the run cannot rank them.
+    fn is_level(&self, other: &Row) -> bool {
+        let (chosen, other) = (self.chosen.lookup_spread(), other.lookup_spread());
+        let within = |median: f64, spread: Spread| spread.min <= median && median <= spread.max;
+        within(other.median, chosen) || within(chosen.median, other)
+    }
+
+    /// The fastest other kernel, if it beat the chosen one on lookups beyond the spread.
     fn faster_other(&self) -> Option<&Row> {
         self.others
             .iter()
             .copied()
-            .filter(|row| row.lookup_ns() < self.chosen.lookup_ns())
+            .filter(|row| row.lookup_ns() < self.chosen.lookup_ns() && !self.is_level(row))
             .min_by(|a, b| a.lookup_ns().total_cmp(&b.lookup_ns()))
+    }
+
+    /// The other kernels level with the chosen one, by name.
+    fn level_names(&self) -> Vec<&'static str> {
+        let level = self.others.iter().filter(|row| self.is_level(row));
+        level.map(|row| row.kernel.name()).collect()
     }
 
     /// The one-line conclusion.
     fn conclusion(&self) -> String {
         let kernel = self.chosen.kernel;
+        let level = self.level_names();
         let speed = match self.faster_other() {
             None if self.others.is_empty() => {
                 format!("{kernel} is the only kernel measured")
             }
-            None => format!("{kernel}, the kernel new filters use here, is the fastest here"),
+            None if level.is_empty() => format!(
+                "{kernel}, the kernel new filters use here, is the fastest here, beyond the spread of the samples"
+            ),
+            None => format!(
+                "{kernel}, the kernel new filters use here, and {} are level: their medians are within the spread of each other's samples, so this run cannot rank them (more --samples, on a quiet machine, may)",
+                level.join(" and ")
+            ),
             Some(other) => {
                 let gain = 100.0 * (1.0 - other.lookup_ns() / self.chosen.lookup_ns());
-                // Medians closer than the chosen kernel's own spread are noise, not a ranking.
-                let noise = other.hit_ns.max >= self.chosen.hit_ns.min
-                    && other.miss_ns.max >= self.chosen.miss_ns.min;
-                if noise {
-                    format!(
-                        "{kernel}, the kernel new filters use here, and {} are alike within the spread of their samples",
-                        other.kernel
-                    )
-                } else {
-                    format!(
-                        "{} looked up {gain:.0}% faster than {kernel}, the kernel new filters use here: rerun with more --samples, and if it persists, report it",
-                        other.kernel
-                    )
-                }
+                format!(
+                    "{} looked up {gain:.0}% faster than {kernel}, the kernel new filters use here, beyond the spread of their samples: rerun with more --samples, and if it persists, report it",
+                    other.kernel
+                )
             }
         };
         let fpr = if self.fpr_agrees() {
@@ -148,9 +159,10 @@ impl<'a> Verdict<'a> {
                 .iter()
                 .map(|other| {
                     format!(
-                        "{} {:.2}x",
+                        "{} {:.2}x{}",
                         other.kernel,
-                        other.lookup_ns() / row.lookup_ns()
+                        other.lookup_ns() / row.lookup_ns(),
+                        if self.is_level(other) { " (level)" } else { "" }
                     )
                 })
                 .collect();
@@ -170,10 +182,11 @@ impl<'a> Verdict<'a> {
             .iter()
             .map(|other| {
                 format!(
-                    "{{\"kernel\":\"{}\",\"lookup_ns\":{},\"lookup_time_ratio\":{}}}",
+                    "{{\"kernel\":\"{}\",\"lookup_ns\":{},\"lookup_time_ratio\":{},\"level\":{}}}",
                     other.kernel.name(),
                     json::number(other.lookup_ns()),
-                    json::number(other.lookup_ns() / self.chosen.lookup_ns())
+                    json::number(other.lookup_ns() / self.chosen.lookup_ns()),
+                    self.is_level(other)
                 )
             })
             .collect();
@@ -191,5 +204,67 @@ impl<'a> Verdict<'a> {
             ratios.join(","),
             json::string(&self.conclusion())
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use splitbloom::Kernel;
+
+    use super::{Row, Spread, Verdict};
+
+    /// A row whose hits and misses took `min`, `median` and `max` ns over the samples.
+    fn row(kernel: Kernel, min: f64, median: f64, max: f64) -> Row {
+        let spread = Spread { min, median, max };
+        Row {
+            kernel,
+            items: 10_000_000,
+            bytes: 12_500_000,
+            insert_ns: spread,
+            hit_ns: spread,
+            miss_ns: spread,
+            measured_fpr: 0.01,
+            predicted_fpr: 0.01,
+            strangers: 10_000_000,
+        }
+    }
+
+    /// The conclusion when the chosen kernel's lookups took `chosen` and another's `other`.
+    fn conclusion(chosen: (f64, f64, f64), other: (f64, f64, f64)) -> String {
+        let best = Kernel::best();
+        let another = if best == Kernel::Scalar {
+            Kernel::Portable
+        } else {
+            Kernel::Scalar
+        };
+        let rows = [
+            row(best, chosen.0, chosen.1, chosen.2),
+            row(another, other.0, other.1, other.2),
+        ];
+        Verdict::of(&rows).unwrap().conclusion()
+    }
+
+    #[test]
+    fn medians_within_the_spread_are_level_not_ranked() {
+        // 1.05x apart, inside a 7.8-22.9 ns spread: either way round, no winner.
+        for (chosen, other) in [
+            ((7.8, 10.0, 22.9), (8.1, 10.5, 20.4)),
+            ((8.1, 10.5, 20.4), (7.8, 10.0, 22.9)),
+        ] {
+            let text = conclusion(chosen, other);
+            assert!(text.contains("are level"), "{text}");
+            assert!(
+                !text.contains("fastest") && !text.contains("faster"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn medians_beyond_the_spread_are_ranked() {
+        let text = conclusion((2.0, 2.1, 2.3), (9.0, 9.5, 11.0));
+        assert!(text.contains("is the fastest here"), "{text}");
+        let text = conclusion((9.0, 9.5, 11.0), (2.0, 2.1, 2.3));
+        assert!(text.contains("looked up 78% faster"), "{text}");
     }
 }
