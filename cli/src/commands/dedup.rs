@@ -79,17 +79,23 @@ fn stream<S: FilterHasher>(mut filter: Filter<S>, options: &Options) -> Result<S
     }
     out.finish()?;
     let dropped = lines - kept;
-    let wrongly_dropped = expected_false_drops(kept, filter.num_blocks());
-    note!(
-        "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen before; about {wrongly_dropped:.3} of the dropped lines may have been new (false positives)"
-    );
-    if kept > options.filter.items {
+    let items = options.filter.items;
+    if kept <= items {
+        let wrongly_dropped = expected_false_drops(kept, filter.num_blocks());
         note!(
-            "warning: {kept} distinct lines, more than --items {}: the false-positive rate has risen to about {:.4}%; use a larger --items",
-            options.filter.items,
-            100.0 * filter.estimated_fpr()
+            "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen before; about {wrongly_dropped:.3} of the dropped lines may have been new (false positives)"
         );
+        return Ok(Status::Success);
     }
+    // Past its --items, the filter fills up and drops new lines ever more often: a dropped
+    // line may be new at a rate that approaches 1, so only what was printed is known.
+    note!(
+        "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen before or as false positives; how many of the dropped lines were new is unknown, because more than --items distinct lines arrived"
+    );
+    note!(
+        "warning: at least {kept} distinct lines, more than --items {items}: the filter's false-positive rate has risen to about {:.4}%, so new lines were dropped as seen that often, and the number of distinct lines is unknown; use a larger --items",
+        100.0 * filter.estimated_fpr()
+    );
     Ok(Status::Success)
 }
 
@@ -137,20 +143,27 @@ fn stream_window<S: FilterHasher>(
     out.finish()?;
     busiest_period = busiest_period.max(period_kept);
     let dropped = lines - kept;
-    note!(
-        "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen within the last {}; {} periods of {} started; a new line is dropped wrongly at most about {:.4}% of the time (the window's false-positive rate when each period has --items new lines)",
+    let seen = format!(
+        "dedup: {lines} lines, {kept} printed, {dropped} dropped as seen within the last {}; {} periods of {} started",
         humantime::format_duration(window),
         schedule.periods_started,
         humantime::format_duration(schedule.period),
-        100.0 * filter.fpr()
     );
-    if busiest_period > sizing.items {
+    if busiest_period <= sizing.items {
         note!(
-            "warning: up to {busiest_period} new lines in one period, more than --items {}: the false-positive rate has risen to about {:.4}%; use a larger --items",
-            sizing.items,
-            100.0 * filter.estimated_fpr()
+            "{seen}; a new line is dropped wrongly at most about {:.4}% of the time (the window's false-positive rate when each period has --items new lines)",
+            100.0 * filter.fpr()
         );
+        return Ok(Status::Success);
     }
+    note!(
+        "{seen}; how many of the dropped lines were new is unknown, because a period had more than --items new lines"
+    );
+    note!(
+        "warning: at least {busiest_period} new lines in one period, more than --items {}: the false-positive rate has risen to about {:.4}%, so new lines were dropped as seen that often; use a larger --items",
+        sizing.items,
+        100.0 * filter.estimated_fpr()
+    );
     Ok(Status::Success)
 }
 

@@ -211,7 +211,50 @@ fn dedup_window_summary() {
     );
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(
-        stderr.contains("warning: up to 5 new lines in one period, more than --items 2"),
+        stderr.contains("warning: at least 5 new lines in one period, more than --items 2"),
+        "{stderr}"
+    );
+}
+
+/// Past --items the filter saturates and drops new lines as seen: the summary then gives only
+/// what it knows (lines read, printed, dropped; at least the printed lines were distinct) and
+/// says that how many dropped lines were new is unknown, instead of an estimate made for a
+/// filter within its size.
+#[test]
+fn dedup_past_its_items_says_what_is_unknown() {
+    let distinct: String = (0..20_000).map(|i| format!("line-{i}\n")).collect();
+    let output = run(&["dedup", "-n", "1000", "-p", "0.01"], distinct.as_bytes());
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    let printed = succeeded(output)
+        .iter()
+        .filter(|&&byte| byte == b'\n')
+        .count();
+    assert!(printed < 20_000, "{printed}");
+    assert!(
+        stderr.contains(&format!(
+            "dedup: 20000 lines, {printed} printed, {} dropped",
+            20_000 - printed
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("how many of the dropped lines were new is unknown"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("at least {printed} distinct lines")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("may have been new"), "{stderr}");
+    // Within --items, the estimate is given.
+    let output = run(
+        &["dedup", "-n", "100000", "-p", "0.01"],
+        distinct.as_bytes(),
+    );
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    succeeded(output);
+    assert!(
+        stderr.contains("of the dropped lines may have been new"),
         "{stderr}"
     );
 }
