@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use splitbloom::format::Header;
 use splitbloom::parquet::{ParquetHash, Sizing};
 use splitbloom::{Filter, FilterHasher, HasherKind, math};
 
@@ -170,25 +169,25 @@ pub fn hasher_name(kind: HasherKind) -> &'static str {
     }
 }
 
-/// Errors unless this build can compute the hasher of the filter in `name` (a supported id;
-/// gxhash only in builds with AES).
-pub fn require_hasher(name: &Path, header: &Header) -> Result<(), String> {
-    require_supported(name, header)?;
-    if header.hasher.is_available() {
+/// Errors unless this build can compute `hasher`, the hasher of the filter in `name` (a
+/// supported id; gxhash only in builds with AES).
+pub fn require_hasher(name: &Path, hasher: HasherKind) -> Result<(), String> {
+    require_supported(name, hasher)?;
+    if hasher.is_available() {
         Ok(())
     } else {
         Err(format!(
             "{}: its keys were hashed with {}, which this build of splitbloom cannot compute; {GXHASH_BUILD}; or rebuild the filter with the default --hasher xxh3",
             name.display(),
-            hasher_name(header.hasher)
+            hasher_name(hasher)
         ))
     }
 }
 
-/// Errors unless the filter in `name` has one of the three hasher ids the CLI reads (whether
-/// or not this build can compute it).
-pub fn require_supported(name: &Path, header: &Header) -> Result<(), String> {
-    let id = header.hasher.id();
+/// Errors unless `hasher`, the hasher of the filter in `name`, is one of the three the CLI
+/// reads (whether or not this build can compute it).
+pub fn require_supported(name: &Path, hasher: HasherKind) -> Result<(), String> {
+    let id = hasher.id();
     if [XXH3_ID, GXHASH_ID, PARQUET_ID].contains(&id) {
         Ok(())
     } else {

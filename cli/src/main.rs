@@ -5,6 +5,7 @@
 //! Standard output closed by its reader (`| head`) ends the program quietly with status 0; any
 //! other output error (`> /dev/full`) is an error (see `print`).
 
+mod any_filter;
 mod commands;
 mod count;
 mod filter_file;
@@ -12,6 +13,7 @@ mod hashers;
 mod json;
 mod keys;
 mod output_file;
+mod plain;
 mod print;
 mod stats;
 

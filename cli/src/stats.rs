@@ -84,7 +84,7 @@ impl Stats {
 
     /// Bits of bitset per estimated key, once at least one key is estimated.
     pub fn bits_per_key(&self) -> Option<f64> {
-        let bits = ((self.bytes - format::HEADER_BYTES) * 8) as f64;
+        let bits = self.blocks as f64 * self.layout.block_bytes() as f64 * 8.0;
         (self.estimated_items >= 0.5).then(|| bits / self.estimated_items)
     }
 }

@@ -1,17 +1,18 @@
 //! `splitbloom build`: keys in, filter file out, as fast as the input can be read.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use splitbloom::{Filter, FilterHasher, Layout, WideFilter};
+use splitbloom::{Layout, WideFilter};
 
 use crate::Status;
 use crate::hashers::{HasherChoice, NewFilterOptions, Xxh3, gx_hasher, with_new_filter};
 use crate::json;
 use crate::keys::{InputOptions, KeyBatch};
 use crate::output_file::OutputFile;
+use crate::plain::PlainFilter;
 use crate::print::{counted, note, out, short_number};
 use crate::stats::Stats;
 
@@ -88,49 +89,7 @@ fn wide_filter<S>(hasher: S, sizing: &NewFilterOptions) -> Result<WideFilter<S>,
         .map_err(|error| sizing.sizing_error(error))
 }
 
-/// What `build` needs of a new filter of either layout.
-trait NewFilter {
-    type Hasher: FilterHasher;
-    fn hasher(&self) -> &Self::Hasher;
-    /// `true` when the key set a new bit.
-    fn insert_hash(&mut self, hash: u64) -> bool;
-    fn write_to(&self, writer: &mut dyn Write) -> io::Result<()>;
-    fn stats(&self) -> Stats;
-}
-
-impl<S: FilterHasher> NewFilter for Filter<S> {
-    type Hasher = S;
-    fn hasher(&self) -> &S {
-        Filter::hasher(self)
-    }
-    fn insert_hash(&mut self, hash: u64) -> bool {
-        Filter::insert_hash(self, hash)
-    }
-    fn write_to(&self, writer: &mut dyn Write) -> io::Result<()> {
-        Filter::write_to(self, writer)
-    }
-    fn stats(&self) -> Stats {
-        Stats::of(self)
-    }
-}
-
-impl<S: FilterHasher> NewFilter for WideFilter<S> {
-    type Hasher = S;
-    fn hasher(&self) -> &S {
-        WideFilter::hasher(self)
-    }
-    fn insert_hash(&mut self, hash: u64) -> bool {
-        WideFilter::insert_hash(self, hash)
-    }
-    fn write_to(&self, writer: &mut dyn Write) -> io::Result<()> {
-        WideFilter::write_to(self, writer)
-    }
-    fn stats(&self) -> Stats {
-        Stats::of_wide(self)
-    }
-}
-
-fn fill(mut filter: impl NewFilter, options: &Options) -> Result<Status, String> {
+fn fill(mut filter: impl PlainFilter, options: &Options) -> Result<Status, String> {
     // The output is checked and its temporary file created before the input is read: a bad
     // `-o` fails at once, not after hours of input.
     let output = OutputFile::create(&options.output)?;

@@ -1,21 +1,24 @@
-//! `splitbloom merge`: the union of filters built with the same size and hasher.
+//! `splitbloom merge`: the union of filters built with the same layout, size and hasher, of
+//! either `SBLM` layout (split-block or wide).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use splitbloom::{Filter, FilterHasher, Layout};
+use splitbloom::format::Header;
+use splitbloom::{Filter, Layout, WideFilter};
 
 use crate::Status;
-use crate::filter_file::FilterFile;
+use crate::filter_file::{FilterFile, Format};
 use crate::hashers::{hasher_name, require_hasher, with_hasher};
 use crate::json;
 use crate::output_file::OutputFile;
-use crate::print::{note, out};
-use crate::stats::Stats;
+use crate::plain::PlainFilter;
+use crate::print::{counted, note, out};
 
 /// Options of `splitbloom merge`.
 #[derive(clap::Args)]
 pub struct Options {
-    /// The filters to merge: same number of blocks, same hasher and seed.
+    /// The filters to merge (SBLM, split-block or wide): same layout, same number of blocks,
+    /// same hasher and seed.
     #[arg(required = true, num_args = 2.., value_name = "FILTER")]
     filters: Vec<PathBuf>,
     /// The merged filter (replaced atomically; may be one of the inputs). Must be a regular
@@ -30,20 +33,13 @@ pub struct Options {
 pub fn run(options: &Options) -> Result<Status, String> {
     // Every header is checked before any bitset is read, so a mismatch is reported in the
     // command line's terms, naming both files.
-    let first_path = &options.filters[0];
-    let first = FilterFile::header(first_path)?;
-    for path in &options.filters {
-        let header = FilterFile::header(path)?;
-        if header.layout != Layout::SplitBlock {
-            return Err(format!(
-                "cannot merge {}: it has the {} layout, and merge writes split-block filters only; a program merges wide filters with WideFilter::union",
-                path.display(),
-                header.layout.name()
-            ));
-        }
-    }
-    for path in &options.filters[1..] {
-        let header = FilterFile::header(path)?;
+    let headers = options
+        .filters
+        .iter()
+        .map(|path| plain_header(path))
+        .collect::<Result<Vec<Header>, String>>()?;
+    let (first_path, first) = (&options.filters[0], headers[0]);
+    for (path, header) in options.filters.iter().zip(&headers).skip(1) {
         let (a, b) = (first_path.display(), path.display());
         if (header.hasher, header.seed) != (first.hasher, first.seed) {
             return Err(format!(
@@ -54,6 +50,13 @@ pub fn run(options: &Options) -> Result<Status, String> {
                 header.seed,
             ));
         }
+        if (header.layout, header.probes) != (first.layout, first.probes) {
+            return Err(format!(
+                "cannot merge {a} and {b}: {a} has the {} layout, {b} the {} layout; a union needs filters built with the same --layout, --items, --fpr and --hasher: rebuild one to match the other",
+                layout_name(&first),
+                layout_name(header),
+            ));
+        }
         if header.num_blocks != first.num_blocks {
             return Err(format!(
                 "cannot merge {a} and {b}: different sizes ({} and {} blocks); a union needs filters built with the same --items, --fpr and --hasher: rebuild one to match the other",
@@ -61,18 +64,51 @@ pub fn run(options: &Options) -> Result<Status, String> {
             ));
         }
     }
-    require_hasher(first_path, &first)?;
+    require_hasher(first_path, first.hasher)?;
     let output = OutputFile::create(&options.output)?;
-    with_hasher!(first.hasher, S => union::<S>(options, output))
+    with_hasher!(first.hasher, S => {
+        if first.layout == Layout::Wide {
+            union::<WideFilter<S>>(options, output)
+        } else {
+            union::<Filter<S>>(options, output)
+        }
+    })
 }
 
-fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Status, String> {
-    let mut merged: Option<Filter<S>> = None;
+/// The checked header of the `SBLM` filter at `path`; other formats are refused, saying why.
+fn plain_header(path: &Path) -> Result<Header, String> {
+    match FilterFile::start(path)?.format {
+        Format::Plain(header) => Ok(header),
+        other => Err(format!(
+            "cannot merge {}: it is {} ({}), and merge takes filters and wide filters (SBLM) of the same size; {}",
+            path.display(),
+            other.describe(),
+            other.magic(),
+            match other {
+                Format::Window => "windows do not combine as sets (their generations rotate apart)",
+                _ => "scalable filters do not combine as sets (their stages differ in size)",
+            }
+        )),
+    }
+}
+
+/// The layout as the messages name it: "split-block", "wide (2 probes)".
+fn layout_name(header: &Header) -> String {
+    match header.layout {
+        Layout::Wide => format!(
+            "wide ({})",
+            counted(u64::from(header.probes), "probe", "probes")
+        ),
+        layout => layout.name().to_owned(),
+    }
+}
+
+fn union<F: PlainFilter>(options: &Options, output: OutputFile) -> Result<Status, String> {
+    let mut merged: Option<F> = None;
     for path in &options.filters {
         let file = FilterFile::open(path)?;
         let name = path.display();
-        let filter = Filter::<S>::from_bytes_with_hasher_type(&file.bytes)
-            .map_err(|error| format!("{name}: {error}"))?;
+        let filter = F::from_bytes(&file.bytes).map_err(|error| format!("{name}: {error}"))?;
         match &mut merged {
             None => merged = Some(filter),
             Some(merged) => merged
@@ -82,12 +118,14 @@ fn union<S: FilterHasher>(options: &Options, output: OutputFile) -> Result<Statu
     }
     let merged = merged.ok_or("merge needs at least two filters")?;
     output.commit(|writer| merged.write_to(writer))?;
-    let stats = Stats::of(&merged);
+    let stats = merged.stats();
     if options.json {
         out!(
-            "{{{},\"filters\":{},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}}}",
+            "{{{},\"filters\":{},\"layout\":\"{}\",\"probes\":{},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}}}",
             json::bytes_member("file", options.output.as_os_str().as_encoded_bytes()),
             options.filters.len(),
+            stats.layout.name(),
+            stats.probes,
             json::number(stats.estimated_items.round()),
             stats.bytes,
             stats.blocks,

@@ -27,10 +27,11 @@ pub enum Command {
     /// Print the keys that may be in a filter (exit 1 when none is printed).
     ///
     /// Keys are read and hashed as by `build`, and each is answered as soon as it is read.
-    /// The filter file's header is checked first, then the file (exactly the size the header
-    /// announces) is read into memory and its checksum verified. A key that cannot be read
-    /// (longer than --max-key-bytes) is reported after the keys before it are answered. Exit
-    /// status: 0 when at least one key was printed, 1 when none was, 2 on error.
+    /// The filter file is of any format `info` reads (SBLM, SBLS, SBLW). Its headers are
+    /// checked first, then the file (exactly the size they announce) is read into memory and
+    /// its checksums verified. A key that cannot be read (longer than --max-key-bytes) is
+    /// reported after the keys before it are answered. Exit status: 0 when at least one key
+    /// was printed, 1 when none was, 2 on error.
     Query(query::Options),
     /// Print each line the first time it is (probably) seen.
     ///
@@ -41,14 +42,19 @@ pub enum Command {
     /// With `--window 24h`, a line not seen for 24 hours is printed again, for streams that
     /// never end (`--generations` says how finely the window forgets).
     Dedup(dedup::Options),
-    /// Show a filter file's header, size, fill and estimated false-positive rate.
+    /// Show what a filter file holds: its format, layout, size, fill, estimated keys and
+    /// false-positive rate.
     ///
-    /// For a scalable filter (magic SBLS): its parameters and the size of each stage.
+    /// Reads every format the library and the Redis module write: a filter or a wide filter
+    /// (magic SBLM; `SBF.DUMP` of a non-scaling filter), a scalable filter (SBLS; `SBF.DUMP` of
+    /// a scaling one), with its parameters and each stage, and a window filter (SBLW), with
+    /// its generations and rotations.
     Info(info::Options),
-    /// Write the union of filters of the same size and hasher.
+    /// Write the union of filters of the same layout, size and hasher.
     ///
     /// The union holds every key of every input: a key any input may hold, the union may
-    /// hold. Inputs must have been built with the same --items, --fpr and --hasher.
+    /// hold. Inputs must have been built with the same --layout, --items, --fpr and --hasher
+    /// (split-block or wide filters; scalable and window filters do not combine as sets).
     Merge(merge::Options),
     /// List a Parquet file's bloom filters, or test a value against one column's filters.
     ///

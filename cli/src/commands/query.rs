@@ -1,20 +1,22 @@
-//! `splitbloom query`: which keys may be in a filter file, answered from the file read into
-//! memory (header checked first, then exactly the announced size read).
+//! `splitbloom query`: which keys may be in a filter file of any format, answered from the file
+//! read into memory (headers checked first, then exactly the announced size read).
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use splitbloom::{FilterHasher, FilterRef, Layout, WideFilterRef};
+use splitbloom::FilterHasher;
 
 use crate::Status;
-use crate::filter_file::FilterFile;
+use crate::any_filter::AnyFilter;
+use crate::filter_file::{FilterFile, OpenError};
 use crate::hashers::{require_hasher, with_hasher};
 use crate::keys::{InputOptions, KeyBatch, KeyWriter};
 
 /// Options of `splitbloom query`.
 #[derive(clap::Args)]
 pub struct Options {
-    /// The filter file (written by `build` or `merge`).
+    /// The filter file: written by `build` or `merge`, by the library (a `Filter`, `WideFilter`,
+    /// `ScalableFilter` or `WindowFilter`), or dumped from Redis with `SBF.DUMP`.
     filter: PathBuf,
     /// Keys to test; without keys and without `-i`, keys are read from standard input.
     keys: Vec<OsString>,
@@ -29,19 +31,39 @@ pub struct Options {
 
 /// Runs `query`.
 pub fn run(options: &Options) -> Result<Status, String> {
-    let file = FilterFile::open(&options.filter)?;
-    require_hasher(&options.filter, &file.header)?;
+    let file = open(options)?;
+    require_hasher(&options.filter, file.hasher)?;
     let name = options.filter.display();
-    with_hasher!(file.header.hasher, S => {
-        if file.header.layout == Layout::Wide {
-            let filter = WideFilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
-                .map_err(|error| format!("{name}: {error}"))?;
-            answer(filter.hasher(), |hashes, out| filter.contains_hash_batch(hashes, out), options)
-        } else {
-            let filter = FilterRef::<S>::from_bytes_with_hasher_type(&file.bytes)
-                .map_err(|error| format!("{name}: {error}"))?;
-            answer(filter.hasher(), |hashes, out| filter.contains_hash_batch(hashes, out), options)
-        }
+    with_hasher!(file.hasher, S => {
+        let filter = AnyFilter::<S>::read(&file).map_err(|error| format!("{name}: {error}"))?;
+        answer(filter.hasher(), |hashes, out| filter.contains_hash_batch(hashes, out), options)
+    })
+}
+
+/// Opens the filter file; when it is not a filter (or cannot be opened), the error says what to
+/// do: the first argument is the filter file, and a key argument that is one says the two were
+/// swapped.
+fn open(options: &Options) -> Result<FilterFile, String> {
+    let filter = &options.filter;
+    let (error, not_a_filter) = match FilterFile::start(filter) {
+        Ok(pending) => return pending.read(),
+        Err(OpenError::NotAFilter(error)) => (error, true),
+        Err(OpenError::Other(error)) => (error, false),
+    };
+    let swapped = options.keys.iter().map(Path::new).find(|key| {
+        key.is_file() && !matches!(FilterFile::start(key), Err(OpenError::NotAFilter(_)))
+    });
+    Err(match swapped {
+        Some(key) => format!(
+            "{error}; the first argument is the filter file, and {} is one: `splitbloom query {} {}`",
+            key.display(),
+            key.display(),
+            filter.display()
+        ),
+        None if not_a_filter => format!(
+            "{error}; the first argument is the filter file (`splitbloom query FILTER [KEY]...`; keys from a file go with -i FILE)"
+        ),
+        None => error,
     })
 }
 

@@ -113,8 +113,6 @@ fn info_shows_a_scalable_filters_header() {
     let reserved_file = path(&dir, "reserved.sbs");
     std::fs::write(&reserved_file, &reserved).unwrap();
     fails(run(&["info", &reserved_file], b""), "flags");
-    // query and merge say what the file is.
-    fails(run(&["query", &file, "a"], b""), "is a scalable filter");
 }
 
 /// `info` on a Parquet file points to `parquet-info`.

@@ -347,7 +347,7 @@ fn bad_input_is_one_line_and_exit_status_2() {
         ("longer", &longer, "wrong length"),
         ("future", &future, "version 9"),
         ("text", b"apple\nbanana\n", "not a splitbloom filter"),
-        ("empty", b"", "truncated"),
+        ("empty", b"", "is an empty file, not a splitbloom filter"),
     ];
     for (name, content, expected) in cases {
         let file = path(&dir, name);

@@ -11,6 +11,7 @@ mod support;
 mod bench;
 mod build;
 mod dedup;
+mod formats;
 mod hashing;
 mod info;
 mod input;
