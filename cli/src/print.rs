@@ -85,6 +85,22 @@ pub fn counted(count: u64, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
 }
 
+/// A size in bytes as a person reads it: `512 bytes`, `1.2 MB`, `12.5 GB` (powers of 1000).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 6] = ["bytes", "kB", "MB", "GB", "TB", "PB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1000.0 && unit + 1 < UNITS.len() {
+        value /= 1000.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        counted(bytes, "byte", "bytes")
+    } else {
+        format!("{value:.1} {}", UNITS[unit])
+    }
+}
+
 /// A computed quantity to about four significant digits, in scientific notation when large.
 pub fn approx_number(value: f64) -> String {
     if value.is_finite() && value.abs() < 1e9 {
@@ -96,13 +112,22 @@ pub fn approx_number(value: f64) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{counted, short_number};
+    use super::{counted, human_bytes, short_number};
 
     #[test]
     fn counts_agree_with_their_noun() {
         assert_eq!(counted(0, "key", "keys"), "0 keys");
         assert_eq!(counted(1, "key", "keys"), "1 key");
         assert_eq!(counted(2, "block", "blocks"), "2 blocks");
+    }
+
+    #[test]
+    fn sizes_read_at_a_glance() {
+        assert_eq!(human_bytes(1), "1 byte");
+        assert_eq!(human_bytes(999), "999 bytes");
+        assert_eq!(human_bytes(1_260_000), "1.3 MB");
+        assert_eq!(human_bytes(12_500_000_032), "12.5 GB");
+        assert_eq!(human_bytes(u64::MAX), "18446.7 PB");
     }
 
     #[test]

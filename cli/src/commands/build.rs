@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use indicatif::{HumanCount, ProgressBar, ProgressDrawTarget, ProgressStyle};
-use splitbloom::{Layout, WideFilter};
+use splitbloom::parquet::Sizing;
+use splitbloom::{Layout, WideFilter, format, math};
 
 use crate::Status;
 use crate::hashers::{HasherChoice, NewFilterOptions, Xxh3, gx_hasher, with_new_filter};
@@ -13,7 +14,7 @@ use crate::json;
 use crate::keys::{InputOptions, KeyBatch};
 use crate::output_file::OutputFile;
 use crate::plain::PlainFilter;
-use crate::print::{counted, note, out, short_number};
+use crate::print::{approx_number, counted, human_bytes, note, out, short_number};
 use crate::stats::Stats;
 
 /// Options of `splitbloom build`.
@@ -35,9 +36,22 @@ pub struct Options {
     /// (checked before any key is read); a symbolic link is followed and its target replaced.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    /// Write the filter even when it is more than 100 times the size the keys read need (and
+    /// over 1 MiB): without it, such a filter (--items far above the keys given, or no keys
+    /// at all) is an error, and nothing is written.
+    #[arg(long)]
+    force: bool,
     #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,
 }
+
+/// How many times larger than the keys read need a filter may be before `build` asks for
+/// `--force`.
+const OVERSIZE_FACTOR: u64 = 100;
+
+/// Files up to this size are written whatever the keys read: a filter this small costs
+/// nothing worth an error.
+const SMALL_FILE_BYTES: u64 = 1 << 20;
 
 /// The `--layout` choices of `build`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -57,6 +71,53 @@ pub enum LayoutChoice {
 pub const AUTO_WIDE_FPR: f64 = 0.001;
 
 impl Options {
+    /// Errors, unless `--force`, when the filter (`stats`) is more than [`OVERSIZE_FACTOR`]
+    /// times the size that `keys` keys need at the same rate, layout and hasher (no keys at all
+    /// count as one), and larger than [`SMALL_FILE_BYTES`].
+    fn check_size(&self, stats: &Stats, keys: u64) -> Result<(), String> {
+        let written = stats.bytes as u64;
+        let needed = self.bytes_needed(keys.max(1));
+        if self.force
+            || written <= SMALL_FILE_BYTES
+            || written <= needed.saturating_mul(OVERSIZE_FACTOR)
+        {
+            return Ok(());
+        }
+        let (output, items) = (self.output.display(), self.filter.items);
+        let size = format!("{} ({written} bytes)", human_bytes(written));
+        if keys == 0 {
+            return Err(format!(
+                "not writing {output}: no keys were read from {}, and --items {items} makes an empty filter of {size}; check the input, or use --force to write it anyway",
+                crate::keys::input_name(self.keys.input.as_deref())
+            ));
+        }
+        Err(format!(
+            "not writing {output}: --items {items} makes a filter of {size}, {} times the {needed} bytes that the {} read need; use an --items near the number of distinct keys, or --force to write it anyway",
+            approx_number((written / needed.max(1)) as f64),
+            counted(keys, "key", "keys"),
+        ))
+    }
+
+    /// The serialized size of a filter of these options' layout, rate and hasher for `items`
+    /// keys, computed without building it (at least 1 block).
+    fn bytes_needed(&self, items: u64) -> u64 {
+        let (items, fpr) = (
+            usize::try_from(items).unwrap_or(usize::MAX),
+            self.filter.fpr,
+        );
+        let blocks = match (self.filter.hasher, self.layout()) {
+            (HasherChoice::Parquet, _) => {
+                Sizing::for_items(items as u64, fpr).map(|sizing| sizing.num_blocks())
+            }
+            (_, Layout::Wide) => {
+                math::wide::num_blocks_for_fpr(items, fpr).map(|(blocks, _)| blocks)
+            }
+            _ => math::num_blocks_for_fpr(items, fpr),
+        };
+        let block_bytes = self.layout().block_bytes() as u64;
+        format::HEADER_BYTES as u64 + blocks.map_or(1, |blocks| blocks.max(1) as u64) * block_bytes
+    }
+
     /// The layout these options write.
     fn layout(&self) -> Layout {
         match self.layout {
@@ -113,8 +174,10 @@ fn fill(mut filter: impl PlainFilter, options: &Options) -> Result<Status, Strin
         progress.update(keys);
     }
     progress.finish();
+    let stats = filter.stats();
+    options.check_size(&stats, keys)?;
     output.commit(|writer| filter.write_to(writer))?;
-    report(&filter.stats(), keys, new_keys, options)?;
+    report(&stats, keys, new_keys, options)?;
     Ok(Status::Success)
 }
 
@@ -145,6 +208,12 @@ fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) -> Result<
             counted(stats.blocks as u64, "block", "blocks"),
             100.0 * stats.estimated_fpr,
             short_number(100.0 * options.filter.fpr),
+        );
+    }
+    if keys == 0 {
+        note!(
+            "warning: no keys were read from {}: the filter is empty, and every query will answer \"absent\"",
+            crate::keys::input_name(options.keys.input.as_deref())
         );
     }
     if new_keys > options.filter.items {

@@ -3,7 +3,9 @@
 
 use splitbloom::{Filter, Layout, WideFilter};
 
-use crate::support::{fails, joined, path, records, refused, run, sample_keys, scratch, succeeded};
+use crate::support::{
+    fails, joined, path, records, refused, run, sample_keys, scratch, succeeded, temporaries,
+};
 
 #[test]
 fn build_then_query_finds_every_key_including_non_utf8() {
@@ -245,4 +247,46 @@ fn layout_errors() {
         ],
         b"a\n",
     ));
+}
+
+/// A filter more than 100 times the size the keys read need (and over 1 MiB) is refused
+/// without `--force`, naming its size, the keys read and the flag, and nothing is written;
+/// empty input is warned about.
+#[test]
+fn oversized_filters_need_force_and_empty_input_is_warned_about() {
+    let dir = scratch("build_oversized");
+    let out = path(&dir, "f.sbf");
+    let thousand: String = (0..1000).map(|i| format!("key-{i}\n")).collect();
+    let build = |items: &str, force: bool, input: &[u8]| {
+        let mut args = vec!["build", "-n", items, "-p", "0.01", "-o", &out];
+        if force {
+            args.push("--force");
+        }
+        run(&args, input)
+    };
+    let output = build("1e7", false, thousand.as_bytes());
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    fails(output, "not writing");
+    for part in ["--items 10000000", " MB (", "1000 keys", "--force"] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+    assert!(!std::path::Path::new(&out).exists());
+    assert!(temporaries(&dir).is_empty());
+    succeeded(build("1e7", true, thousand.as_bytes()));
+    assert!(std::fs::metadata(&out).unwrap().len() > 10_000_000);
+    // Within 100 times, or small, it is written as asked.
+    succeeded(build("5e4", false, thousand.as_bytes()));
+    succeeded(build("1e5", false, b"a\n"));
+    // No keys at all: refused when large, warned about when written.
+    fails(
+        build("1e7", false, b""),
+        "no keys were read from standard input, and --items 10000000 makes an empty filter of",
+    );
+    let output = build("100", false, b"");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    succeeded(output);
+    assert!(
+        stderr.contains("warning: no keys were read from standard input"),
+        "{stderr}"
+    );
 }

@@ -93,7 +93,7 @@ fn counts_take_scientific_and_grouped_forms() {
     let filter = path(&dir, "f.sbf");
     let blocks = |items: &str| {
         succeeded(run(
-            &["build", "-n", items, "-p", "0.01", "-o", &filter],
+            &["build", "-n", items, "-p", "0.01", "--force", "-o", &filter],
             b"a\n",
         ));
         Filter::<Xxh3>::from_bytes_with_hasher_type(&std::fs::read(&filter).unwrap())

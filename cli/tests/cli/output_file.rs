@@ -181,7 +181,9 @@ fn interrupted_build_leaves_no_temporary_file() {
     // finishes first, the complete filter is there and no temporary file either.
     let out = path(&dir, "large.sbf");
     let mut child = Command::new(env!("CARGO_BIN_EXE_splitbloom"))
-        .args(["build", "-n", "20000000", "-p", "0.01", "-o", &out])
+        .args([
+            "build", "-n", "20000000", "-p", "0.01", "--force", "-o", &out,
+        ])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
