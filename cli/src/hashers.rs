@@ -42,11 +42,25 @@ pub enum HasherChoice {
 #[derive(clap::Args)]
 pub struct NewFilterOptions {
     /// Expected number of distinct keys (sizes the filter): 1000000, 1_000_000, 1e6 or 2.5e6.
-    #[arg(short = 'n', long, value_name = "COUNT", value_parser = crate::count::parse_count)]
+    /// `--capacity` is the same option (RedisBloom's word).
+    #[arg(
+        short = 'n',
+        long,
+        visible_alias = "capacity",
+        value_name = "COUNT",
+        value_parser = crate::numbers::parse_count
+    )]
     pub items: u64,
-    /// Target false-positive rate, strictly between 0 and 1 (e.g. 0.01); too small a rate for
-    /// --items gives an error naming the largest filter this build makes.
-    #[arg(short = 'p', long, value_name = "RATE")]
+    /// Target false-positive rate, strictly between 0 and 1: a fraction (0.01, 1e-3) or a
+    /// percentage (1%); too small a rate for --items gives an error naming the largest filter
+    /// this build makes. `--error-rate` and `--rate` are the same option.
+    #[arg(
+        short = 'p',
+        long,
+        visible_aliases = ["error-rate", "rate"],
+        value_name = "RATE",
+        value_parser = crate::numbers::parse_rate
+    )]
     pub fpr: f64,
     /// How keys are hashed (stored in the filter, so `query` and `merge` need no option).
     #[arg(long, value_enum, default_value_t)]

@@ -65,7 +65,7 @@ pub struct InputOptions {
         long,
         value_name = "BYTES",
         default_value_t = DEFAULT_MAX_KEY_BYTES,
-        value_parser = crate::count::parse_usize_count
+        value_parser = crate::numbers::parse_usize_count
     )]
     pub max_key_bytes: usize,
 }

@@ -7,11 +7,11 @@
 
 mod any_filter;
 mod commands;
-mod count;
 mod filter_file;
 mod hashers;
 mod json;
 mod keys;
+mod numbers;
 mod output_file;
 mod plain;
 mod print;

@@ -290,3 +290,48 @@ fn oversized_filters_need_force_and_empty_input_is_warned_about() {
         "{stderr}"
     );
 }
+
+/// `--fpr` takes a percentage, and RedisBloom's words for the options work: `--capacity` for
+/// `--items`, `--error-rate` and `--rate` for `--fpr`.
+#[test]
+fn rates_take_percentages_and_redisbloom_names() {
+    let dir = scratch("build_rates");
+    let file = |name: &str| path(&dir, name);
+    let reference = file("reference.sbf");
+    succeeded(run(
+        &["build", "-n", "1000", "-p", "0.01", "-o", &reference],
+        b"a\n",
+    ));
+    let expected = std::fs::read(&reference).unwrap();
+    for (name, args) in [
+        ("percent.sbf", ["-n", "1000", "--fpr", "1%"]),
+        (
+            "capacity.sbf",
+            ["--capacity", "1000", "--error-rate", "0.01"],
+        ),
+        ("rate.sbf", ["--capacity", "1e3", "--rate", "1 %"]),
+    ] {
+        let out = file(name);
+        succeeded(run(
+            &[&["build"][..], &args, &["-o", &out]].concat(),
+            b"a\n",
+        ));
+        assert_eq!(std::fs::read(&out).unwrap(), expected, "{args:?}");
+    }
+    succeeded(run(
+        &["dedup", "--capacity", "10", "--error-rate", "0.1%"],
+        b"a\n",
+    ));
+    refused(
+        run(
+            &["build", "-n", "10", "-p", "one percent", "-o", &file("x")],
+            b"a\n",
+        ),
+        "write a fraction such as 0.01 or 1e-3, or a percentage such as 1%",
+    );
+    let help = String::from_utf8(succeeded(run(&["build", "--help"], b""))).unwrap();
+    assert!(
+        help.contains("capacity") && help.contains("error-rate"),
+        "{help}"
+    );
+}

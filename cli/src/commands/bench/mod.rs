@@ -34,7 +34,7 @@ pub struct Options {
         value_name = "COUNTS",
         value_delimiter = ',',
         default_values_t = [10_000u64, 10_000_000],
-        value_parser = crate::count::parse_count
+        value_parser = crate::numbers::parse_count
     )]
     items: Vec<u64>,
     /// Bits per key of every filter (10 gives about 1% false positives).
@@ -46,7 +46,7 @@ pub struct Options {
     kernel: Option<Kernel>,
     /// Timed samples per figure (each about 20 ms); the median is reported, and the verdict
     /// gives the spread.
-    #[arg(long, value_name = "COUNT", default_value_t = 5, value_parser = crate::count::parse_usize_count)]
+    #[arg(long, value_name = "COUNT", default_value_t = 5, value_parser = crate::numbers::parse_usize_count)]
     samples: usize,
     /// Use the batch APIs: hash 1024 keys into a buffer, then `insert_hash_batch` /
     /// `contains_hash_batch` (hashing still included in the time).

@@ -1,8 +1,10 @@
-//! Counts as people write them: `1000000`, `1_000_000`, `1e6`, `2.5e6`.
+//! Counts and rates as people write them: `1000000`, `1_000_000`, `1e6`, `2.5e6`; `0.01`, `1e-3`,
+//! `1%`.
 //!
 //! Every option that takes a count (`--items`, `--samples`, `--max-key-bytes`) reads it here,
 //! exactly (decimal digits, never through a float, so `9007199254740993` stays itself), and
-//! refuses what is not a whole number of things with an error that says why.
+//! refuses what is not a whole number of things with an error that says why. A rate (`--fpr`)
+//! is a fraction or a percentage; whether it is between 0 and 1 is the library's check.
 
 /// The forms a count may take, for error messages.
 const FORMS: &str = "a whole number such as 1000000, 1_000_000, 1e6 or 2.5e6";
@@ -82,6 +84,18 @@ pub fn parse_count(text: &str) -> Result<u64, String> {
     Ok(value)
 }
 
+/// Reads a rate: a number (`0.01`, `1e-3`), or a percentage (`1%`, `0.1 %`), which is divided
+/// by 100.
+pub fn parse_rate(text: &str) -> Result<f64, String> {
+    let (number, scale) = match text.trim_end().strip_suffix('%') {
+        Some(percent) => (percent.trim_end(), 100.0),
+        None => (text, 1.0),
+    };
+    number.parse::<f64>().map(|rate| rate / scale).map_err(|_| {
+        "not a rate: write a fraction such as 0.01 or 1e-3, or a percentage such as 1%".to_owned()
+    })
+}
+
 /// [`parse_count`] for a count held in a `usize`.
 pub fn parse_usize_count(text: &str) -> Result<usize, String> {
     let count = parse_count(text)?;
@@ -91,7 +105,28 @@ pub fn parse_usize_count(text: &str) -> Result<usize, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_count;
+    use super::{parse_count, parse_rate};
+
+    #[test]
+    fn rates_as_fractions_or_percentages() {
+        for (text, rate) in [
+            ("0.01", 0.01),
+            ("1e-3", 0.001),
+            ("1%", 0.01),
+            ("0.1%", 0.001),
+            ("2.5 %", 0.025),
+            ("150%", 1.5),
+        ] {
+            assert_eq!(parse_rate(text), Ok(rate), "{text}");
+        }
+        for text in ["", "%", "one percent", "1%%", "0,01"] {
+            let error = parse_rate(text).unwrap_err();
+            assert!(
+                error.contains("1%") && error.contains("0.01"),
+                "{text}: {error}"
+            );
+        }
+    }
 
     #[test]
     fn counts_in_every_form() {
