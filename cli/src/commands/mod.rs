@@ -64,6 +64,10 @@ pub enum Command {
     /// `parquet` feature.
     #[cfg(feature = "parquet")]
     ParquetInfo(parquet_info::Options),
+    /// List a Parquet file's bloom filters (not in this build: it needs the `parquet` feature).
+    #[cfg(not(feature = "parquet"))]
+    #[command(name = "parquet-info", disable_help_flag = true)]
+    ParquetInfo(NotBuilt),
     /// Measure insert and lookup speed and the false-positive rate of every kernel.
     ///
     /// A table per kernel and size (medians), the string keys through the byte-key contract,
@@ -71,6 +75,16 @@ pub enum Command {
     /// false-positive rate against the prediction, its speed against the other kernels, and a
     /// one-line conclusion. The default run takes under a minute; build it with `--release`.
     Bench(bench::Options),
+}
+
+/// The arguments of a subcommand this build leaves out, whatever they are: the subcommand
+/// answers with how to get a build that has it, not with the argument parser's "unrecognized
+/// subcommand".
+#[cfg(not(feature = "parquet"))]
+#[derive(clap::Args)]
+pub struct NotBuilt {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, hide = true)]
+    arguments: Vec<std::ffi::OsString>,
 }
 
 impl Command {
@@ -84,6 +98,10 @@ impl Command {
             Command::Merge(options) => merge::run(&options),
             #[cfg(feature = "parquet")]
             Command::ParquetInfo(options) => parquet_info::run(&options),
+            #[cfg(not(feature = "parquet"))]
+            Command::ParquetInfo(_) => Err(
+                "parquet-info is not in this build of splitbloom, which was built without the `parquet` feature: rebuild with `--features parquet` (`cargo install --path cli --features parquet`)".to_owned(),
+            ),
             Command::Bench(options) => bench::run(&options).map(|()| Status::Success),
         }
     }

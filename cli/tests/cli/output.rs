@@ -93,3 +93,27 @@ fn every_option_is_documented() {
         assert!(help.contains("--json"), "{command}");
     }
 }
+
+/// A build without the `parquet` feature answers `parquet-info` with how to get it, whatever
+/// the arguments, instead of the argument parser's "unrecognized subcommand".
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_info_says_how_to_get_it() {
+    for args in [
+        vec!["parquet-info", "data.parquet"],
+        vec![
+            "parquet-info",
+            "data.parquet",
+            "--column",
+            "id",
+            "--value",
+            "-1",
+        ],
+        vec!["parquet-info", "--help"],
+    ] {
+        let output = run(&args, b"");
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        fails(output, "rebuild with `--features parquet`");
+        assert!(!stderr.contains("unrecognized"), "{stderr}");
+    }
+}
