@@ -3,6 +3,8 @@
 use splitbloom::format;
 use splitbloom::{Filter, Layout, WideFilter, math};
 
+use crate::json;
+
 /// Everything `info` and the build summary report about a filter.
 pub struct Stats {
     /// The filter's layout.
@@ -80,6 +82,20 @@ impl Stats {
             ),
             layout => layout.name().to_owned(),
         }
+    }
+
+    /// The JSON members the summaries of `build` and `merge` share, without braces: layout,
+    /// probes, estimated items, bytes, blocks and estimated rate.
+    pub fn json_members(&self) -> String {
+        format!(
+            "\"layout\":\"{}\",\"probes\":{},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}",
+            self.layout.name(),
+            self.probes,
+            json::number(self.estimated_items.round()),
+            self.bytes,
+            self.blocks,
+            json::number(self.estimated_fpr),
+        )
     }
 
     /// Bits of bitset per estimated key, once at least one key is estimated.

@@ -187,14 +187,9 @@ fn fill(mut filter: impl PlainFilter, options: &Options) -> Result<Status, Strin
 fn report(stats: &Stats, keys: u64, new_keys: u64, options: &Options) -> Result<(), String> {
     if options.json {
         out!(
-            "{{{},\"layout\":\"{}\",\"probes\":{},\"keys\":{keys},\"certainly_distinct\":{new_keys},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{},\"target_fpr\":{}}}",
+            "{{{},\"keys\":{keys},\"certainly_distinct\":{new_keys},{},\"target_fpr\":{}}}",
             json::bytes_member("file", options.output.as_os_str().as_encoded_bytes()),
-            stats.layout.name(),
-            stats.probes,
-            json::number(stats.estimated_items.round()),
-            stats.bytes,
-            stats.blocks,
-            json::number(stats.estimated_fpr),
+            stats.json_members(),
             json::number(options.filter.fpr),
         )?;
     } else {

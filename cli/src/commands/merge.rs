@@ -121,15 +121,10 @@ fn union<F: PlainFilter>(options: &Options, output: OutputFile) -> Result<Status
     let stats = merged.stats();
     if options.json {
         out!(
-            "{{{},\"filters\":{},\"layout\":\"{}\",\"probes\":{},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}}}",
+            "{{{},\"filters\":{},{}}}",
             json::bytes_member("file", options.output.as_os_str().as_encoded_bytes()),
             options.filters.len(),
-            stats.layout.name(),
-            stats.probes,
-            json::number(stats.estimated_items.round()),
-            stats.bytes,
-            stats.blocks,
-            json::number(stats.estimated_fpr),
+            stats.json_members(),
         )?;
         return Ok(Status::Success);
     }
