@@ -180,17 +180,13 @@
 //! | `src/parquet/` | Parquet values as the bytes Parquet hashes, the `BloomFilterHeader` codec, sizing |
 //! | `src/math.rs` | false-positive rates and sizing from the split-block formula |
 //! | `src/error.rs` | [`Error`] |
-//! | `src/bin/splitbloom/` | the CLI (feature `cli`) |
-//! | `benches/` (own package), `fuzz/`, `redis/`, `tests/`, `examples/` | benchmarks, fuzzing, the Redis module, tests, examples |
+//! | `cli/`, `benches/`, `interop/`, `redis/` (packages of their own), `fuzz/`, `tests/`, `examples/` | the `splitbloom` command-line tool, benchmarks, tests against arrow-rs, the Redis module, fuzzing, tests, examples |
 //!
 //! ## Crate features
 //!
 //! * `std` (default): run-time CPU feature detection, the `SPLITBLOOM_KERNEL` override and
 //!   `write_to`. Without it the crate is `no_std` + `alloc`, and kernels are chosen from the
 //!   target features the crate is compiled with.
-//! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
-//! * `parquet`: `cli` plus `splitbloom parquet-info` (Parquet footers read by the `parquet`
-//!   crate).
 //! * `serde`: `Serialize`/`Deserialize` for [`Filter`] and [`FilterRef`], as the bytes of
 //!   [`format`](mod@format).
 //!

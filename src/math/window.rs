@@ -58,6 +58,23 @@ pub fn fpr_for_keys_per_plane(keys_per_plane: f64, plane_bits: usize) -> f64 {
     }
 }
 
+/// The average number of keys per plane that leaves a fraction `fill` of a generation's bits
+/// set, for planes of `plane_bits` bits (128 or 256; NaN otherwise): each key sets one bit per
+/// lane of `w = plane_bits / 8` bits, so a bit stays clear with probability `e^(−λ/w)`, and
+/// `λ = −w · ln(1 − fill)`.
+///
+/// ```
+/// use splitbloom::math::{keys_per_block_for_fill, window::keys_per_plane_for_fill};
+/// assert_eq!(keys_per_plane_for_fill(0.3, 256), keys_per_block_for_fill(0.3));
+/// assert_eq!(keys_per_plane_for_fill(0.3, 128), keys_per_block_for_fill(0.3) / 2.0);
+/// ```
+pub fn keys_per_plane_for_fill(fill: f64, plane_bits: usize) -> f64 {
+    if lanes_of(plane_bits).is_none() {
+        return f64::NAN;
+    }
+    super::keys_per_block_for_fill(fill) * plane_bits as f64 / 256.0
+}
+
 /// The false-positive rate of a window of `generations` generations of `num_blocks` planes of
 /// `plane_bits` bits, once each holds `items_per_generation` keys.
 ///

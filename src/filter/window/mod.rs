@@ -341,6 +341,59 @@ impl<S> WindowFilter<S> {
         total / self.num_blocks as f64
     }
 
+    /// The fraction of bits set in each generation, newest first (age 0, which inserts write)
+    /// to oldest (age `G − 1`, which the next rotation forgets).
+    ///
+    /// ```
+    /// let mut window = splitbloom::WindowFilter::with_fpr(100, 0.01, 3)?;
+    /// window.insert("old");
+    /// window.rotate();
+    /// let fills = window.generation_fill_ratios();
+    /// assert_eq!(fills[0], 0.0); // nothing inserted since the rotation
+    /// assert!(fills[1] > 0.0 && fills[2] == 0.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn generation_fill_ratios(&self) -> alloc::vec::Vec<f64> {
+        let plane = self.plane.words();
+        let mut set = alloc::vec![0u64; self.generations];
+        for group in self.words().chunks_exact(self.layout().group_words()) {
+            for (slot, words) in group.chunks_exact(plane).enumerate() {
+                set[slot] += words
+                    .iter()
+                    .map(|word| u64::from(word.count_ones()))
+                    .sum::<u64>();
+            }
+        }
+        let bits = (self.num_blocks * self.plane.bits()) as f64;
+        (0..self.generations)
+            .map(|age| {
+                let slot = (self.newest + self.generations - age) % self.generations;
+                set[slot] as f64 / bits
+            })
+            .collect()
+    }
+
+    /// An estimate of how many distinct keys the window holds, from each generation's fill
+    /// ([`math::window::keys_per_plane_for_fill`](crate::math::window::keys_per_plane_for_fill)):
+    /// a key inserted in several generations (refreshed) counts once in each.
+    ///
+    /// ```
+    /// let mut window = splitbloom::WindowFilter::with_fpr(10_000, 0.01, 4)?;
+    /// window.insert_batch(&(0..10_000u64).collect::<Vec<_>>());
+    /// window.rotate();
+    /// window.insert_batch(&(10_000..15_000u64).collect::<Vec<_>>());
+    /// assert!((window.estimated_items() - 15_000.0).abs() < 750.0);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        self.generation_fill_ratios()
+            .into_iter()
+            .map(|fill| {
+                math::keys_per_plane_for_fill(fill, self.plane.bits()) * self.num_blocks as f64
+            })
+            .sum()
+    }
+
     /// The fraction of bits set over every generation, from 0 to 1.
     ///
     /// ```
