@@ -16,6 +16,7 @@ use splitbloom::{FilterHasher, Layout, ScalableParameters};
 
 use crate::Hash;
 use crate::chain::Chain;
+use crate::memory::allocated_for;
 use crate::stage::{Bitset, Part, layout_for_rate};
 
 /// RedisBloom's tightening: each new sub-filter has half the error rate of the one before, and
@@ -549,19 +550,6 @@ impl Sbf {
             )
         };
         Ok(())
-    }
-}
-
-/// The bytes the crate allocates for `bytes` of blocks, of either layout: their size, except
-/// that bitsets of 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can
-/// start on a huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the
-/// figure).
-pub fn allocated_for(bytes: usize) -> usize {
-    const HUGE_PAGE: usize = 2 << 20;
-    if bytes < 8 << 20 {
-        bytes
-    } else {
-        bytes.next_multiple_of(HUGE_PAGE) + HUGE_PAGE
     }
 }
 

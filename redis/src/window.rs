@@ -63,7 +63,7 @@ impl Window {
     /// Bytes as `MEMORY USAGE` counts them: the struct and the generations' blocks, as the
     /// crate allocates them.
     pub fn memory(&self) -> usize {
-        size_of::<Window>() + crate::value::allocated_for(self.filter.size_in_bytes())
+        size_of::<Window>() + crate::memory::allocated_for(self.filter.size_in_bytes())
     }
 
     /// The value's bytes: the header, then the window's `SBLW` bytes.

@@ -6,9 +6,10 @@ use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use splitbloom::FilterHasher;
 
 use crate::chain::Chain;
+use crate::memory::check_memory;
 use crate::stage::{Part, layout_for_rate};
 use crate::value::{Body, Meta, Restore, Sbf};
-use crate::{Hash, SBF_TYPE, check_memory};
+use crate::{Hash, SBF_TYPE};
 
 mod merge;
 mod transfer;
@@ -111,9 +112,9 @@ struct Create {
 impl Create {
     fn defaults() -> Create {
         Create {
-            capacity: crate::default_capacity(),
-            error_rate: crate::default_error_rate(),
-            expansion: crate::DEFAULT_EXPANSION,
+            capacity: crate::config::default_capacity(),
+            error_rate: crate::config::default_error_rate(),
+            expansion: crate::config::DEFAULT_EXPANSION,
             scaling: true,
         }
     }
@@ -281,7 +282,7 @@ fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     }
     let options = &args[4..];
     let scaling = !options.iter().any(|arg| is(arg, "NONSCALING"));
-    let mut expansion = crate::DEFAULT_EXPANSION;
+    let mut expansion = crate::config::DEFAULT_EXPANSION;
     let mut at = 0;
     while at < options.len() {
         if is(&options[at], "NONSCALING") {

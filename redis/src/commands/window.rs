@@ -7,8 +7,9 @@ use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, Redis
 use splitbloom::{FilterHasher, WindowFilter};
 
 use super::{err, is, parse_f64, parse_i64, text};
+use crate::memory::check_memory;
 use crate::window::{MAX_PERIOD_SECONDS, Window, decides_rotation, now_ms, rotate_due};
-use crate::{Hash, WINDOW_TYPE, check_memory};
+use crate::{Hash, WINDOW_TYPE};
 
 /// What the commands that do not apply to a windowed key answer on one.
 pub(super) const NOT_FOR_WINDOW: &str = "ERR this command does not apply to a windowed key (SBF.WRESERVE): DUMP/RESTORE, COPY and SBF.WLOAD carry one";
