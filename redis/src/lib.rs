@@ -28,13 +28,11 @@ use std::sync::atomic::Ordering;
 use redis_module::{Context, RedisString, Status, raw, redis_module};
 
 mod alloc;
-mod chain;
+mod bloom;
 mod commands;
 mod config;
 mod memory;
-mod stage;
 mod types;
-mod value;
 mod window;
 
 use alloc::TryRedisAlloc;
@@ -43,10 +41,6 @@ use types::window::WINDOW_TYPE;
 
 /// The hasher every filter of this module uses: the crate's default, named once here.
 type Hash = splitbloom::Xxh3;
-/// One stage (sub-filter) of a value.
-type Stage = splitbloom::Filter<Hash>;
-/// A `NONSCALING` value's filter at low error rates.
-type Wide = splitbloom::WideFilter<Hash>;
 
 /// Registers one command under a name known only at load time (`BF.*`), with the wrapper
 /// `redis_module!` would generate.

@@ -91,7 +91,7 @@ fn merge_plain(
                 "ERR filters differ in layout ({} and {}): a wide filter (NONSCALING at an error rate of {} or below) merges only with a wide one",
                 first_layout.name(),
                 layout.name(),
-                crate::stage::WIDE_ERROR_RATE
+                crate::bloom::stage::WIDE_ERROR_RATE
             )));
         }
         if (blocks, probes) != (first_blocks, first_probes) {

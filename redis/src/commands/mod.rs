@@ -5,10 +5,10 @@
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
 use splitbloom::FilterHasher;
 
-use crate::chain::Chain;
+use crate::bloom::chain::Chain;
+use crate::bloom::stage::{Part, layout_for_rate};
+use crate::bloom::{Body, Meta, Restore, Sbf};
 use crate::memory::check_memory;
-use crate::stage::{Part, layout_for_rate};
-use crate::value::{Body, Meta, Restore, Sbf};
 use crate::{Hash, SBF_TYPE};
 
 mod merge;
@@ -127,7 +127,7 @@ impl Create {
                 Part::bytes_for(
                     layout_for_rate(self.error_rate),
                     usize::try_from(self.capacity).unwrap_or(usize::MAX),
-                    self.error_rate * crate::value::TIGHTENING_RATIO,
+                    self.error_rate * crate::bloom::TIGHTENING_RATIO,
                 ),
             )?;
             Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)

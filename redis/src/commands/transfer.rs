@@ -79,7 +79,7 @@ pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     sbf.push_chunk(offset.expect("checked above"), data)
         .and_then(|()| sbf.finish_if_complete())
         .map_err(|error| {
-            err(if error == crate::value::TOO_BIG {
+            err(if error == crate::bloom::stream::TOO_BIG {
                 TOO_BIG
             } else {
                 BAD_DATA

@@ -8,8 +8,8 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use crate::alloc::can_allocate;
-use crate::stage;
-use crate::value::{self, Meta, Sbf};
+use crate::bloom::stage;
+use crate::bloom::{self, Meta, Sbf};
 
 /// The RDB encoding this module writes: a header (with the layout), each stage's `SBLM` bytes,
 /// a restore's partial stage (see [`rdb_save`]). `rdb_load` refuses any other version.
@@ -52,7 +52,7 @@ unsafe fn value<'a>(value: *const c_void) -> &'a Sbf {
     unsafe { &*value.cast::<Sbf>() }
 }
 
-/// RDB encoding 3: the header (`value::Meta`, which names the layout) as a string, the number
+/// RDB encoding 3: the header (`bloom::Meta`, which names the layout) as a string, the number
 /// of complete stages, each stage's `SBLM` bytes as a string (checksummed by the crate, under
 /// the layout's id), then the bitset bytes of a stage a restore has received in part (empty
 /// otherwise).
@@ -65,7 +65,7 @@ unsafe extern "C" fn rdb_save(rdb: *mut raw::RedisModuleIO, value: *mut c_void) 
     let sbf = unsafe { self::value(value) };
     raw::save_slice(rdb, &sbf.meta().encode());
     let (stages, partial): (Vec<&dyn stage::Bitset>, &[u8]) = match &sbf.body {
-        value::Body::Restoring(restore) => (
+        bloom::Body::Restoring(restore) => (
             restore.done.iter().map(stage::Part::bits).collect(),
             restore
                 .partial
