@@ -5,14 +5,13 @@
 //!
 //! Rotation is decided on the primary only, from the server's clock, just before a command
 //! touches the key, and replicated (and written to the AOF) as an explicit `SBF.WROTATE key n
-//! next_ms`: a replica or an AOF replay never reads its own clock, so it holds exactly the
-//! primary's bits (the `DUMP` bytes match).
+//! next_ms` (`commands/window.rs`): a replica or an AOF replay never reads its own clock, so it
+//! holds exactly the primary's bits (the `DUMP` bytes match).
 //!
 //! The value's bytes (RDB, AOF, `SBF.WLOAD`) are a 48-byte header (magic `SBWK`, a version, the
 //! error rate, the period, the next rotation, the items count, an XXH3-64 of those 40 bytes)
 //! followed by the crate's checksummed `SBLW` bytes.
 
-use redis_module::{Context, ContextFlags, RedisString};
 use splitbloom::WindowFilter;
 
 use crate::Hash;
@@ -122,56 +121,6 @@ impl Window {
             items: word(32),
         })
     }
-}
-
-/// The server's clock (Unix ms), as Redis reads it for commands.
-pub fn now_ms() -> u64 {
-    // SAFETY: a plain getter Redis sets before any command runs; outside Redis (never reached
-    // by unit tests) the system clock stands in.
-    let from_redis = unsafe { redis_module::raw::RedisModule_Milliseconds.map(|now| now()) };
-    match from_redis {
-        Some(now) => u64::try_from(now).unwrap_or(0),
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_millis() as u64),
-    }
-}
-
-/// Whether this command may decide a rotation: only on a primary, and never for a command
-/// that came from the primary or the AOF (those carry their rotations as `SBF.WROTATE`).
-pub fn decides_rotation(ctx: &Context) -> bool {
-    let flags = ctx.get_flags();
-    !(flags.contains(ContextFlags::REPLICATED)
-        || flags.contains(ContextFlags::LOADING)
-        || flags.contains(ContextFlags::SLAVE))
-}
-
-/// Rotations due now on `window`, when this command decides them: applies them and
-/// replicates them as `SBF.WROTATE key n next_ms`. True when the window changed.
-pub fn rotate_due(ctx: &Context, key: &RedisString, window: &mut Window) -> bool {
-    if !decides_rotation(ctx) {
-        return false;
-    }
-    let n = window.due(now_ms());
-    if n == 0 {
-        return false;
-    }
-    let next = window
-        .next_rotation_ms
-        .saturating_add(n.saturating_mul(window.period_ms));
-    window.rotate(n, next);
-    replicate_rotation(ctx, key, n, next);
-    true
-}
-
-/// Replicates (and writes to the AOF) a rotation the primary applied.
-pub fn replicate_rotation(ctx: &Context, key: &RedisString, n: u64, next_ms: u64) {
-    let n = n.to_string();
-    let next = next_ms.to_string();
-    ctx.replicate(
-        "SBF.WROTATE",
-        &[key.as_slice(), n.as_bytes(), next.as_bytes()][..],
-    );
 }
 
 #[cfg(test)]

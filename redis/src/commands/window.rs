@@ -1,15 +1,67 @@
 //! The windowed-key commands (`SBF.WRESERVE`, `SBF.WROTATE`, `SBF.WLOAD`) and what the shared
 //! commands (`ADD`, `EXISTS`, `INFO`, ...) do on a windowed key. Every path that touches a
-//! window first applies the rotations its deadline makes due (`window::rotate_due`), so
+//! window first applies the rotations its deadline makes due ([`rotate_due`]), so
 //! answers never depend on whether a command happened to run in between.
 
-use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
+use redis_module::{
+    Context, ContextFlags, KeyType, RedisError, RedisResult, RedisString, RedisValue,
+};
 use splitbloom::{FilterHasher, WindowFilter};
 
 use super::{err, is, parse_f64, parse_i64, text};
 use crate::memory::check_memory;
-use crate::window::{MAX_PERIOD_SECONDS, Window, decides_rotation, now_ms, rotate_due};
+use crate::window::{MAX_PERIOD_SECONDS, Window};
 use crate::{Hash, WINDOW_TYPE};
+
+/// The server's clock (Unix ms), as Redis reads it for commands.
+pub fn now_ms() -> u64 {
+    // SAFETY: a plain getter Redis sets before any command runs; outside Redis (never reached
+    // by unit tests) the system clock stands in.
+    let from_redis = unsafe { redis_module::raw::RedisModule_Milliseconds.map(|now| now()) };
+    match from_redis {
+        Some(now) => u64::try_from(now).unwrap_or(0),
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis() as u64),
+    }
+}
+
+/// Whether this command may decide a rotation: only on a primary, and never for a command
+/// that came from the primary or the AOF (those carry their rotations as `SBF.WROTATE`).
+pub fn decides_rotation(ctx: &Context) -> bool {
+    let flags = ctx.get_flags();
+    !(flags.contains(ContextFlags::REPLICATED)
+        || flags.contains(ContextFlags::LOADING)
+        || flags.contains(ContextFlags::SLAVE))
+}
+
+/// Rotations due now on `window`, when this command decides them: applies them and
+/// replicates them as `SBF.WROTATE key n next_ms`. True when the window changed.
+pub fn rotate_due(ctx: &Context, key: &RedisString, window: &mut Window) -> bool {
+    if !decides_rotation(ctx) {
+        return false;
+    }
+    let n = window.due(now_ms());
+    if n == 0 {
+        return false;
+    }
+    let next = window
+        .next_rotation_ms
+        .saturating_add(n.saturating_mul(window.period_ms));
+    window.rotate(n, next);
+    replicate_rotation(ctx, key, n, next);
+    true
+}
+
+/// Replicates (and writes to the AOF) a rotation the primary applied.
+pub fn replicate_rotation(ctx: &Context, key: &RedisString, n: u64, next_ms: u64) {
+    let n = n.to_string();
+    let next = next_ms.to_string();
+    ctx.replicate(
+        "SBF.WROTATE",
+        &[key.as_slice(), n.as_bytes(), next.as_bytes()][..],
+    );
+}
 
 /// What the commands that do not apply to a windowed key answer on one.
 pub(super) const NOT_FOR_WINDOW: &str = "ERR this command does not apply to a windowed key (SBF.WRESERVE): DUMP/RESTORE, COPY and SBF.WLOAD carry one";
@@ -281,7 +333,7 @@ pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         None => window.next_rotation_ms,
     };
     window.rotate(n, next);
-    crate::window::replicate_rotation(ctx, &args[1], n, next);
+    replicate_rotation(ctx, &args[1], n, next);
     Ok(RedisValue::Integer(window.filter.rotations() as i64))
 }
 
