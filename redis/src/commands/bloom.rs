@@ -174,14 +174,7 @@ pub(super) fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if !(4..=7).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
-    let error_rate = parse_f64(&args[2]).ok_or_else(|| err("ERR bad error rate"))?;
-    if !(error_rate > 0.0 && error_rate < 1.0) {
-        return Err(err("ERR (0 < error rate range < 1) "));
-    }
-    let capacity = parse_i64(&args[3]).ok_or_else(|| err("ERR bad capacity"))?;
-    if capacity <= 0 {
-        return Err(err("ERR (capacity should be larger than 0)"));
-    }
+    let (error_rate, capacity) = rate_and_capacity(&args[2], &args[3])?;
     let options = &args[4..];
     let scaling = !options.iter().any(|arg| is(arg, "NONSCALING"));
     let mut expansion = crate::config::DEFAULT_EXPANSION;
@@ -210,7 +203,7 @@ pub(super) fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(err("ERR item exists"));
     }
     let create = Create {
-        capacity: capacity as u64,
+        capacity,
         error_rate,
         expansion,
         scaling,

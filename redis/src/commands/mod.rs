@@ -104,3 +104,17 @@ fn parse_i64(arg: &RedisString) -> Option<i64> {
 fn is(arg: &RedisString, word: &str) -> bool {
     arg.as_slice().eq_ignore_ascii_case(word.as_bytes())
 }
+
+/// `error_rate capacity`, as `RESERVE` and `SBF.WRESERVE` take them, with RedisBloom's errors:
+/// a rate strictly between 0 and 1, a capacity of at least 1.
+fn rate_and_capacity(rate: &RedisString, capacity: &RedisString) -> Result<(f64, u64), RedisError> {
+    let error_rate = parse_f64(rate).ok_or_else(|| err("ERR bad error rate"))?;
+    if !(error_rate > 0.0 && error_rate < 1.0) {
+        return Err(err("ERR (0 < error rate range < 1) "));
+    }
+    let capacity = parse_i64(capacity).ok_or_else(|| err("ERR bad capacity"))?;
+    if capacity <= 0 {
+        return Err(err("ERR (capacity should be larger than 0)"));
+    }
+    Ok((error_rate, capacity as u64))
+}

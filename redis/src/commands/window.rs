@@ -8,7 +8,7 @@ use redis_module::{
 };
 use splitbloom::{FilterHasher, WindowFilter};
 
-use super::{err, is, parse_f64, parse_i64, text};
+use super::{err, is, rate_and_capacity, text};
 use crate::memory::check_memory;
 use crate::window::{MAX_PERIOD_SECONDS, Window};
 use crate::{Hash, WINDOW_TYPE};
@@ -205,14 +205,7 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let error_rate = parse_f64(&args[2]).ok_or_else(|| err("ERR bad error rate"))?;
-    if !(error_rate > 0.0 && error_rate < 1.0) {
-        return Err(err("ERR (0 < error rate range < 1) "));
-    }
-    let capacity = parse_i64(&args[3]).ok_or_else(|| err("ERR bad capacity"))?;
-    if capacity <= 0 {
-        return Err(err("ERR (capacity should be larger than 0)"));
-    }
+    let (error_rate, capacity) = rate_and_capacity(&args[2], &args[3])?;
     let (mut generations, mut period, mut next) = (None, None, None);
     let options = &args[4..];
     let mut at = 0;
