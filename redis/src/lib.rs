@@ -86,6 +86,7 @@ macro_rules! register {
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     // `rdb_load` checks every read, so a truncated RDB is an error, not a crash.
     ctx.set_module_options(redis_module::ModuleOptions::HANDLE_IO_ERRORS);
+    alloc::find_try_calloc();
     if let Err(message) = config::apply(args) {
         ctx.log_warning(&message);
         return Status::Err;
