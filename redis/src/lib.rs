@@ -42,6 +42,11 @@ use types::window::WINDOW_TYPE;
 /// The hasher every filter of this module uses: the crate's default, named once here.
 type Hash = splitbloom::Xxh3;
 
+/// The largest count a client may set or a value may hold (capacities, items added, rotations,
+/// times in ms): RESP's largest integer, so every count is printed as what it is, and counts
+/// that grow saturate there instead of wrapping.
+const MAX_COUNT: u64 = i64::MAX as u64;
+
 /// Registers one command under a name known only at load time (`BF.*`), with the wrapper
 /// `redis_module!` would generate.
 macro_rules! register {

@@ -14,7 +14,7 @@
 
 use splitbloom::WindowFilter;
 
-use crate::Hash;
+use crate::{Hash, MAX_COUNT};
 
 const MAGIC: &[u8; 4] = b"SBWK";
 const VERSION: u8 = 1;
@@ -86,7 +86,9 @@ impl Window {
     }
 
     /// Reads [`encode`](Window::encode)'s bytes; the header is checked before the window's
-    /// bytes, which the crate checks (length, fields, checksum) before allocating.
+    /// bytes, which the crate checks (length, fields, checksum) before allocating. What
+    /// `SBF.WRESERVE` refuses is refused here too (a period of other than whole seconds), and
+    /// every count fits RESP's integers.
     pub fn decode(bytes: &[u8]) -> Result<Window, String> {
         if bytes.len() < HEADER || &bytes[..4] != MAGIC {
             return Err("not a splitbloom windowed value".into());
@@ -108,17 +110,36 @@ impl Window {
         if !(error_rate > 0.0 && error_rate < 1.0) {
             return Err("bad error rate in windowed value".into());
         }
-        if period_ms == 0 || period_ms > MAX_PERIOD_SECONDS * 1000 {
-            return Err("bad period in windowed value".into());
+        // SBF.WRESERVE's rules: a whole number of seconds, from 1 to MAX_PERIOD_SECONDS.
+        if !period_ms.is_multiple_of(1000)
+            || !(1..=MAX_PERIOD_SECONDS).contains(&(period_ms / 1000))
+        {
+            return Err(format!(
+                "bad period in windowed value: {period_ms} ms (a whole number of seconds from 1 to {MAX_PERIOD_SECONDS})"
+            ));
+        }
+        let (next_rotation_ms, items) = (word(24), word(32));
+        for (name, value) in [("next rotation", next_rotation_ms), ("item count", items)] {
+            if value > MAX_COUNT {
+                return Err(format!(
+                    "bad {name} in windowed value: {value} is above {MAX_COUNT}"
+                ));
+            }
         }
         let filter = WindowFilter::<Hash>::from_bytes_with_hasher_type(&bytes[HEADER..])
             .map_err(|error| format!("bad window: {error}"))?;
+        if filter.rotations() > MAX_COUNT {
+            return Err(format!(
+                "bad window: {} rotations is above {MAX_COUNT}",
+                filter.rotations()
+            ));
+        }
         Ok(Window {
             filter,
             error_rate,
             period_ms,
-            next_rotation_ms: word(24),
-            items: word(32),
+            next_rotation_ms,
+            items,
         })
     }
 }

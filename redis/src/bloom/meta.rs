@@ -4,7 +4,8 @@
 
 use splitbloom::{FilterHasher, Layout, ScalableParameters};
 
-use crate::Hash;
+use crate::bloom::stage::Part;
+use crate::{Hash, MAX_COUNT};
 
 /// Bytes of a stage's `SBLM` header (`splitbloom::format::HEADER_BYTES`).
 pub const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
@@ -147,7 +148,7 @@ impl Meta {
         if !plain {
             parameters.check().map_err(|error| error.to_string())?;
         }
-        Ok(Meta {
+        let meta = Meta {
             plain,
             scaling: bytes[6] == 0,
             capacity: word(8),
@@ -159,7 +160,61 @@ impl Meta {
             layout,
             stage_probes,
             stage_blocks,
-        })
+        };
+        meta.check_fields()?;
+        Ok(meta)
+    }
+
+    /// What a header must hold beyond its format, so that a value made from it is one the
+    /// module could have made: a plain filter never scales; the rate is below 1 (0 when
+    /// unknown); counts fit RESP's integers; a chain's stages have exactly the sizes its
+    /// parameters give (as a chain made by `RESERVE` has), and its newest holds at most its
+    /// capacity. Checked before anything is allocated for the stages, so a hostile header
+    /// cannot declare stages no chain has, nor counts that print negative or overflow.
+    fn check_fields(&self) -> Result<(), String> {
+        if self.plain && self.scaling {
+            return Err("a plain filter cannot scale".into());
+        }
+        if !(self.error_rate >= 0.0 && self.error_rate < 1.0) {
+            return Err(format!("bad error rate {}", self.error_rate));
+        }
+        for (name, value) in [
+            ("capacity", self.capacity),
+            ("item count", self.items),
+            ("newest stage's item count", self.items_in_last_stage),
+        ] {
+            if value > MAX_COUNT {
+                return Err(format!("{name} {value} is above {MAX_COUNT}"));
+            }
+        }
+        if self.plain {
+            return Ok(());
+        }
+        let parameters = &self.parameters;
+        for (index, (&blocks, &probes)) in
+            self.stage_blocks.iter().zip(&self.stage_probes).enumerate()
+        {
+            let expected = Part::shape_for(
+                self.layout,
+                parameters.stage_capacity(index),
+                parameters.stage_fpr(index),
+            )
+            .map_err(|error| format!("stage {index}: {error}"))?;
+            if (blocks, probes) != (expected.0 as u64, expected.1) {
+                return Err(format!(
+                    "stage {index} is not the {} stage its parameters give",
+                    self.layout.name()
+                ));
+            }
+        }
+        let newest = parameters.stage_capacity(self.stage_blocks.len() - 1) as u64;
+        if self.items_in_last_stage > newest {
+            return Err(format!(
+                "the newest stage is said to hold {} keys, above its capacity {newest}",
+                self.items_in_last_stage
+            ));
+        }
+        Ok(())
     }
 
     /// The `SBLM` layout id of stage `index`.
@@ -171,13 +226,21 @@ impl Meta {
     pub fn bitset_len(&self) -> u64 {
         self.stage_blocks
             .iter()
+            .fold(0, |sum, &blocks| sum.saturating_add(self.stage_len(blocks)))
+    }
+
+    /// Bytes of the largest stage's bitset.
+    pub fn largest_stage_len(&self) -> u64 {
+        self.stage_blocks
+            .iter()
             .map(|&blocks| self.stage_len(blocks))
-            .sum()
+            .max()
+            .unwrap_or(0)
     }
 
     /// Bytes of the bitset of a stage of `blocks` blocks.
     pub fn stage_len(&self, blocks: u64) -> u64 {
-        blocks * self.layout.block_bytes() as u64
+        blocks.saturating_mul(self.layout.block_bytes() as u64)
     }
 
     /// The `SBLM` header of stage `index`.
@@ -278,14 +341,7 @@ mod tests {
         // Two probes need whole groups of blocks.
         assert!(Meta::decode(&with_layout_word(&meta, 2)).is_err());
         // A chain's stages have one layout, each its own probes.
-        let chain = Meta {
-            plain: false,
-            scaling: true,
-            parameters: ScalableParameters::new(100, 0.01),
-            stage_probes: vec![1, 2],
-            stage_blocks: vec![100, 128],
-            ..wide_meta(1, 100)
-        };
+        let chain = wide_chain(4);
         assert_eq!(Meta::decode(&chain.encode()).unwrap(), chain);
         let mut mixed = chain.encode();
         let second_id = META_FIXED + META_STAGE + 8;
@@ -300,5 +356,89 @@ mod tests {
         );
         let huge = wide_meta(1, u64::MAX / 64);
         assert!(Meta::decode(&huge.encode()).is_err());
+    }
+
+    /// A wide chain's header as `RESERVE key 0.001 100` makes it, with `stages` stages.
+    fn wide_chain(stages: usize) -> Meta {
+        let mut parameters = ScalableParameters::new(100, 0.001);
+        parameters.growth_factor = 2.0;
+        parameters.tightening_ratio = crate::bloom::TIGHTENING_RATIO;
+        let shapes: Vec<(usize, u8)> = (0..stages)
+            .map(|stage| {
+                Part::shape_for(
+                    Layout::Wide,
+                    parameters.stage_capacity(stage),
+                    parameters.stage_fpr(stage),
+                )
+                .unwrap()
+            })
+            .collect();
+        Meta {
+            plain: false,
+            scaling: true,
+            capacity: 100,
+            error_rate: 0.001,
+            items: 700,
+            parameters,
+            items_in_last_stage: 100,
+            seed: 0,
+            layout: Layout::Wide,
+            stage_probes: shapes.iter().map(|&(_, probes)| probes).collect(),
+            stage_blocks: shapes.iter().map(|&(blocks, _)| blocks as u64).collect(),
+        }
+    }
+
+    /// Headers that pass the format but describe no value the module could make.
+    #[test]
+    fn headers_of_values_no_command_makes_are_refused() {
+        let good = wide_chain(3);
+        assert!(Meta::decode(&good.encode()).is_ok());
+        let mut bigger = good.clone();
+        bigger.stage_blocks[1] *= 2;
+        let mut longer = wide_chain(3);
+        longer.stage_blocks.push(longer.stage_blocks[2]);
+        longer.stage_probes.push(longer.stage_probes[2]);
+        let cases = [
+            ("a stage of another size", bigger),
+            ("a stage the parameters do not give", longer),
+            (
+                "the newest stage over its capacity",
+                Meta {
+                    items_in_last_stage: 401,
+                    ..good.clone()
+                },
+            ),
+            (
+                "an error rate of 2",
+                Meta {
+                    error_rate: 2.0,
+                    ..good.clone()
+                },
+            ),
+            (
+                "a capacity past RESP's integers",
+                Meta {
+                    capacity: u64::MAX,
+                    ..good.clone()
+                },
+            ),
+            (
+                "an item count past RESP's integers",
+                Meta {
+                    items: MAX_COUNT + 1,
+                    ..good.clone()
+                },
+            ),
+            (
+                "a plain filter that scales",
+                Meta {
+                    scaling: true,
+                    ..wide_meta(1, 100)
+                },
+            ),
+        ];
+        for (name, meta) in cases {
+            assert!(Meta::decode(&meta.encode()).is_err(), "{name}");
+        }
     }
 }

@@ -126,6 +126,45 @@ impl Sbf {
         size_of::<Sbf>() + stages + bits
     }
 
+    /// The hashes of `keys` under the value's hasher (every stage has the same); `None` while
+    /// it is being restored.
+    pub fn hash_keys(&self, keys: &[&[u8]]) -> Option<Vec<u64>> {
+        let hash: &dyn Fn(&[u8]) -> u64 = match &self.body {
+            Body::Chain(chain) => &|key| chain.hash_bytes(key),
+            Body::Plain(part) => &|key| part.bits().hash_bytes(key),
+            Body::Restoring(_) => return None,
+        };
+        Some(keys.iter().map(|key| hash(key)).collect())
+    }
+
+    /// `out[i]`: whether the value may hold `hashes[i]` (all false while it is being restored).
+    pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
+        match &self.body {
+            Body::Chain(chain) => chain.contains_hash_batch(hashes, out),
+            Body::Plain(part) => part.bits().contains_hash_batch(hashes, out),
+            Body::Restoring(_) => out.fill(false),
+        }
+    }
+
+    /// `out[i]`: whether the value may hold `keys[i]` (all false while it is being restored:
+    /// nothing answers before a restore completes).
+    pub fn contains_bytes_batch(&self, keys: &[&[u8]], out: &mut [bool]) {
+        match &self.body {
+            Body::Chain(chain) => chain.contains_bytes_batch(keys, out),
+            Body::Plain(part) => part.bits().contains_bytes_batch(keys, out),
+            Body::Restoring(_) => out.fill(false),
+        }
+    }
+
+    /// Bytes of the largest stage's bitset (what `MAX_FILTER_BYTES` bounds).
+    pub fn largest_filter(&self) -> usize {
+        self.stored_stages()
+            .iter()
+            .map(|stage| stage.size_in_bytes())
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The value's header: what it is and the size of each stage.
     pub fn meta(&self) -> Meta {
         match &self.body {

@@ -112,6 +112,19 @@ impl Sbf {
         Some(done + wire_len(received))
     }
 
+    /// Bitset bytes of the stage the next chunk of a restore starts, when it starts one (it is
+    /// allocated whole then): what `LOADCHUNK` checks against the limits first.
+    pub fn next_stage_len(&self) -> Option<u64> {
+        let Body::Restoring(restore) = &self.body else {
+            return None;
+        };
+        if !restore.partial.is_empty() {
+            return None;
+        }
+        let blocks = restore.meta.stage_blocks.get(restore.done.len())?;
+        Some(restore.meta.stage_len(*blocks))
+    }
+
     /// Takes the stream's chunk at `offset` (which [`restore_offset`](Sbf::restore_offset)
     /// gave): its checksum must match, and it must be the whole next chunk of its stage.
     pub fn push_chunk(&mut self, offset: u64, chunk: &[u8]) -> Result<(), String> {
@@ -176,9 +189,6 @@ impl Sbf {
         }
         let meta = restore.meta.clone();
         let mut done = std::mem::take(&mut restore.done);
-        if meta.plain && meta.scaling {
-            return Err("a plain filter cannot scale".into());
-        }
         self.body = if meta.plain {
             Body::Plain(done.pop().expect("one stage"))
         } else {

@@ -47,90 +47,73 @@ fn add_all(
     sbf: &mut Sbf,
     items: &[RedisString],
 ) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
-    let scaling = sbf.scaling;
+    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
+    let hashes = sbf.hash_keys(&keys).ok_or_else(|| err(RESTORING))?;
+    // One batch lookup first: it overlaps the cache misses, and the inserts below then find
+    // their blocks in cache.
+    let mut present = vec![false; hashes.len()];
+    sbf.contains_hash_batch(&hashes, &mut present);
+    let mut new = Vec::with_capacity(hashes.len());
+    let mut stop = None;
+    for (&hash, &present) in hashes.iter().zip(&present) {
+        if present {
+            new.push(false);
+            continue;
+        }
+        match insert_new(ctx, sbf, hash) {
+            Ok(added) => {
+                sbf.items = sbf.items.saturating_add(u64::from(added));
+                new.push(added);
+            }
+            Err(message) => {
+                stop = Some(message);
+                break;
+            }
+        }
+    }
+    Ok((new, stop))
+}
+
+/// Inserts a key the batch lookup did not find (an earlier key of the same batch may have
+/// set its bits since): whether it was new, or the error that stops the batch.
+fn insert_new(ctx: &Context, sbf: &mut Sbf, hash: u64) -> Result<bool, &'static str> {
     match &mut sbf.body {
-        Body::Restoring(_) => Err(err(RESTORING)),
+        Body::Restoring(_) => Err(RESTORING),
         Body::Plain(part) => {
             // A plain filter of known capacity is a NONSCALING one: full at its capacity.
             // Loaded without a capacity (0), it never refuses an item: it only fills up.
-            let full_at = (sbf.capacity > 0).then_some(sbf.capacity);
             let filter = part.bits_mut();
-            let hashes: Vec<u64> = items
-                .iter()
-                .map(|item| filter.hash_bytes(item.as_slice()))
-                .collect();
-            // One batch lookup first: it overlaps the cache misses, and the inserts below then
-            // find their blocks in cache.
-            let mut present = vec![false; hashes.len()];
-            filter.contains_hash_batch(&hashes, &mut present);
-            let mut new = Vec::with_capacity(hashes.len());
-            let mut stop = None;
-            for (&hash, &present) in hashes.iter().zip(&present) {
-                if present {
-                    new.push(false);
-                    continue;
-                }
-                if full_at.is_some_and(|capacity| sbf.items >= capacity)
-                    && !filter.contains_hash(hash)
-                {
-                    stop = Some(FULL);
-                    break;
-                }
-                let added = filter.insert_hash(hash);
-                sbf.items += u64::from(added);
-                new.push(added);
+            if sbf.capacity > 0 && sbf.items >= sbf.capacity && !filter.contains_hash(hash) {
+                return Err(FULL);
             }
-            Ok((new, stop))
+            Ok(filter.insert_hash(hash))
         }
         Body::Chain(chain) => {
-            let hashes: Vec<u64> = items
-                .iter()
-                .map(|item| chain.hash_bytes(item.as_slice()))
-                .collect();
-            // One batch lookup first: it overlaps the cache misses, and the inserts below then
-            // find their blocks in cache.
-            let mut present = vec![false; hashes.len()];
-            chain.contains_hash_batch(&hashes, &mut present);
-            let mut new = Vec::with_capacity(hashes.len());
-            let mut stop = None;
-            for (&hash, &present) in hashes.iter().zip(&present) {
-                if present {
-                    new.push(false);
-                    continue;
+            if chain.is_full() && !chain.contains_hash(hash) {
+                if !sbf.scaling {
+                    return Err(FULL);
                 }
-                if chain.is_full() && !chain.contains_hash(hash) {
-                    if !scaling {
-                        stop = Some(FULL);
-                        break;
-                    }
-                    let (capacity, bytes) = chain.next_stage();
-                    // Error rates halve with every sub-filter; past some point a split-block
-                    // filter reaches them only with absurd sizes (a classic filter needs 512
-                    // bits per item only below 1e-100).
-                    if bytes > (64 * capacity).max(64 << 10) {
-                        stop = Some(TOO_TIGHT);
-                        break;
-                    }
-                    if check_memory(ctx, bytes).is_err() {
-                        stop = Some(NO_STAGE);
-                        break;
-                    }
+                let (capacity, bytes) = chain.next_stage();
+                if bytes == u64::MAX {
+                    return Err(CANNOT_GROW);
                 }
-                match chain.insert_hash(hash) {
-                    Ok(added) => new.push(added),
-                    Err(_) => {
-                        stop = Some(NO_STAGE);
-                        break;
-                    }
+                // Error rates halve with every sub-filter; past some point a split-block
+                // filter reaches them only with absurd sizes (a classic filter needs 512 bits
+                // per item only below 1e-100).
+                if bytes > capacity.saturating_mul(64).max(64 << 10) {
+                    return Err(TOO_TIGHT);
+                }
+                if check_memory(ctx, bytes).is_err() {
+                    return Err(NO_STAGE);
                 }
             }
-            sbf.items += new.iter().filter(|&&new| new).count() as u64;
-            Ok((new, stop))
+            chain.insert_hash(hash).map_err(|_| NO_STAGE)
         }
     }
 }
 
 const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
+const CANNOT_GROW: &str = "ERR Maximum expansions reached: the next sub-filter's capacity is beyond what a filter can hold (lower EXPANSION)";
 
 /// Adds `items` to `key`, creating it when missing (unless `create` is `None`); replicates the
 /// command verbatim whenever it may have changed the key.
@@ -300,12 +283,7 @@ fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<
     }
     let key = ctx.open_key(key);
     if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
-        match &sbf.body {
-            Body::Chain(chain) => chain.contains_bytes_batch(&keys, &mut answers),
-            Body::Plain(part) => part.bits().contains_bytes_batch(&keys, &mut answers),
-            // Nothing answers before a restore completes.
-            Body::Restoring(_) => {}
-        }
+        sbf.contains_bytes_batch(&keys, &mut answers);
     }
     answers
 }
@@ -333,9 +311,9 @@ pub(super) fn card_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     if let Some(items) = window::read_window(ctx, &args[1], |window| window.items) {
-        return Ok(RedisValue::Integer(items as i64));
+        return Ok(count(items));
     }
     let key = ctx.open_key(&args[1]);
     let items = key.get_value::<Sbf>(&SBF_TYPE)?.map_or(0, |sbf| sbf.items);
-    Ok(RedisValue::Integer(items as i64))
+    Ok(count(items))
 }

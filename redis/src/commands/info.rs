@@ -11,24 +11,19 @@ fn five_fields(sbf: &Sbf) -> [(&'static str, RedisValue); 5] {
         (sbf.capacity, 1, None)
     } else {
         let stages = meta.stage_blocks.len();
-        let capacity: u64 = (0..stages)
-            .map(|stage| meta.parameters.stage_capacity(stage) as u64)
-            .sum();
+        let capacity = (0..stages).fold(0u64, |sum, stage| {
+            sum.saturating_add(meta.parameters.stage_capacity(stage) as u64)
+        });
+        // `as` saturates: an expansion past u64 prints as the largest count.
         let expansion = sbf.scaling.then_some(meta.parameters.growth_factor as u64);
         (capacity, stages, expansion)
     };
     [
-        ("Capacity", RedisValue::Integer(capacity as i64)),
-        ("Size", RedisValue::Integer(sbf.memory() as i64)),
-        ("Number of filters", RedisValue::Integer(filters as i64)),
-        (
-            "Number of items inserted",
-            RedisValue::Integer(sbf.items as i64),
-        ),
-        (
-            "Expansion rate",
-            expansion.map_or(RedisValue::Null, |value| RedisValue::Integer(value as i64)),
-        ),
+        ("Capacity", count(capacity)),
+        ("Size", count(sbf.memory() as u64)),
+        ("Number of filters", count(filters as u64)),
+        ("Number of items inserted", count(sbf.items)),
+        ("Expansion rate", expansion.map_or(RedisValue::Null, count)),
     ]
 }
 
@@ -109,12 +104,12 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
                 "Error rate",
                 RedisValue::BulkString(sbf.error_rate.to_string()),
             ),
-            ("Blocks", RedisValue::Integer(blocks as i64)),
-            ("Bytes", RedisValue::Integer(bytes as i64)),
+            ("Blocks", count(blocks as u64)),
+            ("Bytes", count(bytes as u64)),
             (
                 "Estimated items",
-                RedisValue::Integer(if estimated.is_finite() {
-                    estimated.round() as i64
+                count(if estimated.is_finite() {
+                    estimated.round() as u64
                 } else {
                     0
                 }),
@@ -128,7 +123,8 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
                 "Hasher",
                 RedisValue::BulkString(format!("{:?}", Hash::KIND)),
             ),
-            ("Seed", RedisValue::Integer(seed as i64)),
+            // The seed is any u64 a loaded filter was built with: its decimal digits, unsigned.
+            ("Seed", RedisValue::BulkString(seed.to_string())),
             ("Kernel", RedisValue::BulkString(kernel)),
         ];
         for (field, value) in extras {

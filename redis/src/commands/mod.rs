@@ -8,7 +8,7 @@ use splitbloom::FilterHasher;
 use crate::bloom::chain::Chain;
 use crate::bloom::stage::{Part, layout_for_rate};
 use crate::bloom::{Body, Meta, Restore, Sbf};
-use crate::memory::check_memory;
+use crate::memory::{check_memory, check_value};
 use crate::{Hash, SBF_TYPE};
 
 mod bloom;
@@ -99,6 +99,20 @@ fn parse_f64(arg: &RedisString) -> Option<f64> {
 
 fn parse_i64(arg: &RedisString) -> Option<i64> {
     text(arg)?.parse::<i64>().ok()
+}
+
+/// A count a client sets (a capacity, an item count, a time in ms): from 0 to
+/// [`MAX_COUNT`](crate::MAX_COUNT).
+fn parse_count(arg: &RedisString) -> Option<u64> {
+    text(arg)?
+        .parse::<u64>()
+        .ok()
+        .filter(|&count| count <= crate::MAX_COUNT)
+}
+
+/// A count as a reply: saturating at RESP's largest integer, so it never prints negative.
+fn count(value: u64) -> RedisValue {
+    RedisValue::Integer(i64::try_from(value).unwrap_or(i64::MAX))
 }
 
 fn is(arg: &RedisString, word: &str) -> bool {

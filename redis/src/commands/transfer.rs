@@ -56,7 +56,8 @@ pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
     if iter == 1 {
         let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
-        check_memory(ctx, meta.bitset_len())?;
+        check_value(Some(ctx), meta.largest_stage_len(), meta.bitset_len())
+            .map_err(RedisError::String)?;
         key.set_value(
             &SBF_TYPE,
             Sbf::restoring(Restore {
@@ -75,6 +76,10 @@ pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         .and_then(|iter| iter.checked_sub(1 + data.len() as u64));
     if sbf.restore_offset().is_none() || offset != sbf.restore_offset() {
         return Err(err(NO_LINK));
+    }
+    // The header was checked when it came; memory may have filled since.
+    if let Some(bytes) = sbf.next_stage_len() {
+        check_memory(ctx, bytes)?;
     }
     sbf.push_chunk(offset.expect("checked above"), data)
         .and_then(|()| sbf.finish_if_complete())
@@ -154,11 +159,7 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
         let value = args.get(at + 1).ok_or(RedisError::WrongArity)?;
         if is(option, "CAPACITY") {
-            capacity = Some(
-                text(value)
-                    .and_then(|text| text.parse::<u64>().ok())
-                    .ok_or_else(|| err("ERR bad capacity"))?,
-            );
+            capacity = Some(parse_count(value).ok_or_else(|| err("ERR bad capacity"))?);
         } else if is(option, "ERROR") {
             // 0 is "unknown", as INFO reports it for filters loaded without it.
             error_rate = Some(
@@ -167,11 +168,9 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                     .ok_or_else(|| err("ERR bad error rate"))?,
             );
         } else if is(option, "CARD") {
-            items = Some(
-                text(value)
-                    .and_then(|text| text.parse::<u64>().ok())
-                    .ok_or_else(|| err("ERR bad CARD (must be a non-negative integer)"))?,
-            );
+            items = Some(parse_count(value).ok_or_else(|| {
+                err("ERR bad CARD (must be an integer from 0 to 9223372036854775807)")
+            })?);
         } else {
             return Err(err("ERR unknown option"));
         }
@@ -181,6 +180,8 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     // WRONGTYPE before the (possibly long) validation.
     key.get_value::<Sbf>(&SBF_TYPE)?;
     let bytes = args[2].as_slice();
+    // The filter read from the bytes takes about as many bytes again.
+    check_memory(ctx, bytes.len() as u64)?;
     let bad = |error: splitbloom::Error| match error {
         // The crate's message tells a Rust caller which type to name; a Redis user needs to
         // know which hasher the module takes.

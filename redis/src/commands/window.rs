@@ -8,7 +8,8 @@ use redis_module::{
 };
 use splitbloom::{FilterHasher, WindowFilter};
 
-use super::{err, is, rate_and_capacity, text};
+use super::{count, err, is, parse_count, rate_and_capacity, text};
+use crate::MAX_COUNT;
 use crate::memory::check_memory;
 use crate::window::{MAX_PERIOD_SECONDS, Window};
 use crate::{Hash, WINDOW_TYPE};
@@ -47,7 +48,8 @@ pub fn rotate_due(ctx: &Context, key: &RedisString, window: &mut Window) -> bool
     }
     let next = window
         .next_rotation_ms
-        .saturating_add(n.saturating_mul(window.period_ms));
+        .saturating_add(n.saturating_mul(window.period_ms))
+        .min(MAX_COUNT);
     window.rotate(n, next);
     replicate_rotation(ctx, key, n, next);
     true
@@ -65,6 +67,9 @@ pub fn replicate_rotation(ctx: &Context, key: &RedisString, n: u64, next_ms: u64
 
 /// What the commands that do not apply to a windowed key answer on one.
 pub(super) const NOT_FOR_WINDOW: &str = "ERR this command does not apply to a windowed key (SBF.WRESERVE): DUMP/RESTORE, COPY and SBF.WLOAD carry one";
+
+const NEXT_ROTATION: &str =
+    "ERR the next rotation must be a Unix time in ms, from 0 to 9223372036854775807";
 
 const WRESERVE_OPTIONS: &str = "ERR SBF.WRESERVE key error_rate capacity_per_period GENERATIONS g PERIOD seconds [NEXTROTATION unix_ms]";
 
@@ -112,7 +117,8 @@ pub(super) fn add_to_window(
         .iter()
         .map(|item| window.filter.insert_bytes(item.as_slice()))
         .collect();
-    window.items += new.iter().filter(|&&new| new).count() as u64;
+    let added = new.iter().filter(|&&new| new).count() as u64;
+    window.items = window.items.saturating_add(added);
     ctx.replicate_verbatim();
     Some(new)
 }
@@ -123,17 +129,14 @@ pub(super) fn five_fields(window: &Window) -> [(&'static str, RedisValue); 5] {
     [
         (
             "Capacity",
-            RedisValue::Integer(window.filter.items_per_generation() as i64),
+            count(window.filter.items_per_generation() as u64),
         ),
-        ("Size", RedisValue::Integer(window.memory() as i64)),
+        ("Size", count(window.memory() as u64)),
         (
             "Number of filters",
-            RedisValue::Integer(window.filter.generations() as i64),
+            count(window.filter.generations() as u64),
         ),
-        (
-            "Number of items inserted",
-            RedisValue::Integer(window.items as i64),
-        ),
+        ("Number of items inserted", count(window.items)),
         ("Expansion rate", RedisValue::Null),
     ]
 }
@@ -147,24 +150,15 @@ pub(super) fn extra_fields(window: &Window) -> Vec<(&'static str, RedisValue)> {
             "Error rate",
             RedisValue::BulkString(window.error_rate.to_string()),
         ),
-        (
-            "Generations",
-            RedisValue::Integer(filter.generations() as i64),
-        ),
-        (
-            "Period",
-            RedisValue::Integer((window.period_ms / 1000) as i64),
-        ),
-        ("Rotations", RedisValue::Integer(filter.rotations() as i64)),
-        (
-            "Next rotation",
-            RedisValue::Integer(window.next_rotation_ms as i64),
-        ),
+        ("Generations", count(filter.generations() as u64)),
+        ("Period", count(window.period_ms / 1000)),
+        ("Rotations", count(filter.rotations())),
+        ("Next rotation", count(window.next_rotation_ms)),
         (
             "Blocks",
-            RedisValue::Integer((filter.num_blocks() * filter.generations()) as i64),
+            count((filter.num_blocks() as u64).saturating_mul(filter.generations() as u64)),
         ),
-        ("Bytes", RedisValue::Integer(filter.size_in_bytes() as i64)),
+        ("Bytes", count(filter.size_in_bytes() as u64)),
         (
             "Estimated FPR",
             RedisValue::BulkString(format!("{:.6e}", filter.estimated_fpr())),
@@ -177,7 +171,10 @@ pub(super) fn extra_fields(window: &Window) -> Vec<(&'static str, RedisValue)> {
             "Hasher",
             RedisValue::BulkString(format!("{:?}", Hash::KIND)),
         ),
-        ("Seed", RedisValue::Integer(filter.hasher().seed() as i64)),
+        (
+            "Seed",
+            RedisValue::BulkString(filter.hasher().seed().to_string()),
+        ),
         (
             "Kernel",
             RedisValue::BulkString(filter.kernel().to_string()),
@@ -239,7 +236,11 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                     })?,
             );
         } else if is(option, "NEXTROTATION") {
-            next = Some(number.ok_or(err("ERR NEXTROTATION must be a Unix time in ms"))?);
+            next = Some(
+                number
+                    .filter(|&ms| ms <= MAX_COUNT)
+                    .ok_or(err(NEXT_ROTATION))?,
+            );
         } else {
             return Err(err(WRESERVE_OPTIONS));
         }
@@ -265,7 +266,8 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         WindowFilter::with_fpr_and_hasher(items, error_rate, generations as usize, Hash::default())
             .map_err(cannot)?;
     let period_ms = period * 1000;
-    let next_rotation_ms = next.unwrap_or_else(|| now_ms().saturating_add(period_ms));
+    let next_rotation_ms =
+        next.unwrap_or_else(|| now_ms().saturating_add(period_ms).min(MAX_COUNT));
     let window = Window {
         filter,
         error_rate,
@@ -306,11 +308,7 @@ pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         .and_then(|text| text.parse::<u64>().ok())
         .ok_or(err("ERR the rotation count must be a non-negative integer"))?;
     let next = match args.get(3) {
-        Some(arg) => Some(
-            text(arg)
-                .and_then(|text| text.parse::<u64>().ok())
-                .ok_or(err("ERR the next rotation must be a Unix time in ms"))?,
-        ),
+        Some(arg) => Some(parse_count(arg).ok_or(err(NEXT_ROTATION))?),
         None => None,
     };
     let key = ctx.open_key_writable(&args[1]);
@@ -321,13 +319,13 @@ pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     rotate_due(ctx, &args[1], window);
     let next = match next {
         Some(next) => next,
-        None if decides => now_ms().saturating_add(window.period_ms),
+        None if decides => now_ms().saturating_add(window.period_ms).min(MAX_COUNT),
         // A replicated rotation always names its deadline; without one, keep the current.
         None => window.next_rotation_ms,
     };
     window.rotate(n, next);
     replicate_rotation(ctx, &args[1], n, next);
-    Ok(RedisValue::Integer(window.filter.rotations() as i64))
+    Ok(count(window.filter.rotations()))
 }
 
 /// `SBF.WLOAD key bytes`: a windowed key from its value bytes (what the AOF rewrite emits;

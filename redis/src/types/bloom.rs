@@ -9,6 +9,11 @@ use redis_module::raw;
 use super::{ModuleValue, methods};
 use crate::bloom::stage::{Bitset, Part};
 use crate::bloom::{Body, Meta, Sbf};
+use crate::memory::check_value;
+
+/// The bytes of an `SBLM` header that say what the filter is (magic, version, hasher, layout,
+/// seed, blocks); its checksum comes after.
+const SHAPE: usize = 24;
 
 pub static SBF_TYPE: RedisType =
     RedisType::new("SBFfilter", Sbf::ENCODING_VERSION, methods::<Sbf>());
@@ -21,6 +26,10 @@ impl ModuleValue for Sbf {
 
     fn memory(&self) -> usize {
         Sbf::memory(self)
+    }
+
+    fn largest_filter(&self) -> usize {
+        Sbf::largest_filter(self)
     }
 
     /// The header ([`Meta`], which names the layout) as a string, the number of complete
@@ -50,13 +59,23 @@ impl ModuleValue for Sbf {
         let io = |error: redis_module::error::Error| format!("RDB read failed: {error}");
         let meta = Meta::decode(raw::load_string_buffer(rdb).map_err(io)?.as_ref())
             .map_err(|error| format!("bad header in RDB: {error}"))?;
+        // A `RESTORE` is a client's command: what it declares must fit the limits a
+        // `LOADCHUNK` header must fit (nothing read while loading is refused).
+        check_value(None, meta.largest_stage_len(), meta.bitset_len())
+            .map_err(|error| format!("RESTORE refused: {error}"))?;
         let count = raw::load_unsigned(rdb).map_err(io)?;
         if count > meta.stage_blocks.len() as u64 {
             return Err("more stages in RDB than its header has".into());
         }
         let mut stages = Vec::with_capacity(count as usize);
-        for _ in 0..count {
+        for index in 0..count as usize {
             let bytes = raw::load_string_buffer(rdb).map_err(io)?;
+            // The stage's own header must be the one the value's header gives it before its
+            // bytes are copied into a filter.
+            let declared = meta.stage_header(index);
+            if bytes.as_ref().get(..SHAPE) != Some(&declared[..SHAPE]) {
+                return Err(format!("stage {index} does not match its header"));
+            }
             stages.push(
                 Part::from_bytes(bytes.as_ref())
                     .map_err(|error| format!("bad filter in RDB: {error}"))?,

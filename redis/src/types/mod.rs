@@ -12,6 +12,7 @@ use std::os::raw::c_int;
 use redis_module::raw;
 
 use crate::alloc::can_allocate;
+use crate::memory::check_value;
 
 pub mod bloom;
 pub mod window;
@@ -25,6 +26,8 @@ pub trait ModuleValue: Clone {
 
     /// Bytes as `MEMORY USAGE` counts them.
     fn memory(&self) -> usize;
+    /// Bytes of its largest filter, as `MAX_FILTER_BYTES` bounds it.
+    fn largest_filter(&self) -> usize;
     /// Writes the value to an RDB.
     fn save(&self, rdb: *mut raw::RedisModuleIO);
     /// Reads what [`save`](ModuleValue::save) wrote, every field checked.
@@ -151,7 +154,8 @@ unsafe extern "C" fn aof_rewrite<T: ModuleValue>(
     });
 }
 
-/// `COPY`: a deep copy; null (Redis then answers an error) when its memory cannot be had.
+/// `COPY`: a deep copy; null (Redis then answers an error) when the limits refuse it
+/// ([`check_value`]) or its memory cannot be had.
 ///
 /// # Safety
 ///
@@ -163,8 +167,13 @@ unsafe extern "C" fn copy<T: ModuleValue>(
 ) -> *mut c_void {
     // SAFETY: Redis passes a value of this type.
     let value = unsafe { self::value::<T>(value) };
+    let (largest, total) = (value.largest_filter(), value.memory());
+    if let Err(message) = check_value(None, largest as u64, total as u64) {
+        redis_module::logging::log_warning(format!("splitbloom: COPY refused: {message}"));
+        return std::ptr::null_mut();
+    }
     // Cloning allocates the bitsets through `Vec`'s infallible path: check the size first.
-    if !can_allocate(value.memory()) {
+    if !can_allocate(total) {
         return std::ptr::null_mut();
     }
     Box::into_raw(Box::new(value.clone())).cast()

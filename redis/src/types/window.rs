@@ -24,6 +24,10 @@ impl ModuleValue for Window {
         Window::memory(self)
     }
 
+    fn largest_filter(&self) -> usize {
+        self.filter.size_in_bytes()
+    }
+
     /// One string: the header and the `SBLW` bytes.
     fn save(&self, rdb: *mut raw::RedisModuleIO) {
         raw::save_slice(rdb, &self.encode());

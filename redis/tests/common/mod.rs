@@ -128,6 +128,16 @@ impl Conn {
         self.send(args);
         self.read()
     }
+
+    /// A field of `INFO section`, as text.
+    pub fn info(&mut self, section: &str, field: &str) -> String {
+        let text = self.cmd(&["INFO", section]).text();
+        text.lines()
+            .find_map(|line| line.strip_prefix(&format!("{field}:")))
+            .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
+            .trim()
+            .to_owned()
+    }
 }
 
 /// One PING on a fresh connection: the reply's first line, or the I/O error.
