@@ -140,12 +140,16 @@ fn add_items(
     Ok(result)
 }
 
-/// An array of 0/1 answers, ending with the error that stopped the batch.
+/// A predicate's answer (`ADD`: the item was new; `EXISTS`: it may be present), as current
+/// RedisBloom (2.6 and later, and Redis 8) sends it: a RESP3 boolean, which Redis sends to a
+/// RESP2 client as the integer 1 or 0, as RedisBloom 2.4 answers both.
+fn answer(yes: bool) -> RedisValue {
+    RedisValue::Bool(yes)
+}
+
+/// An array of answers ([`answer`]), ending with the error that stopped the batch.
 fn answers(new: &[bool], stop: Option<&'static str>) -> RedisValue {
-    let mut out: Vec<RedisValue> = new
-        .iter()
-        .map(|&answer| RedisValue::Integer(i64::from(answer)))
-        .collect();
+    let mut out: Vec<RedisValue> = new.iter().map(|&new| answer(new)).collect();
     if let Some(message) = stop {
         out.push(RedisValue::StaticError(message));
     }
@@ -204,7 +208,7 @@ pub(super) fn add_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
     match stop {
         Some(message) => Err(err(message)),
-        None => Ok(RedisValue::Integer(i64::from(new[0]))),
+        None => Ok(answer(new[0])),
     }
 }
 
@@ -294,7 +298,7 @@ pub(super) fn exists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let answers = exists_items(ctx, &args[1], &args[2..]);
-    Ok(RedisValue::Integer(i64::from(answers[0])))
+    Ok(answer(answers[0]))
 }
 
 /// `MEXISTS key item [item ...]`
