@@ -1097,19 +1097,17 @@ fn cases() -> Vec<Case> {
                         .to_owned();
                     run(c, "BF.ADD filter item1");
                     expect_ok(c, &format!("CONFIG SET maxmemory {used}"))?;
-                    expect_error_text(
-                        c,
-                        &bytes(&["BF.RESERVE", "newfilter", "0.001", "10000000"]),
-                        "command not allowed when used memory > 'maxmemory'.",
-                    )
-                    .or_else(|_| {
-                        let got = run(c, "BF.RESERVE newfilter 0.001 10000000");
-                        check!(
-                            matches!(&got, Reply::Error(e) if e.starts_with("OOM")),
-                            "{got:?}"
-                        );
-                        Ok(())
-                    })
+                    // The server's own refusal, or a module's OOM error. Applying the new
+                    // maxmemory may already have evicted `filter` (allkeys-lru), and then
+                    // nothing is over the limit any more: seen on Valkey 8.0.1 with
+                    // valkey-bloom, some runs and not others.
+                    let got = run(c, "BF.RESERVE newfilter 0.001 10000000");
+                    let refused = matches!(&got, Reply::Error(e)
+                        if e.starts_with("OOM") || e.contains("used memory > 'maxmemory'"));
+                    let evicted_first = got == Reply::Status("OK".into())
+                        && run(c, "EXISTS filter") == Reply::Int(0);
+                    check!(refused || evicted_first, "{got:?}");
+                    Ok(())
                 })();
                 run(c, "CONFIG SET maxmemory 0");
                 run(c, "CONFIG SET maxmemory-policy noeviction");

@@ -48,7 +48,7 @@ function connect(port, protocol) {
 async function startServer(module, moduleArgs) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "splitbloom-node-redis-"));
   const port = await freePort();
-  const child = spawn("redis-server", [
+  const child = spawn(process.env.SPLITBLOOM_REDIS_SERVER || "redis-server", [
     "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
     "--dir", dir, "--logfile", "redis.log", "--loadmodule", module, ...moduleArgs,
   ], { stdio: "ignore" });

@@ -34,7 +34,8 @@ class Server:
             probe.bind(("127.0.0.1", 0))
             self.port = probe.getsockname()[1]
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1",
+            [os.environ.get("SPLITBLOOM_REDIS_SERVER", "redis-server"),
+             "--port", str(self.port), "--bind", "127.0.0.1",
              "--save", "", "--appendonly", "no", "--dir", self.dir,
              "--logfile", "redis.log", "--loadmodule", module, *module_args],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)

@@ -224,6 +224,26 @@ pub fn module_path() -> PathBuf {
         .expect("libsplitbloom_redis.so is built (cargo test -p splitbloom-redis builds it)")
 }
 
+/// The server the tests run: `$SPLITBLOOM_REDIS_SERVER` (`scripts/test-redis.sh` runs the suite
+/// once more with Valkey 8.0.1's `valkey-server`), else Debian's `redis-server`.
+pub fn server_binary() -> PathBuf {
+    std::env::var_os("SPLITBLOOM_REDIS_SERVER").map_or_else(|| "redis-server".into(), PathBuf::from)
+}
+
+/// The command-line client for `--cluster create`: `$SPLITBLOOM_REDIS_CLI` (`valkey-cli` with
+/// Valkey), else `redis-cli`.
+pub fn cli_binary() -> PathBuf {
+    std::env::var_os("SPLITBLOOM_REDIS_CLI").map_or_else(|| "redis-cli".into(), PathBuf::from)
+}
+
+/// Whether the server is Valkey (its `INFO server` has `valkey_version`), for the few figures
+/// that differ between the two.
+pub fn is_valkey(c: &mut Conn) -> bool {
+    c.cmd(&["INFO", "server"])
+        .text()
+        .contains("valkey_version:")
+}
+
 /// The peers' modules (RedisBloom 2.4.23, valkey-bloom): `$SPLITBLOOM_PEERS_DIR`, else
 /// `../shared/peers/redis/` beside the repository, as CI provides it; `None` when absent.
 pub fn peers_dir() -> Option<PathBuf> {
@@ -340,10 +360,10 @@ impl Server {
             let mut command = match memory_limit {
                 Some(bytes) => {
                     let mut command = Command::new("prlimit");
-                    command.arg(format!("--as={bytes}")).arg("redis-server");
+                    command.arg(format!("--as={bytes}")).arg(server_binary());
                     command
                 }
-                None => Command::new("redis-server"),
+                None => Command::new(server_binary()),
             };
             let child = command
                 .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
