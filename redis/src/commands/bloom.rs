@@ -157,7 +157,7 @@ fn answers(new: &[bool], stop: Option<&'static str>) -> RedisValue {
 }
 
 /// `RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]`
-pub(super) fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn reserve_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if !(4..=7).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -201,7 +201,7 @@ pub(super) fn reserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `ADD key item`
-pub(super) fn add_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn add_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -213,7 +213,7 @@ pub(super) fn add_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `MADD key item [item ...]`
-pub(super) fn madd_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn madd_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -222,7 +222,7 @@ pub(super) fn madd_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item ...`
-pub(super) fn insert_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn insert_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
@@ -293,7 +293,7 @@ fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<
 }
 
 /// `EXISTS key item`
-pub(super) fn exists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn exists_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -302,7 +302,7 @@ pub(super) fn exists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `MEXISTS key item [item ...]`
-pub(super) fn mexists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn mexists_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -310,7 +310,7 @@ pub(super) fn mexists_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `CARD key`: 0 for a missing key.
-pub(super) fn card_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn card_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }

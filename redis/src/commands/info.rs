@@ -28,7 +28,7 @@ fn five_fields(sbf: &Sbf) -> [(&'static str, RedisValue); 5] {
 }
 
 /// `INFO key [CAPACITY|SIZE|FILTERS|ITEMS|EXPANSION]` and, for `SBF.INFO`, the extra fields.
-fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResult {
+fn info_common(ctx: &Context, args: &[RedisString], extra: bool) -> RedisResult {
     if !(2..=3).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -143,10 +143,10 @@ fn info_common(ctx: &Context, args: Vec<RedisString>, extra: bool) -> RedisResul
     Ok(RedisValue::Array(out))
 }
 
-pub(super) fn bf_info_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn bf_info_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     info_common(ctx, args, false)
 }
 
-pub(super) fn sbf_info_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn sbf_info_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     info_common(ctx, args, true)
 }

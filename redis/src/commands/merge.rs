@@ -7,7 +7,7 @@ use super::*;
 /// filter with a wide one); chains when their
 /// parameters and hashers match, sub-filter by sub-filter (a chain with fewer sub-filters
 /// adds nothing to the later ones). Every source is checked before `dest` changes.
-pub(super) fn merge_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn merge_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }

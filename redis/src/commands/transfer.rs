@@ -12,7 +12,7 @@ const MAX_DUMP_BYTES: usize = 8 << 20;
 /// `SCANDUMP key iter`: RedisBloom's iterator. Iterator 0 answers `[1, header]`; iterator `i`
 /// answers the stream's chunk at offset `i - 1` (at most 16 MiB, never across a sub-filter,
 /// checksummed) with the iterator of the next chunk; the end is `[0, ""]`.
-pub(super) fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn scandump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -46,7 +46,7 @@ pub(super) fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// starts a restore, replacing the key; each later chunk is appended, and every sub-filter is
 /// validated (checksum included) as its last byte arrives. A chunk that does not validate
 /// leaves the restore where it was, so it can be sent again.
-pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn loadchunk_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }
@@ -103,7 +103,7 @@ const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 /// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a split-block
 /// chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`], and for a chain of wide stages,
 /// which `SBLS` does not hold.
-pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn dump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -141,7 +141,7 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// crate's `SBLM` format of either layout, a wide one loading as a wide value, or `SBLS`:
 /// magic, version, layout, hasher, length, checksums) and stores them at `key`, replacing a
 /// filter there.
-pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn load_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }

@@ -198,7 +198,7 @@ fn require_empty(ctx: &Context, name: &RedisString) -> Result<(), RedisError> {
 /// `SBF.WRESERVE key error_rate capacity_per_period GENERATIONS g PERIOD seconds
 /// [NEXTROTATION unix_ms]`: replicated with the primary's deadline, so replicas and the AOF
 /// hold the same value.
-pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wreserve_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
@@ -300,7 +300,7 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// due) and sets the next deadline (default: one period from now). It is also how the
 /// primary replicates the rotations it decides, with the deadline it computed; `n` may be 0
 /// to move the deadline only. Answers the window's rotation count.
-pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wrotate_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if !(3..=4).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -330,7 +330,7 @@ pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 
 /// `SBF.WLOAD key bytes`: a windowed key from its value bytes (what the AOF rewrite emits;
 /// `SBF.WDUMP` gives them). The key must not exist.
-pub(super) fn wload_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wload_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -345,7 +345,7 @@ pub(super) fn wload_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `SBF.WDUMP key`: the windowed key's value bytes, for `SBF.WLOAD` (rotated first when due).
-pub(super) fn wdump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wdump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
