@@ -22,6 +22,7 @@
 //! on failure, and first probes the size with the system allocator to refuse what the system
 //! would refuse.
 
+use std::mem::ManuallyDrop;
 use std::os::raw::c_int;
 use std::sync::atomic::Ordering;
 
@@ -47,17 +48,34 @@ type Hash = splitbloom::Xxh3;
 /// that grow saturate there instead of wrapping.
 const MAX_COUNT: u64 = i64::MAX as u64;
 
-/// Registers one command under a name known only at load time (`BF.*`), with the wrapper
-/// `redis_module!` would generate.
+/// Registers one command: `$handler` gets the command's arguments as Redis passes them, lent
+/// for the command's duration. (`redis_module!`'s own wrapper retains every argument and frees
+/// it again afterwards, two calls into Redis per item of a 1,000-item batch; the strings in
+/// `argv` live until the command returns, so borrowing them is enough.)
 macro_rules! register {
-    ($ctx:expr, $name:literal, $handler:expr, $flags:literal) => {{
+    ($ctx:expr, $name:literal, $handler:expr, $flags:literal, $first:literal, $last:literal, $step:literal) => {{
         extern "C" fn command(
             ctx: *mut raw::RedisModuleCtx,
             argv: *mut *mut raw::RedisModuleString,
             argc: c_int,
         ) -> c_int {
             let context = Context::new(ctx);
-            let args = redis_module::decode_args(ctx, argv, argc);
+            let strings: &[*mut raw::RedisModuleString] = if argv.is_null() {
+                &[]
+            } else {
+                // SAFETY: Redis passes `argc` valid argument pointers in `argv`.
+                unsafe { std::slice::from_raw_parts(argv, argc as usize) }
+            };
+            let args: Vec<ManuallyDrop<RedisString>> = strings
+                .iter()
+                .map(|&arg| ManuallyDrop::new(RedisString::from_redis_module_string(ctx, arg)))
+                .collect();
+            // SAFETY: `ManuallyDrop<T>` has `T`'s layout (`repr(transparent)`), so the slice
+            // is one of `RedisString`s; they are never dropped (no `FreeString` for strings
+            // this module did not retain), and the handler does not keep them past the call.
+            let args = unsafe {
+                &*(args.as_slice() as *const [ManuallyDrop<RedisString>] as *const [RedisString])
+            };
             let response = $handler(&context, args);
             context.reply(response) as c_int
         }
@@ -69,25 +87,25 @@ macro_rules! register {
                 $name.as_ptr(),
                 Some(command),
                 $flags.as_ptr(),
-                1,
-                1,
-                1,
+                $first,
+                $last,
+                $step,
             )
         };
         if status != raw::Status::Ok as c_int {
             $ctx.log_warning(&format!(
-                "splitbloom: cannot register {} (BF_COMMANDS yes): a command of that name exists \
-                 already, so RedisBloom or valkey-bloom (module name bf) is loaded; load splitbloom \
-                 without BF_COMMANDS to run it beside them",
-                $name.to_str().unwrap_or("a BF command")
+                "splitbloom: cannot register {}: a command of that name exists already (for \
+                 bf.*: RedisBloom or valkey-bloom, module name bf, is loaded; load splitbloom \
+                 without BF_COMMANDS to run it beside them)",
+                $name.to_str().unwrap_or("a command")
             ));
             return Status::Err;
         }
     }};
 }
 
-/// Applies the module arguments ([`config::apply`]) and, with `BF_COMMANDS yes`, registers
-/// RedisBloom's names.
+/// Applies the module arguments ([`config::apply`]), registers the `SBF.*` commands and, with
+/// `BF_COMMANDS yes`, RedisBloom's names for the same handlers.
 fn init(ctx: &Context, args: &[RedisString]) -> Status {
     // `rdb_load` checks every read, so a truncated RDB is an error, not a crash.
     ctx.set_module_options(redis_module::ModuleOptions::HANDLE_IO_ERRORS);
@@ -96,20 +114,37 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         ctx.log_warning(&message);
         return Status::Err;
     }
+    use commands::*;
+    register!(ctx, c"SBF.RESERVE", reserve, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.ADD", add, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.MADD", madd, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.INSERT", insert, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.EXISTS", exists, c"readonly fast", 1, 1, 1);
+    register!(ctx, c"SBF.MEXISTS", mexists, c"readonly fast", 1, 1, 1);
+    register!(ctx, c"SBF.INFO", sbf_info, c"readonly", 1, 1, 1);
+    register!(ctx, c"SBF.CARD", card, c"readonly fast", 1, 1, 1);
+    register!(ctx, c"SBF.SCANDUMP", scandump, c"readonly fast", 1, 1, 1);
+    register!(ctx, c"SBF.LOADCHUNK", loadchunk, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.MERGE", merge, c"write deny-oom", 1, -1, 1);
+    register!(ctx, c"SBF.DUMP", dump, c"readonly", 1, 1, 1);
+    register!(ctx, c"SBF.LOAD", load, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.WRESERVE", wreserve, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.WROTATE", wrotate, c"write", 1, 1, 1);
+    register!(ctx, c"SBF.WLOAD", wload, c"write deny-oom", 1, 1, 1);
+    register!(ctx, c"SBF.WDUMP", wdump, c"readonly", 1, 1, 1);
     if config::BF_COMMANDS.load(Ordering::Relaxed) {
-        use commands::*;
         // Lower case, as RedisBloom registers them: Redis names the command in its errors
         // ("wrong number of arguments for 'bf.add' command") as it was registered.
-        register!(ctx, c"bf.reserve", reserve, c"write deny-oom");
-        register!(ctx, c"bf.add", add, c"write deny-oom");
-        register!(ctx, c"bf.madd", madd, c"write deny-oom");
-        register!(ctx, c"bf.insert", insert, c"write deny-oom");
-        register!(ctx, c"bf.exists", exists, c"readonly fast");
-        register!(ctx, c"bf.mexists", mexists, c"readonly fast");
-        register!(ctx, c"bf.info", bf_info, c"readonly fast");
-        register!(ctx, c"bf.card", card, c"readonly fast");
-        register!(ctx, c"bf.scandump", scandump, c"readonly fast");
-        register!(ctx, c"bf.loadchunk", loadchunk, c"write deny-oom");
+        register!(ctx, c"bf.reserve", reserve, c"write deny-oom", 1, 1, 1);
+        register!(ctx, c"bf.add", add, c"write deny-oom", 1, 1, 1);
+        register!(ctx, c"bf.madd", madd, c"write deny-oom", 1, 1, 1);
+        register!(ctx, c"bf.insert", insert, c"write deny-oom", 1, 1, 1);
+        register!(ctx, c"bf.exists", exists, c"readonly fast", 1, 1, 1);
+        register!(ctx, c"bf.mexists", mexists, c"readonly fast", 1, 1, 1);
+        register!(ctx, c"bf.info", bf_info, c"readonly fast", 1, 1, 1);
+        register!(ctx, c"bf.card", card, c"readonly fast", 1, 1, 1);
+        register!(ctx, c"bf.scandump", scandump, c"readonly fast", 1, 1, 1);
+        register!(ctx, c"bf.loadchunk", loadchunk, c"write deny-oom", 1, 1, 1);
     }
     Status::Ok
 }
@@ -120,23 +155,5 @@ redis_module! {
     allocator: (TryRedisAlloc, TryRedisAlloc),
     data_types: [SBF_TYPE, WINDOW_TYPE],
     init: init,
-    commands: [
-        ["SBF.RESERVE", commands::reserve, "write deny-oom", 1, 1, 1],
-        ["SBF.ADD", commands::add, "write deny-oom", 1, 1, 1],
-        ["SBF.MADD", commands::madd, "write deny-oom", 1, 1, 1],
-        ["SBF.INSERT", commands::insert, "write deny-oom", 1, 1, 1],
-        ["SBF.EXISTS", commands::exists, "readonly fast", 1, 1, 1],
-        ["SBF.MEXISTS", commands::mexists, "readonly fast", 1, 1, 1],
-        ["SBF.INFO", commands::sbf_info, "readonly", 1, 1, 1],
-        ["SBF.CARD", commands::card, "readonly fast", 1, 1, 1],
-        ["SBF.SCANDUMP", commands::scandump, "readonly fast", 1, 1, 1],
-        ["SBF.LOADCHUNK", commands::loadchunk, "write deny-oom", 1, 1, 1],
-        ["SBF.MERGE", commands::merge, "write deny-oom", 1, -1, 1],
-        ["SBF.DUMP", commands::dump, "readonly", 1, 1, 1],
-        ["SBF.LOAD", commands::load, "write deny-oom", 1, 1, 1],
-        ["SBF.WRESERVE", commands::wreserve, "write deny-oom", 1, 1, 1],
-        ["SBF.WROTATE", commands::wrotate, "write", 1, 1, 1],
-        ["SBF.WLOAD", commands::wload, "write deny-oom", 1, 1, 1],
-        ["SBF.WDUMP", commands::wdump, "readonly", 1, 1, 1],
-    ],
+    commands: [],
 }

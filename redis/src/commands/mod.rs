@@ -2,7 +2,7 @@
 //! strings (clients and their tests match them); only `INFO` differs: `BF.INFO` has exactly
 //! RedisBloom's five fields, `SBF.INFO` adds the filter's own.
 
-use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue};
+use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue, raw};
 use splitbloom::FilterHasher;
 
 use crate::bloom::chain::Chain;
@@ -45,12 +45,12 @@ fn redis_errors(ctx: &Context, keys: &[RedisString], result: RedisResult) -> Red
 }
 
 /// Public handlers: each maps the module crate's WRONGTYPE to Redis's. The arguments are
-/// lent to the handler, never copied (a copy of a 1,000-item batch is 1,000 string objects).
+/// lent, never copied (a copy of a 1,000-item batch is 1,000 string objects).
 macro_rules! handlers {
     ($($name:ident => $inner:ident),* $(,)?) => {
         $(
-            pub fn $name(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
-                let result = $inner(ctx, &args);
+            pub fn $name(ctx: &Context, args: &[RedisString]) -> RedisResult {
+                let result = $inner(ctx, args);
                 redis_errors(ctx, args.get(1..).unwrap_or(&[]), result)
             }
         )*
