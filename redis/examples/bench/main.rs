@@ -159,6 +159,10 @@ fn main() {
             args.next();
             throughput::run(args)
         }
+        Some("workload") => {
+            args.next();
+            throughput::workload(args)
+        }
         _ => modules::run(args),
     }
 }

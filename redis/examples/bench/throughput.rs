@@ -6,6 +6,9 @@
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- throughput [keys] [rounds]
 //! ```
+//!
+//! `workload [keys] [scaling|nonscaling]` prints the same commands as RESP, for `redis-cli
+//! --pipe` against a server under a profiler (`redis/README.md`, "Where the time goes").
 
 use crate::DEPTH;
 use crate::common::{Server, peers_dir};
@@ -87,6 +90,44 @@ pub fn run(mut args: impl Iterator<Item = String>) {
                     .collect::<Vec<_>>()
                     .join(" | ")
             );
+        }
+    }
+}
+
+/// `workload`: the throughput run's commands for one filter, as RESP on standard output.
+pub fn workload(mut args: impl Iterator<Item = String>) {
+    use std::io::Write;
+    let n: usize = args.next().map_or(100_000, |a| a.parse().expect("keys"));
+    let nonscaling = match args.next().as_deref() {
+        None | Some("scaling") => false,
+        Some("nonscaling") => true,
+        Some(other) => panic!("scaling or nonscaling, not {other}"),
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut write = |words: &[&[u8]]| {
+        write!(out, "*{}\r\n", words.len()).unwrap();
+        for word in words {
+            write!(out, "${}\r\n", word.len()).unwrap();
+            out.write_all(word).unwrap();
+            out.write_all(b"\r\n").unwrap();
+        }
+    };
+    let capacity = n.to_string();
+    let mut reserve: Vec<&[u8]> = vec![b"BF.RESERVE", b"f", b"0.01", capacity.as_bytes()];
+    if nonscaling {
+        reserve.push(b"NONSCALING");
+    }
+    write(&reserve);
+    for (command, prefix) in [
+        ("BF.MADD", "user:"),
+        ("BF.MEXISTS", "user:"),
+        ("BF.MEXISTS", "absent:"),
+    ] {
+        let items = keys(prefix, n);
+        for batch in items.chunks(BATCH) {
+            let mut words: Vec<&[u8]> = vec![command.as_bytes(), b"f"];
+            words.extend(batch.iter().map(Vec::as_slice));
+            write(&words);
         }
     }
 }
