@@ -1,26 +1,30 @@
-//! splitbloom as a Redis module: a `SBFfilter` data type holding a scaling chain of filters
-//! ([`chain`], sized as RedisBloom sizes its sub-filters) or one filter (`NONSCALING`), each
-//! a [`splitbloom::Filter`], or a [`splitbloom::WideFilter`] for values reserved at error
-//! rates of 0.1% and below (see [`stage`]), the `SBF.*` commands, and, with the module argument `BF_COMMANDS yes`,
-//! RedisBloom's own `BF.*` names with RedisBloom 2.4's replies (`redis/README.md` lists every
-//! command and difference); and a `SBFwindow` type (`SBF.WRESERVE`, [`window`]) holding a
-//! [`splitbloom::WindowFilter`] rotated by the primary's clock.
+//! splitbloom as a Redis and Valkey module: a `SBFfilter` data type holding a scaling chain of
+//! filters ([`bloom::chain`], sized as RedisBloom sizes its sub-filters) or one filter
+//! (`NONSCALING`), each a [`splitbloom::Filter`], or a [`splitbloom::WideFilter`] for values
+//! reserved at error rates of 0.1% and below (see [`bloom::stage`]), the `SBF.*` commands, and,
+//! with the module argument `BF_COMMANDS yes`, RedisBloom's own `BF.*` names with RedisBloom's
+//! replies (`redis/README.md` lists every command and difference); and a `SBFwindow` type
+//! (`SBF.WRESERVE`, [`window`]) holding a [`splitbloom::WindowFilter`] rotated by the
+//! primary's clock.
+//!
+//! Laid out by concern: this file declares the module and registers the commands; [`config`]
+//! reads the module arguments; [`alloc`] is the global allocator and [`memory`] the limits every
+//! new value is checked against; [`types`] holds one file per data type (its `RedisType` and
+//! encodings, over callbacks written once); [`bloom`] and [`window`] are the values, which know
+//! nothing of Redis; [`commands`] are the commands, one file per concern.
 //!
 //! Load it with `redis-server --loadmodule target/release/libsplitbloom_redis.so`; it needs
-//! Redis 7.0 or later. Module arguments, as name/value pairs: `BF_COMMANDS yes|no`,
-//! `ERROR_RATE r` and `INITIAL_SIZE n` (what `ADD`/`INSERT` create filters with, 0.01 and 100
-//! by default, as RedisBloom's), `MAX_FILTER_BYTES n` (the largest filter or sub-filter a
-//! command may create, default 4 GiB).
+//! Redis 7.0 or later, or Valkey 8. Module arguments, as name/value pairs: `BF_COMMANDS
+//! yes|no`, `ERROR_RATE r` and `INITIAL_SIZE n` (what `ADD`/`INSERT` create filters with, 0.01
+//! and 100 by default, as RedisBloom's), `MAX_FILTER_BYTES n` (the largest filter or
+//! sub-filter a command may create, default 4 GiB).
 //!
-//! Memory: every allocation goes through Redis's allocator, so filters count in `used_memory`,
-//! `maxmemory` and eviction see them, and `MEMORY USAGE` reports each value exactly. A command
-//! that would create a filter (or a new sub-filter) first checks that it fits: under
-//! `MAX_FILTER_BYTES`, and under `maxmemory` when the policy is `noeviction` (an `OOM` error
-//! reply otherwise). The allocation itself goes through `RedisModule_TryAlloc` (Redis 7.0.15
-//! has it), so an allocation the system refuses is an error reply too, not an abort; on a
-//! server without it the module falls back to `RedisModule_Alloc`, which aborts the server
-//! on failure, and first probes the size with the system allocator to refuse what the system
-//! would refuse.
+//! Memory: every allocation goes through the server's allocator, so filters count in
+//! `used_memory`, `maxmemory` and eviction see them, and `MEMORY USAGE` reports each value
+//! exactly; new filters are zero pages nobody writes ([`alloc`]). Every path that creates or
+//! grows a value first checks that it fits ([`memory::check_value`]): under
+//! `MAX_FILTER_BYTES`, and under `maxmemory` whatever the eviction policy. An allocation the
+//! system refuses is an error reply, not an abort (`RedisModule_TryAlloc`, `TryCalloc`).
 
 use std::mem::ManuallyDrop;
 use std::os::raw::c_int;

@@ -12,7 +12,7 @@
 
 use crate::DEPTH;
 use crate::common::{Server, peers_dir};
-use crate::modules::{BATCH, Module, insert, keys, lookup, median};
+use crate::modules::{BATCH, Module, insert, keys, lookup, median, redisbloom};
 
 pub fn run(mut args: impl Iterator<Item = String>) {
     let n: usize = args.next().map_or(1_000_000, |a| a.parse().expect("keys"));
@@ -24,15 +24,7 @@ pub fn run(mut args: impl Iterator<Item = String>) {
     }];
     if only.as_deref() != Some("splitbloom") {
         let peers = peers_dir().expect("../shared/peers/redis/ (or SPLITBLOOM_PEERS_DIR)");
-        modules.push(Module {
-            name: "RedisBloom 2.4.23",
-            server: Server::start_module(
-                "bench-redisbloom",
-                &peers.join("redisbloom-2.4.23.so"),
-                &[],
-                &[],
-            ),
-        });
+        modules.push(redisbloom(&peers));
     }
     let present = keys("user:", n);
     let absent = keys("absent:", n);
