@@ -198,8 +198,9 @@ fn merge_chains(
     let in_last: usize = chains
         .iter()
         .filter(|chain| chain.stages().len() == num_stages)
-        .map(|chain| chain.items_in_last_stage())
-        .sum();
+        .fold(0usize, |sum, chain| {
+            sum.saturating_add(chain.items_in_last_stage())
+        });
     let chain = Chain::from_stages(*first.parameters(), stages, in_last.min(last_capacity))
         .map_err(|error| RedisError::String(format!("ERR {error}")))?;
     Ok(Body::Chain(chain))
