@@ -334,6 +334,47 @@ fn restore_and_chunks_cannot_bypass_the_limits() {
     }
 }
 
+/// A restore whose header came in while loading (nothing read while loading is refused) is
+/// checked again when a client's chunk starts a sub-filter, which is when it is allocated.
+#[test]
+fn each_sub_filter_of_a_restore_is_checked_when_its_first_chunk_comes() {
+    let source = Server::start_full(
+        "chunk-source",
+        &[],
+        &["MAX_FILTER_BYTES", "1099511627776"],
+        None,
+    );
+    let mut s = source.conn();
+    // One wide sub-filter of 2^25 blocks (2 GiB), saved part-way (nothing received).
+    ok(s.cmd(&[
+        b"SBF.LOADCHUNK".as_slice(),
+        b"big",
+        b"1",
+        &Header::plain(1 << 25, 1).bytes(),
+    ]));
+    ok(s.cmd(&["SAVE"]));
+    let mut server = Server::start_full("chunk", &["--maxmemory", "64mb"], &[], None);
+    let mut c = server.conn();
+    std::fs::copy(source.dir.join("dump.rdb"), server.dir.join("dump.rdb")).unwrap();
+    ok(c.cmd(&["DEBUG", "RELOAD", "NOSAVE"]));
+    assert_eq!(c.cmd(&["EXISTS", "big"]).int(), 1);
+    let used_before = info_number(&mut c, "memory", "used_memory");
+    // The first chunk: 16 MiB of bitset bytes, then their XXH3-64 seeded with the offset (0).
+    let payload = vec![0u8; (16 << 20) - 8];
+    let mut chunk = payload.clone();
+    chunk.extend_from_slice(&xxhash_rust::xxh3::xxh3_64_with_seed(&payload, 0).to_le_bytes());
+    let iter = (1 + chunk.len()).to_string();
+    let reply = c.cmd(&[b"SBF.LOADCHUNK".as_slice(), b"big", iter.as_bytes(), &chunk]);
+    assert!(
+        reply.is_error() && reply.error().starts_with("OOM"),
+        "{reply:?}"
+    );
+    assert!(server.alive());
+    let used = info_number(&mut c, "memory", "used_memory").saturating_sub(used_before);
+    assert!(used < 64 << 20, "used_memory grew by {used}");
+    ok(c.cmd(&["SET", "a", "write after the refusal"]));
+}
+
 /// `COPY` makes a new value: it passes the checks any new value passes, `MAX_FILTER_BYTES`
 /// (for a value that came in while loading, which nothing refuses) and `maxmemory`.
 #[test]
