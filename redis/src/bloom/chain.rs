@@ -4,14 +4,14 @@
 //!
 //! The crate's [`splitbloom::ScalableFilter`] is this chain with split-block stages only; the
 //! module keeps its own, written once over [`Part`] (so over [`Bitset`]), so that a chain
-//! reserved at [`WIDE_ERROR_RATE`](crate::stage::WIDE_ERROR_RATE) or below has wide stages.
+//! reserved at [`WIDE_ERROR_RATE`](crate::bloom::stage::WIDE_ERROR_RATE) or below has wide stages.
 //! A split-block chain is exactly the crate's: the same stage sizes, the same keys in the same
 //! stages, and its `SBLS` bytes through `ScalableFilter` (`SBF.DUMP`/`SBF.LOAD`).
 
 use splitbloom::{LayoutKind, ScalableFilter, ScalableParameters};
 
 use crate::Hash;
-use crate::stage::{Bitset, Part};
+use crate::bloom::stage::{Bitset, Part};
 
 #[derive(Clone, Debug)]
 pub struct Chain {
@@ -224,7 +224,7 @@ mod tests {
     fn parameters(capacity: usize, fpr: f64) -> ScalableParameters {
         let mut parameters = ScalableParameters::new(capacity, fpr);
         parameters.growth_factor = 2.0;
-        parameters.tightening_ratio = crate::value::TIGHTENING_RATIO;
+        parameters.tightening_ratio = crate::bloom::TIGHTENING_RATIO;
         parameters
     }
 

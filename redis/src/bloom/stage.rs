@@ -9,7 +9,12 @@ use std::borrow::Cow;
 
 use splitbloom::{FilterHasher, Kernel, LayoutKind};
 
-use crate::{Hash, Stage, Wide};
+use crate::Hash;
+
+/// One stage (sub-filter) of a value, split-block.
+pub type Stage = splitbloom::Filter<Hash>;
+/// A stage at low error rates: a wide filter.
+pub type Wide = splitbloom::WideFilter<Hash>;
 
 /// The error rate at and below which a `NONSCALING` value is a [`splitbloom::WideFilter`]:
 /// where the split-block layout starts to need clearly more memory than the classic optimum
