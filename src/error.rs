@@ -27,6 +27,16 @@ pub enum Error {
         /// The number of blocks that was asked for.
         blocks: f64,
     },
+    /// `items` keys at a false-positive rate of `fpr` would need more than the largest filter
+    /// of the type being sized, `max_bytes` bytes.
+    TooLargeForRate {
+        /// The keys the filter was sized for.
+        items: usize,
+        /// The false-positive rate it was sized for.
+        fpr: f64,
+        /// The bytes of the largest filter of the type.
+        max_bytes: u64,
+    },
     /// The allocator could not provide the filter's memory.
     AllocationFailed {
         /// The number of bytes requested.
@@ -186,6 +196,39 @@ pub enum Error {
     },
 }
 
+/// A byte count as a person reads it: `256 GiB`, `1.5 TiB`.
+struct Bytes(u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        let mut value = self.0 as f64;
+        let mut unit = 0;
+        while value >= 1024.0 && unit + 1 < UNITS.len() {
+            value /= 1024.0;
+            unit += 1;
+        }
+        if unit == 0 || value.fract() == 0.0 {
+            write!(f, "{value} {}", UNITS[unit])
+        } else {
+            write!(f, "{value:.1} {}", UNITS[unit])
+        }
+    }
+}
+
+/// A rate as a person writes it: `0.01`, `1e-300` (not three hundred zeros).
+struct Rate(f64);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 != 0.0 && self.0.abs() < 1e-4 {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -218,6 +261,18 @@ impl fmt::Display for Error {
                 f,
                 "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks",
                 crate::layout::split_block::MAX_BLOCKS
+            ),
+            Error::TooLargeForRate {
+                items,
+                fpr,
+                max_bytes,
+            } => write!(
+                f,
+                "{items} keys at a false-positive rate of {} need more than the largest filter \
+                 of this type ({}); allow a higher rate, or spread the keys over several filters \
+                 (a ScalableFilter adds stages as keys arrive)",
+                Rate(*fpr),
+                Bytes(*max_bytes)
             ),
             Error::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the filter")

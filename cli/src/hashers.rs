@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use splitbloom::parquet::{ParquetHash, Sizing};
-use splitbloom::{Filter, FilterHasher, HasherKind, math};
+use splitbloom::{Filter, FilterHasher, HasherKind};
 
 use crate::print::{approx_number, short_number};
 
@@ -78,11 +78,9 @@ impl NewFilterOptions {
     pub fn sizing_error(&self, error: splitbloom::Error) -> String {
         let (items, fpr) = (self.items, short_number(self.fpr));
         match error {
-            splitbloom::Error::TooLarge { blocks } => format!(
-                "cannot size a filter for --items {items} --fpr {fpr}: it would need about {} blocks, more than the maximum of {} ({} bytes); use a larger --fpr or a smaller --items",
-                approx_number(blocks),
-                math::MAX_BLOCKS,
-                approx_number(math::MAX_BLOCKS as f64 * splitbloom::BLOCK_BYTES as f64),
+            splitbloom::Error::TooLargeForRate { max_bytes, .. } => format!(
+                "cannot size a filter for --items {items} --fpr {fpr}: it would need more than the largest filter ({} bytes); use a larger --fpr or a smaller --items",
+                approx_number(max_bytes as f64),
             ),
             error => format!("cannot size a filter for --items {items} --fpr {fpr}: {error}"),
         }

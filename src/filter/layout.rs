@@ -53,6 +53,19 @@ pub trait Layout:
     /// The layout id of a serialized filter's header (byte 7, see [`format`](crate::format)):
     /// 0 for the split-block layout, the probes per key for the wide one.
     fn id(self) -> u8;
+
+    /// The layout value whose [`id`](Layout::id) is `id`, or `None` for an id of another
+    /// layout (or none): what a reader of headers, or a store that keeps the id beside the
+    /// bits, builds the filter's layout from.
+    ///
+    /// ```
+    /// use splitbloom::Layout;
+    /// use splitbloom::layout::{SplitBlock, Wide};
+    /// assert_eq!(Wide::from_id(2).map(|wide| wide.probes()), Some(2));
+    /// assert_eq!(Wide::from_id(0), None);
+    /// assert_eq!(SplitBlock::from_id(0), Some(SplitBlock));
+    /// ```
+    fn from_id(id: u8) -> Option<Self>;
 }
 
 pub(crate) mod sealed {
@@ -119,6 +132,10 @@ impl Layout for SplitBlock {
     fn id(self) -> u8 {
         0
     }
+
+    fn from_id(id: u8) -> Option<Self> {
+        (id == 0).then_some(SplitBlock)
+    }
 }
 
 impl sealed::Sealed for SplitBlock {
@@ -172,6 +189,10 @@ impl Layout for Wide {
 
     fn id(self) -> u8 {
         Wide::probes(self)
+    }
+
+    fn from_id(id: u8) -> Option<Self> {
+        Wide::with_probes(id)
     }
 }
 

@@ -77,7 +77,13 @@ impl Wide {
     pub(crate) const ONE_PROBE: Wide = Wide { probes: 1 };
 
     /// The layout with `probes` blocks per key, or `None` unless it is 1 or 2.
-    pub(crate) const fn with_probes(probes: u8) -> Option<Wide> {
+    ///
+    /// ```
+    /// use splitbloom::layout::Wide;
+    /// assert_eq!(Wide::with_probes(2).map(Wide::probes), Some(2));
+    /// assert!(Wide::with_probes(3).is_none());
+    /// ```
+    pub const fn with_probes(probes: u8) -> Option<Wide> {
         match probes {
             1 | 2 => Some(Wide { probes }),
             _ => None,

@@ -260,17 +260,20 @@ pub(crate) fn largest_load_for_fpr(fpr: f64, lanes: Lanes) -> f64 {
 
 /// The smallest number of blocks of `lanes`, at most `most`, whose rate with `items` keys is at
 /// most `fpr` (a bisection over the count: at most 33 evaluations of the rate); with `items`
-/// above 0 and `fpr` in (0, 1) checked by the caller. Errors when `most` blocks are not enough.
+/// above 0 and `fpr` in (0, 1) checked by the caller. Errors when `most` blocks are not enough,
+/// naming the largest filter: `most` blocks of `block_bytes`.
 pub(crate) fn num_blocks_for_fpr(
     items: usize,
     fpr: f64,
     lanes: Lanes,
-    most: usize,
+    (most, block_bytes): (usize, usize),
 ) -> Result<usize, Error> {
     let rate_of = |blocks: usize| rate(items as f64 / blocks as f64, lanes);
     if rate_of(most) > fpr {
-        return Err(Error::TooLarge {
-            blocks: libm::ceil(items as f64 / largest_load_for_fpr(fpr, lanes)),
+        return Err(Error::TooLargeForRate {
+            items,
+            fpr,
+            max_bytes: (most as u64).saturating_mul(block_bytes as u64),
         });
     }
     // The rate falls as blocks are added: rate(low) > fpr (or low = 0), rate(high) ≤ fpr.

@@ -151,7 +151,7 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<usize, Error> {
         return Err(Error::ZeroItems);
     }
     check_fpr(fpr)?;
-    lanes::num_blocks_for_fpr(items, fpr, Lanes::OF_32, MAX_BLOCKS)
+    lanes::num_blocks_for_fpr(items, fpr, Lanes::OF_32, (MAX_BLOCKS, BLOCK_BYTES))
 }
 
 /// The number of blocks for `items` keys at `bits_per_key` bits each (rounded up, at least 1).
@@ -272,12 +272,19 @@ mod tests {
         assert_eq!(num_blocks_for_fpr(0, 0.01), Err(Error::ZeroItems));
         assert!(matches!(
             num_blocks_for_fpr(usize::MAX, 0.01),
-            Err(Error::TooLarge { .. })
+            Err(Error::TooLargeForRate {
+                items: usize::MAX,
+                ..
+            })
         ));
-        assert!(matches!(
+        assert_eq!(
             num_blocks_for_fpr(1, 1e-300),
-            Err(Error::TooLarge { .. })
-        ));
+            Err(Error::TooLargeForRate {
+                items: 1,
+                fpr: 1e-300,
+                max_bytes: 1 << 37,
+            })
+        );
         for bits in [0.0, -1.0, f64::NAN, f64::INFINITY] {
             assert!(num_blocks_for_bits(10, bits).is_err(), "{bits}");
         }

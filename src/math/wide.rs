@@ -274,15 +274,17 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<(usize, u8), Error> 
         return Err(Error::ZeroItems);
     }
     check_fpr(fpr)?;
-    let fpr = fpr * (1.0 - SIZING_MARGIN);
-    let one = smallest_blocks(1, fpr, |blocks| false_positive_rate(items, blocks, 1));
-    let two = smallest_blocks(GROUP_BLOCKS, fpr, |blocks| two_probe_fpr(items, blocks));
+    let target = fpr * (1.0 - SIZING_MARGIN);
+    let one = smallest_blocks(1, target, |blocks| false_positive_rate(items, blocks, 1));
+    let two = smallest_blocks(GROUP_BLOCKS, target, |blocks| two_probe_fpr(items, blocks));
     match (one, two) {
         (Some(one), Some(two)) if one as f64 > ONE_PROBE_ALLOWANCE * two as f64 => Ok((two, 2)),
         (Some(one), _) => Ok((one, 1)),
         (None, Some(two)) => Ok((two, 2)),
-        (None, None) => Err(Error::TooLarge {
-            blocks: MAX_WIDE_BLOCKS as f64 + 1.0,
+        (None, None) => Err(Error::TooLargeForRate {
+            items,
+            fpr,
+            max_bytes: (MAX_WIDE_BLOCKS as u64).saturating_mul(WIDE_BLOCK_BYTES as u64),
         }),
     }
 }
@@ -398,10 +400,14 @@ mod tests {
         for fpr in [0.0, 1.0, -1.0, f64::NAN] {
             assert!(num_blocks_for_fpr(10, fpr).is_err());
         }
-        assert!(matches!(
+        assert_eq!(
             num_blocks_for_fpr(1, 1e-300),
-            Err(Error::TooLarge { .. })
-        ));
+            Err(Error::TooLargeForRate {
+                items: 1,
+                fpr: 1e-300,
+                max_bytes: 1 << 38,
+            })
+        );
         assert!(!is_valid_shape(0, 1) && !is_valid_shape(64, 3) && !is_valid_shape(64, 0));
     }
 }

@@ -118,11 +118,27 @@ pub fn num_blocks_for_fpr(
         return Err(Error::ZeroItems);
     }
     let generation = generation_fpr_for_window(fpr, generations)?;
-    let blocks =
-        |lanes| lanes::num_blocks_for_fpr(items_per_generation, generation, lanes, MAX_BLOCKS);
-    let wide = blocks(Lanes::OF_32)?;
+    let blocks = |lanes, plane_bytes: usize| {
+        // The largest window's bytes, in the error: every generation's planes.
+        let index_bytes = generations * plane_bytes;
+        lanes::num_blocks_for_fpr(
+            items_per_generation,
+            generation,
+            lanes,
+            (MAX_BLOCKS, index_bytes),
+        )
+        .map_err(|error| match error {
+            Error::TooLargeForRate { max_bytes, .. } => Error::TooLargeForRate {
+                items: items_per_generation,
+                fpr,
+                max_bytes,
+            },
+            error => error,
+        })
+    };
+    let wide = blocks(Lanes::OF_32, 32)?;
     if generations >= 3
-        && let Ok(narrow) = blocks(Lanes::OF_16)
+        && let Ok(narrow) = blocks(Lanes::OF_16, 16)
         && narrow as f64 * 128.0 <= PLANE_ALLOWANCE * wide as f64 * 256.0
     {
         return Ok((narrow, 128));

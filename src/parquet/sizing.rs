@@ -68,7 +68,7 @@ impl Sizing {
             match math::num_blocks_for_fpr(usize::try_from(items).unwrap_or(usize::MAX), fpr) {
                 Ok(blocks) => blocks.min(max_blocks),
                 Err(Error::ZeroItems) => 1,
-                Err(Error::TooLarge { .. }) => max_blocks,
+                Err(Error::TooLargeForRate { .. }) => max_blocks,
                 Err(error) => return Err(error),
             };
         let num_bytes = (blocks * BLOCK_BYTES)

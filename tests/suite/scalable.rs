@@ -214,7 +214,7 @@ fn bad_parameters_are_errors() {
     }
     assert!(matches!(
         with(|p| p.initial_capacity = usize::MAX),
-        Error::TooLarge { .. }
+        Error::TooLargeForRate { .. }
     ));
     // Growth stops with an error, not a panic, once a stage would be too large.
     let mut parameters = base;
@@ -229,7 +229,10 @@ fn bad_parameters_are_errors() {
             break;
         }
     }
-    assert!(matches!(result, Err(Error::TooLarge { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(Error::TooLargeForRate { .. })),
+        "{result:?}"
+    );
     println!("{}", result.unwrap_err());
 }
 

@@ -60,9 +60,20 @@ impl<S, L: Layout> BloomFilter<S, L> {
         Self::with_layout(num_blocks, layout, hasher)
     }
 
-    /// The one constructor every other calls: `num_blocks` zeroed blocks of `layout`, after
-    /// checking the shape; the allocation's failure is an error, never an abort.
-    pub(crate) fn with_layout(num_blocks: usize, layout: L, hasher: S) -> Result<Self, Error> {
+    /// An empty filter of exactly `num_blocks` blocks of `layout`: the one constructor every
+    /// other calls, for code written once over the layouts (a store of filters of either
+    /// layout, a reader of headers). Errors when the layout cannot have that many blocks (see
+    /// the layout's `with_num_blocks`), or the allocation fails (never an abort).
+    ///
+    /// ```
+    /// use splitbloom::layout::{SplitBlock, Wide};
+    /// use splitbloom::{BloomFilter, Xxh3};
+    /// let wide = BloomFilter::with_layout(128, Wide::with_probes(2).unwrap(), Xxh3::default())?;
+    /// assert_eq!((wide.num_blocks(), wide.probes()), (128, 2));
+    /// assert!(BloomFilter::with_layout(0, SplitBlock, Xxh3::default()).is_err());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_layout(num_blocks: usize, layout: L, hasher: S) -> Result<Self, Error> {
         layout.check_shape(num_blocks)?;
         Ok(BloomFilter {
             blocks: Blocks::try_zeroed(num_blocks)?,
