@@ -37,6 +37,18 @@ pub enum Error {
         /// The bytes of the largest filter of the type.
         max_bytes: u64,
     },
+    /// A range of a bitset's bytes that is not whole words inside it (`bitset_bytes`,
+    /// `load_bitset_bytes`).
+    BitsetRange {
+        /// The range's first byte.
+        start: usize,
+        /// One past its last byte.
+        end: usize,
+        /// The bitset's size in bytes.
+        bitset_bytes: usize,
+        /// The size of its words in bytes.
+        word_bytes: usize,
+    },
     /// The allocator could not provide the filter's memory.
     AllocationFailed {
         /// The number of bytes requested.
@@ -273,6 +285,16 @@ impl fmt::Display for Error {
                  (a ScalableFilter adds stages as keys arrive)",
                 Rate(*fpr),
                 Bytes(*max_bytes)
+            ),
+            Error::BitsetRange {
+                start,
+                end,
+                bitset_bytes,
+                word_bytes,
+            } => write!(
+                f,
+                "bytes {start}..{end} of a {bitset_bytes}-byte bitset are not whole {word_bytes}-byte \
+                 words inside it"
             ),
             Error::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the filter")

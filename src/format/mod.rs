@@ -405,7 +405,7 @@ fn for_each_block_as_le_bytes<B: bytemuck::Pod>(
 
 /// Reverses the bytes of every `word`-byte word of `bytes` on a big-endian host (native order
 /// to little-endian and back); nothing on a little-endian one.
-fn swap_to_little_endian(bytes: &mut [u8], word: usize) {
+pub(crate) fn swap_to_little_endian(bytes: &mut [u8], word: usize) {
     if cfg!(target_endian = "big") {
         for word in bytes.chunks_exact_mut(word) {
             word.reverse();

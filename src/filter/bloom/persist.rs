@@ -2,11 +2,13 @@
 //! layout's id: the codec there works on plain slices; this file gives it a filter's blocks,
 //! layout and hasher identity, and builds a filter from what it validated.
 
+use alloc::borrow::Cow;
 use alloc::vec::Vec;
+use core::ops::Range;
 
 use crate::error::Error;
 use crate::filter::{BloomFilter, Layout};
-use crate::format::{HEADER_BYTES, decode_into, validate};
+use crate::format::{HEADER_BYTES, decode_into, swap_to_little_endian, validate};
 use crate::hash::{FilterHasher, Xxh3};
 
 impl<S: FilterHasher, L: Layout> BloomFilter<S, L> {
@@ -99,6 +101,80 @@ impl<S: FilterHasher, L: Layout> BloomFilter<S, L> {
         let mut filter = BloomFilter::with_layout(header.num_blocks, layout, hasher)?;
         decode_into(payload, filter.words_mut(), L::WORD_BYTES);
         Ok(filter)
+    }
+}
+
+/// The bitset's bytes in pieces, for a store that streams a large filter in chunks and
+/// restores it chunk by chunk (the Redis module's `SCANDUMP` and `LOADCHUNK`): the bytes
+/// `to_bytes` writes after its header, without building them all at once.
+impl<S, L: Layout> BloomFilter<S, L> {
+    /// The bitset's bytes `range`, little-endian words as the format stores them: borrowed on
+    /// a little-endian host, copied elsewhere. Errors unless `range` is whole words inside the
+    /// bitset.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::WideFilter::with_num_blocks(4, 1)?;
+    /// filter.insert("key");
+    /// let bytes = filter.to_bytes();
+    /// assert_eq!(&*filter.bitset_bytes(64..192)?, &bytes[32 + 64..32 + 192]);
+    /// assert!(filter.bitset_bytes(4..8).is_err()); // half a 64-bit word
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn bitset_bytes(&self, range: Range<usize>) -> Result<Cow<'_, [u8]>, Error> {
+        self.check_bitset_range(range.start, range.end)?;
+        let bytes: &[u8] = bytemuck::cast_slice(self.words());
+        let bytes = &bytes[range];
+        if cfg!(target_endian = "little") {
+            return Ok(Cow::Borrowed(bytes));
+        }
+        let mut words = bytes.to_vec();
+        swap_to_little_endian(&mut words, L::WORD_BYTES);
+        Ok(Cow::Owned(words))
+    }
+
+    /// Writes `bytes` (little-endian words, as [`bitset_bytes`](BloomFilter::bitset_bytes)
+    /// gives them) at byte `offset` of the bitset: the restore of a filter made with
+    /// [`with_layout`](BloomFilter::with_layout), a chunk at a time. Errors, changing nothing,
+    /// unless the range is whole words inside the bitset.
+    ///
+    /// ```
+    /// use splitbloom::{BloomFilter, Xxh3};
+    /// let mut filter = splitbloom::Filter::with_num_blocks(100)?;
+    /// filter.insert("key");
+    /// let mut copy = BloomFilter::with_layout(100, filter.layout(), Xxh3::default())?;
+    /// for start in (0..3200).step_by(1024) {
+    ///     let end = (start + 1024).min(3200);
+    ///     copy.load_bitset_bytes(start, &filter.bitset_bytes(start..end)?)?;
+    /// }
+    /// assert_eq!(copy, filter);
+    /// assert!(copy.load_bitset_bytes(3200, &[0; 4]).is_err()); // past the end
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn load_bitset_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), Error> {
+        let end = offset.saturating_add(bytes.len());
+        self.check_bitset_range(offset, end)?;
+        let words: &mut [u8] = bytemuck::cast_slice_mut(self.words_mut());
+        decode_into(bytes, &mut words[offset..end], L::WORD_BYTES);
+        Ok(())
+    }
+
+    /// Errors unless `start..end` is whole words inside the bitset.
+    fn check_bitset_range(&self, start: usize, end: usize) -> Result<(), Error> {
+        let (bitset_bytes, word_bytes) = (self.size_in_bytes(), L::WORD_BYTES);
+        if start <= end
+            && end <= bitset_bytes
+            && start.is_multiple_of(word_bytes)
+            && end.is_multiple_of(word_bytes)
+        {
+            Ok(())
+        } else {
+            Err(Error::BitsetRange {
+                start,
+                end,
+                bitset_bytes,
+                word_bytes,
+            })
+        }
     }
 }
 
