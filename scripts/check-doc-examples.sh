@@ -16,7 +16,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/doc-examples"
 cargo clean -q -p splitbloom
 log=$(mktemp)
 rustdoc_status=0
-RUSTC_BOOTSTRAP=1 cargo rustdoc -q --all-features --lib --message-format=json -- \
+RUSTC_BOOTSTRAP=1 cargo rustdoc -q -p splitbloom --all-features --lib --message-format=json -- \
   -Z unstable-options -Zcrate-attr="feature(rustdoc_missing_doc_code_examples)" \
   -W rustdoc::missing_doc_code_examples >"$log" || rustdoc_status=$?
 # Every error is printed (they are in the JSON too), and every missing example except those whose

@@ -24,7 +24,7 @@ for target in thumbv6m-none-eabi riscv32i-unknown-none-elf; do
     exit 1
   fi
   log=$(mktemp)
-  /usr/bin/cargo check -Zbuild-std=core,alloc --target "$target" --no-default-features \
+  /usr/bin/cargo check -p splitbloom -Zbuild-std=core,alloc --target "$target" --no-default-features \
     2>&1 | tee "$log"
   # Warnings in splitbloom itself (dead code behind a cfg, say) fail the check too.
   if grep -q '^warning: .*splitbloom' "$log" || grep -B2 -A3 '^warning' "$log" | grep -q ' --> src/'; then

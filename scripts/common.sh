@@ -132,10 +132,24 @@ step_summary() {
   rm -f "$step_table"
 }
 
-# The features of the x86_64 builds made with other flags than the native one (x86-64-v3 and
-# no-AES, in .ci/run, scripts/test-x86-baseline.sh and scripts/cross-build-matrix.sh): every
-# feature but `parquet`. That feature's own code, reading Parquet footers with arrow-rs for
-# `splitbloom parquet-info`, has no path that depends on the CPU or on the flags, and runs in
-# the native build; leaving it out spares compiling arrow-rs once more per set of flags. (The
-# aarch64 builds leave out the CLI and serde too; see scripts/test-aarch64.sh.)
-other_flags_features=(--features cli,serde)
+# The packages and features of the x86_64 builds made with other flags than the native one
+# (x86-64-v3 and AES, in .ci/run, scripts/test-x86-baseline.sh and
+# scripts/cross-build-matrix.sh): the library with every feature and the CLI without its
+# `parquet` feature, and not the tests against arrow-rs (`interop/`). arrow-rs, which reads
+# Parquet footers for `splitbloom parquet-info` and is the reference of those tests, has no path
+# that depends on the CPU or on the flags, and runs in the native build; leaving it out spares
+# compiling it once more per set of flags. (The aarch64 builds leave out the CLI and serde too;
+# see scripts/test-aarch64.sh.)
+other_flags_build=(-p splitbloom -p splitbloom-cli --features splitbloom/serde)
+
+# The splitbloom package's own tests (its unit tests and every test binary under tests/), named
+# one by one so that a run under emulation can select the same packages as the build it reuses
+# (the default members natively, `other_flags_build` with AES) and still run only these: cargo
+# unifies the dependencies' features over the packages it selects, so selecting only the
+# library would build everything again.
+library_tests=(--lib)
+for library_test in tests/*.rs tests/*/main.rs; do
+  library_test=${library_test#tests/}
+  library_tests+=(--test "${library_test%%[/.]*}")
+done
+unset library_test

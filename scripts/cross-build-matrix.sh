@@ -25,7 +25,7 @@ for pass in 1 2; do
   SPLITBLOOM_CROSS_CONFIG=x86_64-native cargo test --all-features --test cross_build -- --show-output
   section "pass $pass: x86_64 +aes"
   SPLITBLOOM_CROSS_CONFIG=x86_64-aes CARGO_TARGET_DIR=target/aes \
-    RUSTFLAGS="-C target-feature=+aes" cargo test "${other_flags_features[@]}" --test cross_build -- --show-output
+    RUSTFLAGS="-C target-feature=+aes" cargo test "${other_flags_build[@]}" --test cross_build -- --show-output
   section "pass $pass: x86_64 under qemu (Westmere, Nehalem)"
   bash scripts/test-x86-baseline.sh --cross-build-only
   section "pass $pass: aarch64 under qemu (without and with +aes)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Writes the Parquet fixtures of tests/suite/parquet_cli.rs with real writers (DuckDB and pyarrow
+# Writes the Parquet fixtures of cli/tests/suite/parquet_info/ with real writers (DuckDB and pyarrow
 # from PyPI) and the answers the tests compare against; `cargo test` needs no Python, as the files are
 # committed. Run it again only to regenerate them (after changing this script or to try newer
 # writers): `bash scripts/parquet-fixtures.sh`.
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 . scripts/common.sh
 
 venv="${SPLITBLOOM_PARQUET_VENV:-$HOME/.cache/splitbloom-parquet-venv}"
-out=tests/fixtures/parquet
+out=cli/tests/fixtures/parquet
 
 section "python environment ($venv)"
 if [ ! -x "$venv/bin/python" ]; then

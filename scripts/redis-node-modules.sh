@@ -5,14 +5,14 @@
 # unavailable; scripts/test-redis.sh then skips that test and says why.
 #
 # Idempotent: the pinned version already installed is reused without touching the network.
-# The pin is node-redis 4's last release (its `client.bf` commands; RESP2 only).
+# The pin is node-redis 5 (its `client.bf` commands, RESP2 and RESP3).
 #
 # Usage: bash scripts/redis-node-modules.sh [DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/common.sh
 
-NODE_REDIS_VERSION=4.7.1
+NODE_REDIS_VERSION=5.12.4
 dir=${1:-target/redis-node}
 
 installed() {

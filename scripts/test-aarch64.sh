@@ -16,9 +16,10 @@
 # the kernel or gxhash availability is not the expected one, and the differential tests in
 # tests/suite/kernels.rs compare NEON with scalar bit for bit.
 #
-# What runs under qemu: the unit tests and every test binary, with default features (the CLI,
-# Parquet and serde features are CPU-independent code over the same kernels and hashers, tested
-# natively; without them neither the CLI's dependencies nor arrow-rs is compiled for aarch64).
+# What runs under qemu: the library's unit tests and every test binary of the splitbloom package,
+# with default features. The CLI (`cli/`), the tests against arrow-rs (`interop/`) and the serde
+# feature are CPU-independent code over the same kernels and hashers, tested natively; leaving
+# them out means neither the CLI's dependencies nor arrow-rs is compiled for aarch64.
 # Not the doctests: usage examples, which .ci/run runs natively in three builds. The sizing
 # formulas' unit tests run once (without AES, neon), not per forced kernel (see below).
 #
@@ -72,10 +73,10 @@ cross_build_only=no
 
 if [ "$cross_build_only" = no ]; then
   section "Debian's toolchain: the library for x86_64 (the AVX2 kernel), clippy for aarch64"
-  "$cargo" check --lib --target-dir target/debian-x86_64
+  "$cargo" check -p splitbloom --lib --target-dir target/debian-x86_64
   # clippy (the `# Safety` / `// SAFETY:` lints included) on the code only aarch64 compiles.
   # cargo-clippy runs the clippy-driver next to it, so Debian's must come first on PATH.
-  clippy=(env PATH="/usr/bin:$PATH" "$cargo" clippy --target "$target" --target-dir target/aarch64)
+  clippy=(env PATH="/usr/bin:$PATH" "$cargo" clippy -p splitbloom --target "$target" --target-dir target/aarch64)
   "${clippy[@]}" --all-targets -- -D warnings
   "${clippy[@]}" --no-default-features -- -D warnings
 fi
@@ -94,7 +95,7 @@ for aes in no yes; do
     target_dir=target/aarch64
     export SPLITBLOOM_EXPECT_GXHASH=unavailable SPLITBLOOM_CROSS_CONFIG=aarch64
   fi
-  build=(--target "$target" --target-dir "$target_dir")
+  build=(-p splitbloom --target "$target" --target-dir "$target_dir")
 
   if [ "$cross_build_only" = yes ]; then
     section "aarch64, AES: $aes: cross-build check"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# The Redis module's tests (redis/tests/): commands and bad input, persistence (DEBUG RELOAD,
-# RDB, AOF), replication, windowed keys (window.rs: rotation decided on the primary), and a
-# three-node cluster, each against redis-server processes the
-# tests start on free localhost ports and stop.
+# The Redis module's tests (redis/tests/): commands and bad input, limits (limits.rs: no stall,
+# no bypass of MAX_FILTER_BYTES or maxmemory, no overflow), persistence (DEBUG RELOAD, RDB,
+# AOF), replication, windowed keys (window.rs: rotation decided on the primary), and a
+# three-node cluster, each against server processes the tests start on free localhost ports
+# and stop. Then the real clients against the module and RedisBloom (redis/tests/clients/):
+# redis-py, in a venv under target/redis-venv (scripts/redis-py-venv.sh), and node-redis, in
+# target/redis-node (scripts/redis-node-modules.sh; skipped when npm fails).
 #
-# Then the real clients against the module and RedisBloom (redis/tests/clients/): redis-py, in a
-# venv under target/redis-venv (scripts/redis-py-venv.sh), and node-redis, in target/redis-node
-# (scripts/redis-node-modules.sh; skipped when npm fails).
+# All of it twice: on Debian's redis-server 7.0.15, and on Valkey 8.0.1 (valkey-server and
+# valkey-cli from ../shared/peers/valkey/ beside the repository, as the peers below are found).
 #
 # Idempotent: installs Debian's redis-server and redis-tools (redis-cli, for
 # `redis-cli --cluster create`) and libclang-dev (redis-module's bindgen), redis-py from PyPI and
@@ -41,26 +43,66 @@ if [ -z "${SPLITBLOOM_PEERS_DIR:-}" ] && [ -f ../shared/peers/redis/redisbloom-2
 fi
 echo "peers: ${SPLITBLOOM_PEERS_DIR:-absent (the differential and ported tests will skip)}"
 
-section "redis: module tests"
-cargo test -p splitbloom-redis
+# Valkey 8.0.1 (../shared/peers/valkey/, beside the repository as CI has it, read-only there):
+# copied into the target directory, so that it runs whatever the copy's permissions. Without
+# it the Valkey runs say SKIPPED.
+valkey_dir="${CARGO_TARGET_DIR:-target}/valkey"
+valkey_source="${SPLITBLOOM_VALKEY_DIR:-../shared/peers/valkey}"
+if [ -f "$valkey_source/valkey-server" ]; then
+  mkdir -p "$valkey_dir"
+  for tool in valkey-server valkey-cli; do
+    cmp -s "$valkey_source/$tool" "$valkey_dir/$tool" || cp -f "$valkey_source/$tool" "$valkey_dir/$tool"
+    chmod u+rwx "$valkey_dir/$tool"
+  done
+  valkey_dir="$(cd "$valkey_dir" && pwd)"
+  "$valkey_dir/valkey-server" --version
+else
+  valkey_dir=
+fi
+echo "valkey: ${valkey_dir:-absent (the Valkey runs will skip)}"
 
-# redis-py's `r.bf()` against the module with BF_COMMANDS yes, and against RedisBloom 2.4.23 as
-# the oracle (redis/tests/clients/redis_py.py): the module `cargo test` just built, a venv with
-# the pinned redis-py (scripts/redis-py-venv.sh, reused when present).
-section "redis: redis-py client tests"
 python=$(bash scripts/redis-py-venv.sh | tail -n 1)
 module="${CARGO_TARGET_DIR:-target}/debug/deps/libsplitbloom_redis.so"
 redisbloom=()
 if [ -n "${SPLITBLOOM_PEERS_DIR:-}" ]; then
   redisbloom=("$SPLITBLOOM_PEERS_DIR/redisbloom-2.4.23.so")
 fi
-"$python" redis/tests/clients/redis_py.py "$module" "${redisbloom[@]}"
+node_dir=
+if ! node_dir=$(bash scripts/redis-node-modules.sh | tail -n 1); then
+  node_dir=
+fi
 
-# node-redis's `client.bf` the same way, a smaller set (redis/tests/clients/node_redis.js), in
-# target/redis-node; skipped, with the reason, when node, npm or the registry is unavailable.
-section "redis: node-redis client tests"
-if node_dir=$(bash scripts/redis-node-modules.sh | tail -n 1); then
-  node redis/tests/clients/node_redis.js "$node_dir" "$module" "${redisbloom[@]}"
+# The whole suite on one server: SERVER names it (redis-server, or Valkey's binaries through
+# SPLITBLOOM_REDIS_SERVER and SPLITBLOOM_REDIS_CLI, which the tests and clients start).
+run_suite() {
+  local server=$1
+  section "$server: module tests"
+  # With overflow checks, as the test profile has them by default (stated, so that no profile
+  # change turns them off): an arithmetic overflow a client can reach in the module aborts the
+  # server, and the test that reached it fails (redis/tests/limits.rs). The second server's run
+  # reuses the first's build.
+  CARGO_PROFILE_TEST_OVERFLOW_CHECKS=true cargo test -p splitbloom-redis
+
+  # redis-py's `r.bf()` against the module with BF_COMMANDS yes, and against RedisBloom 2.4.23
+  # as the oracle (redis/tests/clients/redis_py.py): the module `cargo test` just built, a venv
+  # with the pinned redis-py (scripts/redis-py-venv.sh, reused when present).
+  section "$server: redis-py client tests"
+  "$python" redis/tests/clients/redis_py.py "$module" "${redisbloom[@]}"
+
+  # node-redis's `client.bf` the same way, a smaller set (redis/tests/clients/node_redis.js), in
+  # target/redis-node; skipped, with the reason, when node, npm or the registry is unavailable.
+  section "$server: node-redis client tests"
+  if [ -n "$node_dir" ]; then
+    node redis/tests/clients/node_redis.js "$node_dir" "$module" "${redisbloom[@]}"
+  else
+    echo "SKIPPED: node-redis could not be installed (scripts/redis-node-modules.sh failed above)"
+  fi
+}
+
+run_suite "redis-server $(redis-server --version | awk '{ print $3 }' | sed 's/^v=//')"
+if [ -n "$valkey_dir" ]; then
+  SPLITBLOOM_REDIS_SERVER="$valkey_dir/valkey-server" SPLITBLOOM_REDIS_CLI="$valkey_dir/valkey-cli" \
+    run_suite "valkey-server 8.0.1"
 else
-  echo "SKIPPED: node-redis could not be installed (scripts/redis-node-modules.sh failed above)"
+  section "valkey: SKIPPED (no $valkey_source/valkey-server beside the repository)"
 fi

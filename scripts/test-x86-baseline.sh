@@ -9,22 +9,23 @@
 # The default hasher is XXH3 in both (and everywhere): tests/cross_build.rs checks that both
 # write the pinned fixture byte for byte.
 #
-# No build of its own: the binaries are exactly those of .ci/run's native suite (target/,
-# `--all-features`, no AES) and of its AES suite (target/aes, `other_flags_features` of
-# scripts/common.sh, +aes),
-# which contain no instruction these CPUs lack (no -C target-cpu), run through cargo's runner
-# setting; run alone, this script builds them there.
+# No build of its own: the binaries are exactly those of .ci/run's native suite (target/, the
+# default members with `--all-features`, no AES) and of its AES suite (target/aes,
+# `other_flags_build` of scripts/common.sh, +aes), which contain no instruction these CPUs lack
+# (no -C target-cpu), run through cargo's runner setting; run alone, this script builds them
+# there.
 #
-# Under qemu run the unit tests and every test binary (tests/suite, tests/cross_build.rs,
-# tests/lazy_memory.rs), where the kernel, the hashers and the dispatch answer for the emulated
-# CPU: tests/suite/platform.rs fails when the kernel or gxhash availability is not the expected
-# one; tests/suite/kernels.rs checks that the AVX2 and AVX-512 kernels are refused (not crashed
-# on) where the CPU lacks them; every test builds its filters with the kernel chosen for the
-# emulated CPU; the fuzz corpus replay runs the differential check there. Not run under qemu,
-# because the binaries are the native ones and only code behind run-time CPU detection can
+# Under qemu run the library's unit tests and every test binary of the splitbloom package
+# (`library_tests` of scripts/common.sh: tests/suite, tests/cross_build.rs, tests/lazy_memory.rs,
+# tests/caller_registers.rs), where the kernel, the hashers and the dispatch answer for the
+# emulated CPU: tests/suite/platform.rs fails when the kernel or gxhash availability is not the
+# expected one; tests/suite/kernels.rs checks that the AVX2 and AVX-512 kernels are refused (not
+# crashed on) where the CPU lacks them; every test builds its filters with the kernel chosen for
+# the emulated CPU; the fuzz corpus replay runs the differential check there. Not run under
+# qemu, because the binaries are the native ones and only code behind run-time CPU detection can
 # behave differently here:
-# * the suite's CLI modules (cli::, cli_hashing::, parquet_cli::), whose tests spawn the
-#   `splitbloom` binary as a child process that runs natively, not under qemu;
+# * the CLI's tests (`cli/`), which spawn the `splitbloom` binary as a child process that runs
+#   natively, not under qemu, and the tests against arrow-rs (`interop/`);
 # * the library's unit tests of the sizing formulas (math::tests::, scalable::tests::: stage
 #   sizes), plain floating-point arithmetic with no dispatched code, which take a minute under
 #   qemu (the aarch64 runs, built apart, do run them);
@@ -53,20 +54,20 @@ cross_build_only=no
 # Tests that cannot answer differently under qemu (see above).
 # `every_kernel` tests (tests/suite/main.rs) run the scalar and portable kernels, which are the
 # same machine code natively, where they already ran; here they would only test qemu.
-skip=(--skip cli:: --skip cli_hashing:: --skip math::tests:: --skip scalable::tests:: --skip every_kernel)
+skip=(--skip math::tests:: --skip scalable::tests:: --skip every_kernel)
 for cpu in Westmere Nehalem; do
   if [ "$cpu" = Westmere ]; then
     export RUSTFLAGS="-C target-feature=+aes"
     export SPLITBLOOM_EXPECT_GXHASH=available
     target_dir=target/aes
-    features=("${other_flags_features[@]}")
+    selection=("${other_flags_build[@]}")
   else
     unset RUSTFLAGS
     export SPLITBLOOM_EXPECT_GXHASH=unavailable
     target_dir=target
-    features=(--all-features)
+    selection=(--all-features)
   fi
-  build=("${features[@]}" --target-dir "$target_dir")
+  build=("${selection[@]}" --target-dir "$target_dir")
   export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUNNER="qemu-x86_64-static -cpu $cpu"
   export SPLITBLOOM_CROSS_CONFIG="x86_64-$cpu"
 
@@ -77,7 +78,7 @@ for cpu in Westmere Nehalem; do
   fi
 
   section "x86_64 -cpu $cpu: tests (expect portable, gxhash $SPLITBLOOM_EXPECT_GXHASH)"
-  cargo test "${build[@]}" --tests -- "${skip[@]}" --show-output
+  cargo test "${build[@]}" "${library_tests[@]}" -- "${skip[@]}" --show-output
 done
 
 section "x86_64 baseline tests passed"

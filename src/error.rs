@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::kind::{HasherKind, Kernel, Layout};
+use crate::kind::{HasherKind, Kernel, LayoutKind};
 
 /// Everything that can go wrong when building or combining filters.
 ///
@@ -26,6 +26,28 @@ pub enum Error {
     TooLarge {
         /// The number of blocks that was asked for.
         blocks: f64,
+    },
+    /// `items` keys at a false-positive rate of `fpr` would need more than the largest filter
+    /// of the type being sized, `max_bytes` bytes.
+    TooLargeForRate {
+        /// The keys the filter was sized for.
+        items: usize,
+        /// The false-positive rate it was sized for.
+        fpr: f64,
+        /// The bytes of the largest filter of the type.
+        max_bytes: u64,
+    },
+    /// A range of a bitset's bytes that is not whole words inside it (`bitset_bytes`,
+    /// `load_bitset_bytes`).
+    BitsetRange {
+        /// The range's first byte.
+        start: usize,
+        /// One past its last byte.
+        end: usize,
+        /// The bitset's size in bytes.
+        bitset_bytes: usize,
+        /// The size of its words in bytes.
+        word_bytes: usize,
     },
     /// The allocator could not provide the filter's memory.
     AllocationFailed {
@@ -79,13 +101,13 @@ pub enum Error {
     /// (split-block), 1 or 2 (wide, one or two probes per key), 5 or 6 (quotient, 8- or 16-bit
     /// tags).
     UnknownLayout(u8),
-    /// Serialized bytes hold a filter of another [`Layout`] than the type reading them (a wide
+    /// Serialized bytes hold a filter of another [`LayoutKind`] than the type reading them (a wide
     /// filter read as a [`Filter`](crate::Filter), or the reverse).
     LayoutMismatch {
         /// The layout of the type reading the bytes.
-        expected: Layout,
+        expected: LayoutKind,
         /// The layout the bytes hold.
-        found: Layout,
+        found: LayoutKind,
     },
     /// Serialized bytes end before the header or the bitset it announces is complete.
     Truncated {
@@ -210,6 +232,39 @@ pub enum Error {
     },
 }
 
+/// A byte count as a person reads it: `256 GiB`, `1.5 TiB`.
+struct Bytes(u64);
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        let mut value = self.0 as f64;
+        let mut unit = 0;
+        while value >= 1024.0 && unit + 1 < UNITS.len() {
+            value /= 1024.0;
+            unit += 1;
+        }
+        if unit == 0 || value.fract() == 0.0 {
+            write!(f, "{value} {}", UNITS[unit])
+        } else {
+            write!(f, "{value:.1} {}", UNITS[unit])
+        }
+    }
+}
+
+/// A rate as a person writes it: `0.01`, `1e-300` (not three hundred zeros).
+struct Rate(f64);
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 != 0.0 && self.0.abs() < 1e-4 {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -227,7 +282,7 @@ impl fmt::Display for Error {
             Error::InvalidGenerations(generations) => write!(
                 f,
                 "a window filter needs 1 to {} generations, not {generations}",
-                crate::block::MAX_GENERATIONS
+                crate::layout::window::MAX_GENERATIONS
             ),
             // The byte size depends on the filter type (a counting block is four times larger)
             // and MAX_BLOCKS on the pointer width, so the message states blocks only.
@@ -236,12 +291,34 @@ impl fmt::Display for Error {
             Error::TooLarge { blocks } if blocks.abs() >= 1e9 || !blocks.is_finite() => write!(
                 f,
                 "a filter of {blocks:.3e} blocks exceeds the maximum of {} blocks",
-                crate::block::MAX_BLOCKS
+                crate::layout::split_block::MAX_BLOCKS
             ),
             Error::TooLarge { blocks } => write!(
                 f,
                 "a filter of {blocks:.0} blocks exceeds the maximum of {} blocks",
-                crate::block::MAX_BLOCKS
+                crate::layout::split_block::MAX_BLOCKS
+            ),
+            Error::TooLargeForRate {
+                items,
+                fpr,
+                max_bytes,
+            } => write!(
+                f,
+                "{items} keys at a false-positive rate of {} need more than the largest filter \
+                 of this type ({}); allow a higher rate, or spread the keys over several filters \
+                 (a ScalableFilter adds stages as keys arrive)",
+                Rate(*fpr),
+                Bytes(*max_bytes)
+            ),
+            Error::BitsetRange {
+                start,
+                end,
+                bitset_bytes,
+                word_bytes,
+            } => write!(
+                f,
+                "bytes {start}..{end} of a {bitset_bytes}-byte bitset are not whole {word_bytes}-byte \
+                 words inside it"
             ),
             Error::AllocationFailed { bytes } => {
                 write!(f, "could not allocate {bytes} bytes for the filter")

@@ -218,16 +218,16 @@ impl FromStr for Kernel {
 /// reader refuses bytes of a layout its type would misread.
 ///
 /// ```
-/// use splitbloom::{Layout, WideFilter, format::Header};
+/// use splitbloom::{LayoutKind, WideFilter, format::Header};
 /// let bytes = WideFilter::with_num_blocks(64, 2)?.to_bytes();
 /// let header = Header::parse(&bytes)?;
-/// assert_eq!((header.layout, header.probes), (Layout::Wide, 2));
-/// assert_eq!(Layout::SplitBlock.name(), "split-block");
+/// assert_eq!((header.layout, header.probes), (LayoutKind::Wide, 2));
+/// assert_eq!(LayoutKind::SplitBlock.name(), "split-block");
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum Layout {
+pub enum LayoutKind {
     /// [`Filter`](crate::Filter)'s 32-byte blocks, eight bits per key in one block: the
     /// Parquet split-block layout (layout id 0).
     SplitBlock,
@@ -239,53 +239,53 @@ pub enum Layout {
     Quotient,
 }
 
-impl Layout {
+impl LayoutKind {
     /// The layout's lower-case name: `"split-block"`, `"wide"` or `"quotient"`.
     ///
     /// ```
-    /// assert_eq!(splitbloom::Layout::Wide.name(), "wide");
+    /// assert_eq!(splitbloom::LayoutKind::Wide.name(), "wide");
     /// ```
     pub const fn name(self) -> &'static str {
         match self {
-            Layout::SplitBlock => "split-block",
-            Layout::Wide => "wide",
-            Layout::Quotient => "quotient",
+            LayoutKind::SplitBlock => "split-block",
+            LayoutKind::Wide => "wide",
+            LayoutKind::Quotient => "quotient",
         }
     }
 
     /// The path of the owned filter type that reads this layout.
     ///
     /// ```
-    /// assert_eq!(splitbloom::Layout::Wide.type_name(), "splitbloom::WideFilter");
+    /// assert_eq!(splitbloom::LayoutKind::Wide.type_name(), "splitbloom::WideFilter");
     /// ```
     pub const fn type_name(self) -> &'static str {
         match self {
-            Layout::SplitBlock => "splitbloom::Filter",
-            Layout::Wide => "splitbloom::WideFilter",
-            Layout::Quotient => "splitbloom::QuotientFilter",
+            LayoutKind::SplitBlock => "splitbloom::Filter",
+            LayoutKind::Wide => "splitbloom::WideFilter",
+            LayoutKind::Quotient => "splitbloom::QuotientFilter",
         }
     }
 
-    /// The size of one block of this layout in bytes: 32 (split-block) or 64.
+    /// The size of one block of this layout in bytes: 32 or 64.
     ///
     /// ```
-    /// assert_eq!(splitbloom::Layout::SplitBlock.block_bytes(), 32);
-    /// assert_eq!(splitbloom::Layout::Wide.block_bytes(), 64);
+    /// assert_eq!(splitbloom::LayoutKind::SplitBlock.block_bytes(), 32);
+    /// assert_eq!(splitbloom::LayoutKind::Wide.block_bytes(), 64);
     /// ```
     pub const fn block_bytes(self) -> usize {
         match self {
-            Layout::SplitBlock => 32,
-            Layout::Wide | Layout::Quotient => 64,
+            LayoutKind::SplitBlock => 32,
+            LayoutKind::Wide | LayoutKind::Quotient => 64,
         }
     }
 }
 
-/// The layout's [`name`](Layout::name).
+/// The layout's [`name`](LayoutKind::name).
 ///
 /// ```
-/// assert_eq!(splitbloom::Layout::Wide.to_string(), "wide");
+/// assert_eq!(splitbloom::LayoutKind::Wide.to_string(), "wide");
 /// ```
-impl fmt::Display for Layout {
+impl fmt::Display for LayoutKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
     }

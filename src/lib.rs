@@ -180,17 +180,13 @@
 //! | `src/parquet/` | Parquet values as the bytes Parquet hashes, the `BloomFilterHeader` codec, sizing |
 //! | `src/math.rs` | false-positive rates and sizing from the split-block formula |
 //! | `src/error.rs` | [`Error`] |
-//! | `src/bin/splitbloom/` | the CLI (feature `cli`) |
-//! | `benches/` (own package), `fuzz/`, `redis/`, `tests/`, `examples/` | benchmarks, fuzzing, the Redis module, tests, examples |
+//! | `cli/`, `benches/`, `interop/`, `redis/` (packages of their own), `fuzz/`, `tests/`, `examples/` | the `splitbloom` command-line tool, benchmarks, tests against arrow-rs, the Redis module, fuzzing, tests, examples |
 //!
 //! ## Crate features
 //!
 //! * `std` (default): run-time CPU feature detection, the `SPLITBLOOM_KERNEL` override and
 //!   `write_to`. Without it the crate is `no_std` + `alloc`, and kernels are chosen from the
 //!   target features the crate is compiled with.
-//! * `cli`: the `splitbloom` command-line tool (`cargo run --release --features cli -- bench`).
-//! * `parquet`: `cli` plus `splitbloom parquet-info` (Parquet footers read by the `parquet`
-//!   crate).
 //! * `serde`: `Serialize`/`Deserialize` for [`Filter`] and [`FilterRef`], as the bytes of
 //!   [`format`](mod@format).
 //!
@@ -221,40 +217,38 @@ extern crate alloc;
               carries its SAFETY argument"
 )]
 mod arch;
-mod block;
 mod error;
 mod filter;
 pub mod format;
 pub mod hash;
 mod kind;
+pub mod layout;
 pub mod math;
 pub mod parquet;
-mod quotient_block;
 #[allow(
     unsafe_code,
     reason = "the block allocator (alloc_zeroed, alignment, huge-page hint) and the zero-copy \
               atomic view of blocks: each `unsafe` block carries its SAFETY argument"
 )]
 mod storage;
-mod wide_block;
 
 #[doc(hidden)]
 pub use arch::testing as __kernel_testing;
-pub use block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 pub use error::Error;
 #[cfg(target_has_atomic = "32")]
 pub use filter::AtomicFilter;
 #[cfg(target_has_atomic = "64")]
 pub use filter::{AtomicWindowFilter, WindowWriter};
 pub use filter::{
-    CountingFilter, Filter, FilterRef, QuotientFilter, QuotientFilterRef, ScalableFilter,
-    WideFilter, WideFilterRef, WindowFilter,
+    BloomFilter, BloomFilterRef, CountingFilter, Filter, FilterRef, Layout, QuotientFilter,
+    QuotientFilterRef, ScalableFilter, WideFilter, WideFilterRef, WindowFilter,
 };
+pub use layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
-pub use kind::{HasherKind, Kernel, Layout, TagBits, UnknownKernel};
+pub use kind::{HasherKind, Kernel, LayoutKind, TagBits, UnknownKernel};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

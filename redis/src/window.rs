@@ -5,17 +5,16 @@
 //!
 //! Rotation is decided on the primary only, from the server's clock, just before a command
 //! touches the key, and replicated (and written to the AOF) as an explicit `SBF.WROTATE key n
-//! next_ms`: a replica or an AOF replay never reads its own clock, so it holds exactly the
-//! primary's bits (the `DUMP` bytes match).
+//! next_ms` (`commands/window.rs`): a replica or an AOF replay never reads its own clock, so it
+//! holds exactly the primary's bits (the `DUMP` bytes match).
 //!
 //! The value's bytes (RDB, AOF, `SBF.WLOAD`) are a 48-byte header (magic `SBWK`, a version, the
 //! error rate, the period, the next rotation, the items count, an XXH3-64 of those 40 bytes)
 //! followed by the crate's checksummed `SBLW` bytes.
 
-use redis_module::{Context, ContextFlags, RedisString};
 use splitbloom::WindowFilter;
 
-use crate::Hash;
+use crate::{Hash, MAX_COUNT};
 
 const MAGIC: &[u8; 4] = b"SBWK";
 const VERSION: u8 = 1;
@@ -63,7 +62,7 @@ impl Window {
     /// Bytes as `MEMORY USAGE` counts them: the struct and the generations' blocks, as the
     /// crate allocates them.
     pub fn memory(&self) -> usize {
-        size_of::<Window>() + crate::value::allocated_for(self.filter.size_in_bytes())
+        size_of::<Window>() + crate::memory::allocated_for(self.filter.size_in_bytes())
     }
 
     /// The value's bytes: the header, then the window's `SBLW` bytes.
@@ -87,7 +86,9 @@ impl Window {
     }
 
     /// Reads [`encode`](Window::encode)'s bytes; the header is checked before the window's
-    /// bytes, which the crate checks (length, fields, checksum) before allocating.
+    /// bytes, which the crate checks (length, fields, checksum) before allocating. What
+    /// `SBF.WRESERVE` refuses is refused here too (a period of other than whole seconds), and
+    /// every count fits RESP's integers.
     pub fn decode(bytes: &[u8]) -> Result<Window, String> {
         if bytes.len() < HEADER || &bytes[..4] != MAGIC {
             return Err("not a splitbloom windowed value".into());
@@ -109,69 +110,38 @@ impl Window {
         if !(error_rate > 0.0 && error_rate < 1.0) {
             return Err("bad error rate in windowed value".into());
         }
-        if period_ms == 0 || period_ms > MAX_PERIOD_SECONDS * 1000 {
-            return Err("bad period in windowed value".into());
+        // SBF.WRESERVE's rules: a whole number of seconds, from 1 to MAX_PERIOD_SECONDS.
+        if !period_ms.is_multiple_of(1000)
+            || !(1..=MAX_PERIOD_SECONDS).contains(&(period_ms / 1000))
+        {
+            return Err(format!(
+                "bad period in windowed value: {period_ms} ms (a whole number of seconds from 1 to {MAX_PERIOD_SECONDS})"
+            ));
+        }
+        let (next_rotation_ms, items) = (word(24), word(32));
+        for (name, value) in [("next rotation", next_rotation_ms), ("item count", items)] {
+            if value > MAX_COUNT {
+                return Err(format!(
+                    "bad {name} in windowed value: {value} is above {MAX_COUNT}"
+                ));
+            }
         }
         let filter = WindowFilter::<Hash>::from_bytes_with_hasher_type(&bytes[HEADER..])
             .map_err(|error| format!("bad window: {error}"))?;
+        if filter.rotations() > MAX_COUNT {
+            return Err(format!(
+                "bad window: {} rotations is above {MAX_COUNT}",
+                filter.rotations()
+            ));
+        }
         Ok(Window {
             filter,
             error_rate,
             period_ms,
-            next_rotation_ms: word(24),
-            items: word(32),
+            next_rotation_ms,
+            items,
         })
     }
-}
-
-/// The server's clock (Unix ms), as Redis reads it for commands.
-pub fn now_ms() -> u64 {
-    // SAFETY: a plain getter Redis sets before any command runs; outside Redis (never reached
-    // by unit tests) the system clock stands in.
-    let from_redis = unsafe { redis_module::raw::RedisModule_Milliseconds.map(|now| now()) };
-    match from_redis {
-        Some(now) => u64::try_from(now).unwrap_or(0),
-        None => std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |since| since.as_millis() as u64),
-    }
-}
-
-/// Whether this command may decide a rotation: only on a primary, and never for a command
-/// that came from the primary or the AOF (those carry their rotations as `SBF.WROTATE`).
-pub fn decides_rotation(ctx: &Context) -> bool {
-    let flags = ctx.get_flags();
-    !(flags.contains(ContextFlags::REPLICATED)
-        || flags.contains(ContextFlags::LOADING)
-        || flags.contains(ContextFlags::SLAVE))
-}
-
-/// Rotations due now on `window`, when this command decides them: applies them and
-/// replicates them as `SBF.WROTATE key n next_ms`. True when the window changed.
-pub fn rotate_due(ctx: &Context, key: &RedisString, window: &mut Window) -> bool {
-    if !decides_rotation(ctx) {
-        return false;
-    }
-    let n = window.due(now_ms());
-    if n == 0 {
-        return false;
-    }
-    let next = window
-        .next_rotation_ms
-        .saturating_add(n.saturating_mul(window.period_ms));
-    window.rotate(n, next);
-    replicate_rotation(ctx, key, n, next);
-    true
-}
-
-/// Replicates (and writes to the AOF) a rotation the primary applied.
-pub fn replicate_rotation(ctx: &Context, key: &RedisString, n: u64, next_ms: u64) {
-    let n = n.to_string();
-    let next = next_ms.to_string();
-    ctx.replicate(
-        "SBF.WROTATE",
-        &[key.as_slice(), n.as_bytes(), next.as_bytes()][..],
-    );
 }
 
 #[cfg(test)]

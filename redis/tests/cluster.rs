@@ -100,7 +100,7 @@ fn three_node_cluster_with_moved_redirects() {
     let nodes: Vec<Server> = (0..3)
         .map(|i| Server::start_with(&format!("node{i}"), &cluster_args))
         .collect();
-    let mut create = Command::new("redis-cli");
+    let mut create = Command::new(common::cli_binary());
     create.args(["--cluster", "create"]);
     for node in &nodes {
         create.arg(format!("127.0.0.1:{}", node.port));

@@ -462,3 +462,69 @@ fn memory_that_cannot_be_had_is_an_error_not_an_abort() {
     assert_ne!(c.cmd(&["SBF.DUMP", "f"]), before, "f still takes writes");
     assert_eq!(c.cmd(&["SBF.MEXISTS", "f", "a", "b"]).ints(), [1, 1]);
 }
+
+/// The predicates answer RESP3 booleans, as current RedisBloom does, and the integers 1 and 0
+/// over RESP2; counts stay integers. Both names, plain filters, chains and windows alike.
+#[test]
+fn predicates_answer_booleans_over_resp3_and_integers_over_resp2() {
+    let server = Server::start_full("resp3", &[], &["BF_COMMANDS", "yes"], None);
+    let mut c = server.conn();
+    ok(c.cmd(&["SBF.RESERVE", "plain", "0.01", "1000", "NONSCALING"]));
+    ok(c.cmd(&[
+        "SBF.WRESERVE",
+        "window",
+        "0.01",
+        "1000",
+        "GENERATIONS",
+        "2",
+        "PERIOD",
+        "60",
+    ]));
+    for protocol in ["3", "2"] {
+        assert!(!c.cmd(&["HELLO", protocol]).is_error());
+        let (yes, no) = if protocol == "3" {
+            (Reply::Bool(true), Reply::Bool(false))
+        } else {
+            (Reply::Int(1), Reply::Int(0))
+        };
+        let both = || Reply::Array(Some(vec![yes.clone(), no.clone()]));
+        for key in ["plain", "chain", "window"] {
+            for prefix in ["SBF", "BF"] {
+                let name = |command: &str| format!("{prefix}.{command}");
+                let item = |tag: &str| format!("{protocol}-{prefix}-{tag}");
+                // A missing key is made by ADD: a chain, with RedisBloom's defaults.
+                c.cmd(&["DEL", "chain"]);
+                let add = name("ADD");
+                assert_eq!(c.cmd(&[add.as_str(), key, &item("a")]), yes, "{key}");
+                assert_eq!(c.cmd(&[add.as_str(), key, &item("a")]), no, "{key}");
+                let madd = name("MADD");
+                assert_eq!(
+                    c.cmd(&[madd.as_str(), key, &item("b"), &item("b")]),
+                    both(),
+                    "{key}"
+                );
+                assert_eq!(
+                    c.cmd(&[name("EXISTS").as_str(), key, &item("a")]),
+                    yes,
+                    "{key}"
+                );
+                let mexists = name("MEXISTS");
+                assert_eq!(
+                    c.cmd(&[mexists.as_str(), key, &item("a"), "never"]),
+                    both(),
+                    "{key}"
+                );
+                let insert = name("INSERT");
+                assert_eq!(
+                    c.cmd(&[insert.as_str(), key, "ITEMS", &item("c"), &item("c")]),
+                    both(),
+                    "{key}"
+                );
+                assert!(matches!(
+                    c.cmd(&[name("CARD").as_str(), key]),
+                    Reply::Int(_)
+                ));
+            }
+        }
+    }
+}

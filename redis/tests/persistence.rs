@@ -148,15 +148,6 @@ fn assert_same(left: &[Reply], right: &[Reply], what: &str) {
     }
 }
 
-fn info_field(c: &mut Conn, section: &str, name: &str) -> String {
-    let text = c.cmd(&["INFO", section]).text();
-    text.lines()
-        .find_map(|line| line.strip_prefix(&format!("{name}:")))
-        .unwrap_or_else(|| panic!("no {name} in INFO {section}"))
-        .trim()
-        .to_owned()
-}
-
 #[test]
 fn debug_reload_and_rdb_restart_keep_filters_bit_identical() {
     let server = Server::start("rdb");
@@ -196,9 +187,9 @@ fn aof_rewrite_and_restart_keep_filters_bit_identical() {
     populate(&mut c);
     assert!(c.cmd(&["BGREWRITEAOF"]).text().contains("rewriting"));
     wait_until("the AOF rewrite", || {
-        info_field(&mut c, "persistence", "aof_rewrite_in_progress") == "0"
-            && info_field(&mut c, "persistence", "aof_rewrite_scheduled") == "0"
-            && info_field(&mut c, "persistence", "aof_last_bgrewrite_status") == "ok"
+        c.info("persistence", "aof_rewrite_in_progress") == "0"
+            && c.info("persistence", "aof_rewrite_scheduled") == "0"
+            && c.info("persistence", "aof_last_bgrewrite_status") == "ok"
     });
     // Writes after the rewrite are appended as commands.
     c.cmd(&["SBF.ADD", "small", "after-rewrite"]);
@@ -393,7 +384,7 @@ fn a_replica_answers_like_its_primary() {
     );
     let mut r = replica.conn();
     wait_until("the initial sync", || {
-        info_field(&mut r, "replication", "master_link_status") == "up"
+        r.info("replication", "master_link_status") == "up"
     });
     // After: through the command stream.
     p.cmd(&["SBF.MADD", "big", "later-1", "later-2"]);

@@ -246,7 +246,7 @@ fn module_arguments_change_the_defaults_and_bad_ones_refuse_to_load() {
 fn run_server_once(modules: &[(&str, &[&str])]) -> (bool, String) {
     let dir = scratch_dir("once");
     let log = dir.join("redis.log");
-    let mut command = Command::new("redis-server");
+    let mut command = Command::new(common::server_binary());
     command
         .args([
             "--port",

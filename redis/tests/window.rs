@@ -33,15 +33,6 @@ fn info(c: &mut Conn, key: &str, field: &str) -> Reply {
         .clone()
 }
 
-fn server_info(c: &mut Conn, section: &str, name: &str) -> String {
-    let text = c.cmd(&["INFO", section]).text();
-    text.lines()
-        .find_map(|line| line.strip_prefix(&format!("{name}:")))
-        .unwrap_or_else(|| panic!("no {name} in INFO {section}"))
-        .trim()
-        .to_owned()
-}
-
 fn madd(c: &mut Conn, key: &str, items: &[String]) -> Vec<i64> {
     let mut args = vec!["SBF.MADD".to_string(), key.into()];
     args.extend(items.iter().cloned());
@@ -357,7 +348,7 @@ fn a_replica_holds_the_primarys_bytes_and_never_rotates_on_its_own() {
     );
     let mut r = replica.conn();
     wait_until("the initial sync", || {
-        server_info(&mut r, "replication", "master_link_status") == "up"
+        r.info("replication", "master_link_status") == "up"
     });
     // Through the command stream: a window created and rotated after the sync, by command
     // and by the clock (a deadline in the past).
@@ -421,9 +412,9 @@ fn debug_reload_rdb_and_aof_keep_windows_bit_identical() {
     populate(&mut c);
     assert!(c.cmd(&["BGREWRITEAOF"]).text().contains("rewriting"));
     wait_until("the AOF rewrite", || {
-        server_info(&mut c, "persistence", "aof_rewrite_in_progress") == "0"
-            && server_info(&mut c, "persistence", "aof_rewrite_scheduled") == "0"
-            && server_info(&mut c, "persistence", "aof_last_bgrewrite_status") == "ok"
+        c.info("persistence", "aof_rewrite_in_progress") == "0"
+            && c.info("persistence", "aof_rewrite_scheduled") == "0"
+            && c.info("persistence", "aof_last_bgrewrite_status") == "ok"
     });
     // After the rewrite: appended as commands, a clock rotation among them.
     let past = (now_ms() - 1000).to_string();

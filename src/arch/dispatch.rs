@@ -1,28 +1,28 @@
 //! The one place that chooses a kernel: [`Dispatch`], the enum of kernel tokens a filter stores
 //! by value, the run-time detection behind [`Kernel::is_available`] and [`Kernel::best`], and the
-//! forwarding of every operation to the chosen kernel: one `match` on the token per operation.
+//! forwarding of every operation to the chosen kernel: one `match` on the token per operation
+//! ([`Dispatch::run`]).
 //!
-//! The kernels whose single-key operations are calls (all but AVX2 and AVX-512, whose are
-//! inline assembly) share one arm of that `match`, [`OutOfLine`], whose single-key operations
-//! are one out-of-line function each on x86_64. A caller's loop of lookups, with the
-//! key's hash inlined, then sees three cases, which LLVM unswitches (one copy of the loop per
-//! case); with every kernel a case of its own, LLVM emits a jump table inside the loop
-//! instead, an indirect jump per key.
+//! The single-key operations of the Bloom layouts ([`Dispatch::contains_hash`],
+//! [`Dispatch::insert_hash`]) give AVX2 and AVX-512 an arm each, where the layout's hook may be
+//! inline assembly, and share one out-of-line function among the other kernels
+//! ([`out_of_line`]). A caller's loop of lookups, with the key's hash inlined, then sees three
+//! cases, which LLVM unswitches (one copy of the loop per case); with every kernel a case of
+//! its own, LLVM emits a jump table inside the loop instead, an indirect jump per key.
 
 use core::hash::{BuildHasher, Hash};
 use core::sync::atomic::{AtomicU8, Ordering};
 
+use super::batch::{ContainsHash, ContainsKeys, InsertHash, InsertKeys};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
-use super::wide_generic::WideEntryPoints;
-use super::window_generic::{self as window, WindowEntryPoints};
-use super::{BlockKernel, EntryPoints, portable, scalar};
-use super::{OnEveryKernel, Token};
+use super::primitives::{BloomLayout, SplitBlockKernel, WindowKernel};
+use super::{OnEveryKernel, Operation, OperationOn, Token, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
-use crate::block::LANES;
 use crate::kind::Kernel;
-use crate::wide_block::WORDS;
+use crate::layout::split_block::LANES;
+use crate::layout::window::Plane;
 
 /// Whether a kernel can run here, and which one filters use.
 impl Kernel {
@@ -153,167 +153,8 @@ impl Dispatch {
     }
 }
 
-/// Forwards a call to the kernel `$dispatch` holds: one `match`, written once for every
-/// operation. The kernels without inline assembly share one arm, as [`OutOfLine`].
-#[cfg(target_arch = "x86_64")]
-macro_rules! dispatch {
-    ($dispatch:expr, $kernel:ident => $call:expr) => {
-        match $dispatch {
-            Dispatch::Avx2($kernel) => $call,
-            Dispatch::Avx512($kernel) => $call,
-            other => {
-                let $kernel = OutOfLine(other);
-                $call
-            }
-        }
-    };
-}
-
-/// Forwards a call to the kernel `$dispatch` holds: elsewhere every kernel is an
-/// [`OutOfLine`] one.
-#[cfg(not(target_arch = "x86_64"))]
-macro_rules! dispatch {
-    ($dispatch:expr, $kernel:ident => $call:expr) => {{
-        let $kernel = OutOfLine($dispatch);
-        $call
-    }};
-}
-
-/// The kernels whose single-key operations are calls into their entry points (every kernel
-/// but AVX2 and AVX-512), as one token: it holds a [`Dispatch`] of one of them.
-///
-/// On x86_64 its single-key operations are one out-of-line function each, so that a caller
-/// sees one call for all these kernels; elsewhere there is nothing to group, and its `match`
-/// inlines as it does for every other operation.
-#[derive(Clone, Copy)]
-struct OutOfLine(Dispatch);
-
-/// Forwards a call to the kernel an [`OutOfLine`] holds. The arm of AVX2 and AVX-512, which
-/// [`dispatch!`] never passes here, runs the scalar kernel: every kernel computes its answer
-/// bit for bit.
-macro_rules! out_of_line {
-    ($out_of_line:expr, $kernel:ident => $call:expr) => {
-        match $out_of_line.0 {
-            Dispatch::Portable($kernel) => $call,
-            #[cfg(target_arch = "aarch64")]
-            Dispatch::Neon($kernel) => $call,
-            _ => {
-                let $kernel = scalar::Scalar;
-                $call
-            }
-        }
-    };
-}
-
-impl BlockKernel for Dispatch {
-    #[inline]
-    fn mask(self, x: u32) -> [u32; LANES] {
-        dispatch!(self, k => k.mask(x))
-    }
-
-    #[inline]
-    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
-        dispatch!(self, k => k.insert(block, x))
-    }
-
-    #[inline]
-    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
-        dispatch!(self, k => k.contains(block, x))
-    }
-}
-
-impl EntryPoints for Dispatch {
-    #[inline(always)]
-    fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-        dispatch!(self, k => k.insert_hash(blocks, hash))
-    }
-
-    #[inline(always)]
-    fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
-        dispatch!(self, k => k.contains_hash(blocks, hash))
-    }
-
-    #[inline]
-    fn insert_keys<S: BuildHasher, K: Hash>(
-        self,
-        blocks: &mut [[u32; LANES]],
-        hasher: &S,
-        keys: &[K],
-        distance: usize,
-    ) {
-        dispatch!(self, k => k.insert_keys(blocks, hasher, keys, distance))
-    }
-
-    #[inline]
-    fn contains_keys<S: BuildHasher, K: Hash>(
-        self,
-        blocks: &[[u32; LANES]],
-        hasher: &S,
-        keys: &[K],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        dispatch!(self, k => k.contains_keys(blocks, hasher, keys, out, distance))
-    }
-}
-
-impl BlockKernel for OutOfLine {
-    #[inline(always)]
-    fn mask(self, x: u32) -> [u32; LANES] {
-        out_of_line!(self, k => k.mask(x))
-    }
-
-    #[inline(always)]
-    fn insert(self, block: &mut [u32; LANES], x: u32) -> bool {
-        out_of_line!(self, k => k.insert(block, x))
-    }
-
-    #[inline(always)]
-    fn contains(self, block: &[u32; LANES], x: u32) -> bool {
-        out_of_line!(self, k => k.contains(block, x))
-    }
-}
-
-impl EntryPoints for OutOfLine {
-    #[cfg_attr(target_arch = "x86_64", inline(never))]
-    #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-    fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
-        out_of_line!(self, k => k.insert_hash(blocks, hash))
-    }
-
-    #[cfg_attr(target_arch = "x86_64", inline(never))]
-    #[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-    fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
-        out_of_line!(self, k => k.contains_hash(blocks, hash))
-    }
-
-    #[inline(always)]
-    fn insert_keys<S: BuildHasher, K: Hash>(
-        self,
-        blocks: &mut [[u32; LANES]],
-        hasher: &S,
-        keys: &[K],
-        distance: usize,
-    ) {
-        out_of_line!(self, k => k.insert_keys(blocks, hasher, keys, distance))
-    }
-
-    #[inline(always)]
-    fn contains_keys<S: BuildHasher, K: Hash>(
-        self,
-        blocks: &[[u32; LANES]],
-        hasher: &S,
-        keys: &[K],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        out_of_line!(self, k => k.contains_keys(blocks, hasher, keys, out, distance))
-    }
-}
-
-/// Forwards a call to the kernel `$dispatch` holds, with one arm per kernel (no grouping as
-/// [`dispatch!`] does for the single-key inline assembly): the wide layout's operations
-/// (`WideFilter`) and the window layout's (`WindowFilter`), one `match` per operation.
+/// Forwards a call to the kernel `$dispatch` holds, with one arm per kernel: the one `match`
+/// of [`Dispatch::run`].
 macro_rules! every_kernel {
     ($dispatch:expr, $kernel:ident => $call:expr) => {
         match $dispatch {
@@ -336,121 +177,74 @@ impl Dispatch {
     pub(crate) fn run<O: OnEveryKernel>(self, operation: O) -> O::Output {
         every_kernel!(self, kernel => kernel.run(operation))
     }
-}
 
-/// [`WideEntryPoints::wide_contains_hash`] for the kernels whose lookup is a call: one
-/// function for all of them.
-#[cfg_attr(target_arch = "x86_64", inline(never))]
-#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
-fn wide_contains_hash_out_of_line(
-    dispatch: Dispatch,
-    blocks: &[[u64; WORDS]],
-    probes: u8,
-    hash: u64,
-) -> bool {
-    every_kernel!(dispatch, kernel => kernel.wide_contains_hash(blocks, probes, hash))
-}
-
-impl WideEntryPoints for Dispatch {
+    /// Whether the pre-hashed key may be present in `blocks` of `layout`. AVX2 and AVX-512
+    /// answer through the layout's hook (inline assembly for the split-block and wide
+    /// layouts); every other kernel through one out-of-line call.
     #[inline(always)]
-    fn wide_insert_hash(self, blocks: &mut [[u64; WORDS]], probes: u8, hash: u64) -> bool {
-        every_kernel!(self, kernel => kernel.wide_insert_hash(blocks, probes, hash))
-    }
-
-    /// AVX2's and AVX-512's lookups are inline assembly (`wide_avx2.rs`, `wide_avx512.rs`);
-    /// every other kernel's is one out-of-line call, so that a caller's loop sees three arms
-    /// and chooses between them once, outside the loop, as for the split-block lookups.
-    #[inline(always)]
-    fn wide_contains_hash(self, blocks: &[[u64; WORDS]], probes: u8, hash: u64) -> bool {
+    pub(crate) fn contains_hash<P: BloomLayout>(
+        self,
+        layout: P,
+        blocks: &[P::Block],
+        hash: u64,
+    ) -> bool {
         #[cfg(target_arch = "x86_64")]
         match self {
-            Dispatch::Avx2(token) => {
-                return super::wide_avx2::contains_hash_inline(token, blocks, probes, hash);
-            }
-            Dispatch::Avx512(token) => {
-                return super::wide_avx512::contains_hash_inline(token, blocks, probes, hash);
-            }
+            Dispatch::Avx2(kernel) => return layout.contains_hash(kernel, blocks, hash),
+            Dispatch::Avx512(kernel) => return layout.contains_hash(kernel, blocks, hash),
             _ => {}
         }
-        wide_contains_hash_out_of_line(self, blocks, probes, hash)
-    }
-
-    #[inline]
-    fn wide_insert_keys<S: BuildHasher, K: Hash>(
-        self,
-        blocks: &mut [[u64; WORDS]],
-        probes: u8,
-        hasher: &S,
-        keys: &[K],
-        distance: usize,
-    ) {
-        every_kernel!(
+        out_of_line(
             self,
-            kernel => kernel.wide_insert_keys(blocks, probes, hasher, keys, distance)
+            ContainsHash {
+                layout,
+                blocks,
+                hash,
+            },
         )
     }
 
-    #[inline]
-    fn wide_contains_keys<S: BuildHasher, K: Hash>(
+    /// Inserts the pre-hashed key into `blocks` of `layout`; `true` when every bit was already
+    /// set. Forwarded as [`contains_hash`](Dispatch::contains_hash) is.
+    #[inline(always)]
+    pub(crate) fn insert_hash<P: BloomLayout>(
         self,
-        blocks: &[[u64; WORDS]],
-        probes: u8,
+        layout: P,
+        blocks: &mut [P::Block],
+        hash: u64,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        match self {
+            Dispatch::Avx2(kernel) => return layout.insert_hash(kernel, blocks, hash),
+            Dispatch::Avx512(kernel) => return layout.insert_hash(kernel, blocks, hash),
+            _ => {}
+        }
+        out_of_line(
+            self,
+            InsertHash {
+                layout,
+                blocks,
+                hash,
+            },
+        )
+    }
+
+    /// Writes into `out[i]` whether `keys[i]` may be present in `blocks` of `layout`, each key
+    /// hashed with `hasher` and prefetched `distance` keys ahead (0: none). Panics unless
+    /// `out.len() == keys.len()`.
+    #[inline]
+    pub(crate) fn contains_keys<P: BloomLayout, S: BuildHasher, K: Hash>(
+        self,
+        layout: P,
+        blocks: &[P::Block],
         hasher: &S,
         keys: &[K],
         out: &mut [bool],
         distance: usize,
     ) {
-        every_kernel!(
-            self,
-            kernel => kernel.wide_contains_keys(blocks, probes, hasher, keys, out, distance)
-        )
-    }
-}
-
-impl WindowEntryPoints for Dispatch {
-    #[inline(always)]
-    fn window_contains_hash(
-        self,
-        blocks: &[[u32; LANES]],
-        shape: (usize, usize),
-        hash: u64,
-    ) -> bool {
-        self.run(window::ContainsHash {
+        self.run(ContainsKeys {
+            layout,
             blocks,
-            shape,
-            hash,
-        })
-    }
-
-    #[inline(always)]
-    fn window_insert_hash(
-        self,
-        blocks: &mut [[u32; LANES]],
-        shape: (usize, usize),
-        newest: usize,
-        hash: u64,
-    ) -> bool {
-        self.run(window::InsertHash {
-            blocks,
-            shape,
-            newest,
-            hash,
-        })
-    }
-
-    #[inline]
-    fn window_contains_keys<S: BuildHasher, K: Hash>(
-        self,
-        blocks: &[[u32; LANES]],
-        shape: (usize, usize),
-        hasher: &S,
-        keys: &[K],
-        out: &mut [bool],
-        distance: usize,
-    ) {
-        self.run(window::ContainsKeys {
-            blocks,
-            shape,
             hasher,
             keys,
             out,
@@ -458,23 +252,101 @@ impl WindowEntryPoints for Dispatch {
         });
     }
 
+    /// Inserts every key of `keys` into `blocks` of `layout`, hashed with `hasher` and
+    /// prefetched `distance` keys ahead (0: none).
     #[inline]
-    fn window_insert_keys<S: BuildHasher, K: Hash>(
+    pub(crate) fn insert_keys<P: BloomLayout, S: BuildHasher, K: Hash>(
         self,
-        blocks: &mut [[u32; LANES]],
-        shape: (usize, usize),
-        newest: usize,
+        layout: P,
+        blocks: &mut [P::Block],
         hasher: &S,
         keys: &[K],
         distance: usize,
     ) {
-        self.run(window::InsertKeys {
+        self.run(InsertKeys {
+            layout,
             blocks,
-            shape,
-            newest,
             hasher,
             keys,
             distance,
         });
+    }
+
+    /// The split-block mask of `x`, for the filters whose blocks are not plain words (atomic
+    /// lanes, counters).
+    #[inline]
+    pub(crate) fn mask(self, x: u32) -> [u32; LANES] {
+        self.run(Mask(x))
+    }
+
+    /// Whether every bit of `x`'s split-block mask is set in `block`, for the filters whose
+    /// blocks are not plain words (a block loaded from atomic lanes).
+    #[inline]
+    pub(crate) fn contains_block(self, block: &[u32; LANES], x: u32) -> bool {
+        self.run(ContainsBlock(block, x))
+    }
+}
+
+impl Dispatch {
+    /// Whether any plane of `group` (one block index's planes of `plane`'s size) holds every
+    /// bit of `x`'s mask, for windows whose planes are not plain words (loaded from atomic
+    /// ones).
+    #[inline]
+    pub(crate) fn window_contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool {
+        self.run(ContainsAny { group, plane, x })
+    }
+}
+
+/// The window's test of one block index's planes, on the kernel that runs it.
+struct ContainsAny<'a> {
+    group: &'a [u32],
+    plane: Plane,
+    x: u32,
+}
+
+impl Operation for ContainsAny<'_> {
+    type Output = bool;
+}
+
+impl<K: WindowKernel> OperationOn<K> for ContainsAny<'_> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        kernel.contains_any(self.group, self.plane, self.x)
+    }
+}
+
+/// [`Dispatch::run`] behind a call, for the single-key operations of the kernels without an
+/// inline path: one function for all of them (see the module docs).
+#[cfg_attr(target_arch = "x86_64", inline(never))]
+#[cfg_attr(not(target_arch = "x86_64"), inline(always))]
+fn out_of_line<O: OnEveryKernel>(dispatch: Dispatch, operation: O) -> O::Output {
+    dispatch.run(operation)
+}
+
+/// The split-block mask of an in-block hash, on the kernel that runs it.
+struct Mask(u32);
+
+impl Operation for Mask {
+    type Output = [u32; LANES];
+}
+
+impl<K: SplitBlockKernel> OperationOn<K> for Mask {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> [u32; LANES] {
+        kernel.mask(self.0)
+    }
+}
+
+/// The split-block test of one block, on the kernel that runs it.
+struct ContainsBlock<'a>(&'a [u32; LANES], u32);
+
+impl Operation for ContainsBlock<'_> {
+    type Output = bool;
+}
+
+impl<K: SplitBlockKernel> OperationOn<K> for ContainsBlock<'_> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        SplitBlockKernel::contains(kernel, self.0, self.1)
     }
 }

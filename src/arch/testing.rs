@@ -2,9 +2,11 @@
 //! benchmarks that check every kernel against the scalar oracle. Not part of the stable API
 //! (re-exported, hidden, as `splitbloom::__kernel_testing`).
 
-use super::{BlockKernel, Dispatch, EntryPoints, PreHashed};
-use crate::block::LANES;
+use super::batch::InsertHash;
+use super::{Dispatch, PreHashed};
 use crate::kind::Kernel;
+use crate::layout::Policy;
+use crate::layout::split_block::{BLOCK_BYTES, LANES, SplitBlock};
 
 /// The mask of `x` computed by `kernel`, or `None` when it cannot run here.
 pub fn mask(kernel: Kernel, x: u32) -> Option<[u32; LANES]> {
@@ -13,37 +15,44 @@ pub fn mask(kernel: Kernel, x: u32) -> Option<[u32; LANES]> {
 
 /// `kernel`'s insert of `x` into `block`, or `None` when it cannot run here.
 pub fn insert(kernel: Kernel, block: &mut [u32; LANES], x: u32) -> Option<bool> {
-    Some(Dispatch::new(kernel)?.insert(block, x))
+    // A one-block filter: every hash whose low 32 bits are `x` lands on it with in-block hash
+    // `x`, and the insert runs inside the kernel's entry point, the primitive inlined.
+    let blocks = core::slice::from_mut(block);
+    Some(Dispatch::new(kernel)?.run(InsertHash {
+        layout: SplitBlock,
+        blocks,
+        hash: u64::from(x),
+    }))
 }
 
 /// `kernel`'s lookup of `x` in `block`, or `None` when it cannot run here.
 pub fn contains(kernel: Kernel, block: &[u32; LANES], x: u32) -> Option<bool> {
-    Some(Dispatch::new(kernel)?.contains(block, x))
+    Some(Dispatch::new(kernel)?.contains_block(block, x))
 }
 
 /// `kernel`'s single-key lookup of a pre-hashed key in `blocks`, the path of
 /// `Filter::contains` (for AVX2 and AVX-512, inline assembly rather than the primitive above), or
 /// `None` when the kernel cannot run here.
 pub fn contains_hash(kernel: Kernel, blocks: &[[u32; LANES]], hash: u64) -> Option<bool> {
-    Some(Dispatch::new(kernel)?.contains_hash(blocks, hash))
+    Some(Dispatch::new(kernel)?.contains_hash(SplitBlock, blocks, hash))
 }
 
 /// `kernel`'s single-key insert of a pre-hashed key into `blocks`, the path of
 /// `Filter::insert` (for AVX2 and AVX-512, inline assembly rather than the primitive above),
 /// or `None` when the kernel cannot run here.
 pub fn insert_hash(kernel: Kernel, blocks: &mut [[u32; LANES]], hash: u64) -> Option<bool> {
-    Some(Dispatch::new(kernel)?.insert_hash(blocks, hash))
+    Some(Dispatch::new(kernel)?.insert_hash(SplitBlock, blocks, hash))
 }
 
 /// The prefetch distance filters use, and the smallest filter (in blocks) that uses it (one
 /// core's L2 cache, detected at run time).
 pub fn prefetch() -> (usize, usize) {
-    (super::PREFETCH_DISTANCE, super::prefetch_min_blocks())
+    (SplitBlock::PREFETCH_DISTANCE, super::prefetch_min_blocks())
 }
 
 /// The prefetch distance the batch operations use on a filter of `num_blocks` blocks (0: none).
 pub fn prefetch_distance(num_blocks: usize) -> usize {
-    super::prefetch_distance(num_blocks)
+    super::prefetch_distance::<SplitBlock>(num_blocks.saturating_mul(BLOCK_BYTES))
 }
 
 /// The cache level the batch loops prefetch into on this CPU, `"l1"` or `"l2"` (see
@@ -133,7 +142,7 @@ pub fn insert_hashes(
     hashes: &[u64],
     distance: usize,
 ) -> Option<()> {
-    Dispatch::new(kernel)?.insert_keys(blocks, &PreHashed, hashes, distance);
+    Dispatch::new(kernel)?.insert_keys(SplitBlock, blocks, &PreHashed, hashes, distance);
     Some(())
 }
 
@@ -147,6 +156,6 @@ pub fn contains_hashes(
     out: &mut [bool],
     distance: usize,
 ) -> Option<()> {
-    Dispatch::new(kernel)?.contains_keys(blocks, &PreHashed, hashes, out, distance);
+    Dispatch::new(kernel)?.contains_keys(SplitBlock, blocks, &PreHashed, hashes, out, distance);
     Some(())
 }

@@ -1,6 +1,8 @@
-//! What the AVX2 and AVX-512 kernels share, written once: the 256-bit mask, load, store and
-//! `vptest` intrinsics, the constants their inline assembly reads (and the wide kernels'), the
-//! assembly's frame ([`probe_asm!`]), and the block offsets it addresses.
+//! What the AVX2 and AVX-512 kernels share, written once: the salted multiply every layout's
+//! mask starts from ([`salted`]), the split-block mask, load, store and `vptest` intrinsics,
+//! the constants their inline assembly reads (the split-block and the wide layouts'), the
+//! assembly's frame ([`probe_asm!`]), the block offsets it addresses, and the quotient
+//! layout's bucket ranges with BMI2's `pdep` ([`bucket_range`]).
 //!
 //! Both kernels compute the same 256-bit arithmetic; they differ in encoding (VEX or EVEX) and
 //! in the registers their assembly may change. Keeping the common part here means neither
@@ -15,13 +17,18 @@ use core::arch::x86_64::{
     _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testc_si256,
 };
 
-use crate::block::{BLOCK_BYTES, LANES, SALT, block_index};
+use core::arch::x86_64::_pdep_u64;
+use core::hint::select_unpredictable;
 
-/// The mask of `x` in a ymm register: one multiply by the salts, a shift and a variable shift
-/// of `1`.
+use crate::layout::quotient::{BucketEnds, MetadataBits, Width};
+use crate::layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index};
+use crate::layout::wide::{self, GROUP_BLOCKS, WORDS, Wide};
+
+/// `x · SALT[i]` in every 32-bit lane of a ymm register: the one multiply every layout's mask
+/// starts from (the split-block lanes keep its top 5 bits, the wide words its top 6).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn mask_vector(x: u32) -> __m256i {
+pub(super) fn salted(x: u32) -> __m256i {
     let salt = _mm256_setr_epi32(
         SALT[0] as i32,
         SALT[1] as i32,
@@ -32,8 +39,15 @@ pub(super) fn mask_vector(x: u32) -> __m256i {
         SALT[6] as i32,
         SALT[7] as i32,
     );
-    let hashed = _mm256_mullo_epi32(_mm256_set1_epi32(x as i32), salt);
-    _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(hashed))
+    _mm256_mullo_epi32(_mm256_set1_epi32(x as i32), salt)
+}
+
+/// The split-block mask of `x` in a ymm register: the salted multiply, a shift and a variable
+/// shift of `1`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn mask_vector(x: u32) -> __m256i {
+    _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32::<27>(salted(x)))
 }
 
 /// Loads a block.
@@ -102,25 +116,25 @@ pub(super) static WIDE_INLINE_CONSTANTS: WideInlineConstants =
 /// one of `blocks`, with no bounds check per key.
 ///
 /// Panics when `blocks` is empty, or with two probes not whole groups of
-/// [`GROUP_BLOCKS`](crate::math::wide::GROUP_BLOCKS). Both tests are loop-invariant, so a
+/// [`GROUP_BLOCKS`]. Both tests are loop-invariant, so a
 /// caller's loop makes them once. With them, the first block is one of `blocks`
 /// (`block_index` maps into `0..len` for a non-zero `len`), and so is the second, in the first
 /// one's group of 64, which `blocks` holds whole.
 #[inline(always)]
 pub(super) fn wide_probes(
-    blocks: &[[u64; crate::wide_block::WORDS]],
-    probes: u8,
+    blocks: &[[u64; WORDS]],
+    layout: Wide,
     hash: u64,
 ) -> ((*const u64, u32), Option<(*const u64, u32)>) {
+    let probes = layout.probes();
     assert!(
-        !blocks.is_empty()
-            && (probes != 2 || blocks.len().is_multiple_of(crate::math::wide::GROUP_BLOCKS)),
+        !blocks.is_empty() && (probes != 2 || blocks.len().is_multiple_of(GROUP_BLOCKS)),
         "a wide filter has at least one block, and whole groups with two probes"
     );
     let at = |index: usize| blocks.as_ptr().wrapping_add(index).cast::<u64>();
-    let (first, x0) = crate::wide_block::first_probe(hash, blocks.len());
+    let (first, x0) = wide::first_probe(hash, blocks.len());
     let second = (probes == 2).then(|| {
-        let (second, x1) = crate::wide_block::second_probe(hash, first);
+        let (second, x1) = wide::second_probe(hash, first);
         (at(second), x1)
     });
     ((at(first), x0), second)
@@ -179,3 +193,36 @@ macro_rules! probe_asm {
     };
 }
 pub(super) use probe_asm;
+
+/// The one-hot words of the slots `start..end` of bucket `bucket`, with `pdep` (see
+/// [`end_slot`]); `start` is the previous bucket's end, or slot 0.
+#[target_feature(enable = "bmi2,popcnt")]
+#[inline]
+pub(super) fn bucket_range<W: Width>(metadata: W::Metadata, bucket: u32) -> BucketEnds {
+    let ends = metadata.ends();
+    let previous = end_slot(ends, bucket.wrapping_sub(1));
+    (
+        select_unpredictable(bucket == 0, 1, previous),
+        end_slot(ends, bucket),
+    )
+}
+
+/// The one-hot word of the slot where bucket `k`'s tags end: bucket ends are the ones of
+/// `ends` (the flipped metadata), `pdep` deposits a single bit at the `k`-th one, and the slot
+/// is that position minus the `k` ends before it, which a rotation by `k` gives wherever the
+/// bit landed (in a 128-bit word, the low or the high half: the slot is below 64 either way).
+/// Branch-free (`select_unpredictable`): which half holds a bucket's end is close to a coin
+/// toss. On valid metadata exactly one half holds it; on any other, the word is wrong but the
+/// arithmetic stays defined.
+#[target_feature(enable = "bmi2,popcnt")]
+#[inline]
+fn end_slot<M: MetadataBits>(ends: M, k: u32) -> u64 {
+    let low = ends.low();
+    let bit = |index: u32| select_unpredictable(index < 64, 1u64 << (index & 63), 0);
+    if M::BITS == 64 {
+        return _pdep_u64(bit(k), low).rotate_right(k);
+    }
+    let in_low = _pdep_u64(bit(k), low);
+    let in_high = _pdep_u64(bit(k.wrapping_sub(low.count_ones())), ends.high());
+    (in_low | in_high).rotate_right(k)
+}

@@ -12,12 +12,12 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{Block, block_index};
+use crate::arch::Dispatch;
 use crate::error::Error;
 use crate::filter::write::{self, Insert};
 use crate::filter::{Filter, view};
 use crate::hash::{FilterHasher, Xxh3};
+use crate::layout::split_block::{Block, block_index};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 
@@ -214,7 +214,7 @@ for key in [\"apple\", \"pear\"] {
            a key inserted concurrently may be reported present or absent.",
     probe: |filter, hash| {
         let block = &filter.blocks[block_index(hash, filter.blocks.len())];
-        filter.kernel.contains(&block.load(), hash as u32)
+        filter.kernel.contains_block(&block.load(), hash as u32)
     },
     bytes: yes,
 }

@@ -2,7 +2,8 @@
 //! holding its [`WindowWriter`], inserts and rotates.
 //!
 //! Readers ask every generation, so they never need to know which slot is the newest: a
-//! lookup is the same `G` atomic block loads whatever the writer does. The writer is one
+//! lookup loads the key's block index's planes word by word (atomically, `Relaxed`) and tests
+//! them with the kernel, whatever the writer does. The writer is one
 //! handle at a time (taken with [`AtomicWindowFilter::writer`]), because a key must land in
 //! the generation that is newest when it is inserted: an insert racing another thread's
 //! rotation could put it in a generation about to be forgotten.
@@ -22,14 +23,18 @@ use core::hash::{BuildHasher, Hash};
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 
-use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{LANES, block_index};
+use crate::arch::Dispatch;
 use crate::filter::WindowFilter;
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Kernel;
+use crate::layout::split_block::block_index;
+use crate::layout::window::{self, Generations, MAX_GENERATIONS, Plane};
 use crate::storage::Blocks;
-use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
+use crate::storage::window::{AtomicWindowUnit, atomic_words, into_atomic_units, into_plain_units};
+
+/// The most 32-bit words one block index's planes take: 64 generations of 256 bits.
+const MOST_GROUP_WORDS: usize = MAX_GENERATIONS * Plane::Bits256.words();
 
 /// A [`WindowFilter`] whose lookups take `&self` from any number of threads, lock-free, while
 /// one [`WindowWriter`] inserts and rotates.
@@ -51,11 +56,13 @@ use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks}
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
 pub struct AtomicWindowFilter<S = Xxh3> {
-    /// As in [`WindowFilter`]: slot `g` of block index `i` at `i × generations + g`.
-    blocks: Blocks<AtomicBlock>,
+    /// As in [`WindowFilter`]: plane `g` of block index `i` is plane `i × generations + g`,
+    /// here as 64-bit atomic words (a plane is two or four of them).
+    units: Blocks<AtomicWindowUnit>,
     num_blocks: usize,
     items_per_generation: usize,
     generations: usize,
+    plane: Plane,
     /// The slot inserts write; only the writer changes it.
     newest: AtomicUsize,
     /// Rotations so far, announced before each rotation clears its slot.
@@ -78,10 +85,11 @@ impl<S> WindowFilter<S> {
     /// ```
     pub fn into_atomic(self) -> AtomicWindowFilter<S> {
         AtomicWindowFilter {
-            blocks: into_atomic_blocks(self.blocks),
+            units: into_atomic_units(self.units),
             num_blocks: self.num_blocks,
             items_per_generation: self.items_per_generation,
             generations: self.generations,
+            plane: self.plane,
             newest: AtomicUsize::new(self.newest),
             rotations: AtomicU64::new(self.rotations),
             writer_taken: AtomicBool::new(false),
@@ -183,10 +191,11 @@ impl<S> AtomicWindowFilter<S> {
     /// ```
     pub fn into_window(self) -> WindowFilter<S> {
         WindowFilter {
-            blocks: into_plain_blocks(self.blocks),
+            units: into_plain_units(self.units),
             num_blocks: self.num_blocks,
             items_per_generation: self.items_per_generation,
             generations: self.generations,
+            plane: self.plane,
             newest: self.newest.into_inner(),
             rotations: self.rotations.into_inner(),
             kernel: self.kernel,
@@ -194,21 +203,38 @@ impl<S> AtomicWindowFilter<S> {
         }
     }
 
-    /// The `G` blocks of `hash`'s block index.
+    /// The window's shape, for the layout's arithmetic (the slot is the writer's business).
     #[inline(always)]
-    fn generations_of(&self, hash: u64) -> &[AtomicBlock] {
-        let first = block_index(hash, self.num_blocks) * self.generations;
-        &self.blocks[first..first + self.generations]
+    fn layout(&self) -> Generations {
+        Generations {
+            num_blocks: self.num_blocks,
+            generations: self.generations,
+            plane: self.plane,
+            newest: 0,
+        }
     }
 
-    /// Whether any generation holds every bit of `x`, each block loaded atomically; no early
-    /// exit, as in [`WindowFilter`].
+    /// The atomic 64-bit words of `hash`'s block index's planes: a group starts on a plane
+    /// boundary, a whole number of 64-bit words (a plane is 16 or 32 bytes).
     #[inline(always)]
-    fn any_holds(&self, blocks: &[AtomicBlock], x: u32) -> bool {
-        let kernel = self.kernel;
-        blocks.iter().fold(false, |found, block| {
-            found | kernel.contains(&block.load(), x)
-        })
+    fn group_of(&self, hash: u64) -> &[AtomicU64] {
+        let words = atomic_words(&self.units);
+        let group = self.layout().group(block_index(hash, self.num_blocks));
+        &words[group.start / 2..group.end / 2]
+    }
+
+    /// Whether any plane of `group` holds every bit of `x`: the words loaded atomically
+    /// (`Relaxed`) into a copy on the stack, which the kernel tests with no early exit, as in
+    /// [`WindowFilter`].
+    #[inline(always)]
+    fn any_holds(&self, group: &[AtomicU64], x: u32) -> bool {
+        let mut copy = [0u64; MOST_GROUP_WORDS / 2];
+        let copy = &mut copy[..group.len()];
+        for (word, atomic) in copy.iter_mut().zip(group) {
+            *word = atomic.load(Ordering::Relaxed);
+        }
+        self.kernel
+            .window_contains_any(bytemuck::cast_slice(copy), self.plane, x)
     }
 }
 
@@ -232,10 +258,10 @@ for key in [\"apple\", \"pear\"] {
 }
 drop(writer);
 let filter = window;",
-    note: "Lock-free: every generation's block is loaded atomically, whatever the writer \
-           does; a key whose insert returned before this call and that is in the window is \
-           found.",
-    probe: |filter, hash| filter.any_holds(filter.generations_of(hash), hash as u32),
+    note: "Lock-free: every generation's plane is loaded atomically, word by word, whatever \
+           the writer does; a key whose insert returned before this call and that is in the \
+           window is found.",
+    probe: |filter, hash| filter.any_holds(filter.group_of(hash), hash as u32),
     bytes: yes,
 }
 
@@ -272,17 +298,24 @@ impl<S> WindowWriter<'_, S> {
         let window = self.window;
         let newest = (window.newest.load(Ordering::Relaxed) + 1) % window.generations;
         window.newest.store(newest, Ordering::Relaxed);
-        window.rotations.fetch_add(1, Ordering::Release);
+        // Only the writer changes the count, so a load and a store are enough; it saturates, as
+        // a count read from bytes may start anywhere.
+        let rotations = window.rotations.load(Ordering::Relaxed);
+        window
+            .rotations
+            .store(rotations.saturating_add(1), Ordering::Release);
         // Every clear below is ordered after the announcement above for a reader that sees
         // it and then fences (`rotations`).
         fence(Ordering::Release);
-        for block in window
-            .blocks
-            .iter()
-            .skip(newest)
-            .step_by(window.generations)
-        {
-            block.clear();
+        let layout = window.layout();
+        // In 64-bit words: a group and a plane are whole numbers of them.
+        let (group, plane) = (layout.group_words() / 2, window.plane.words() / 2);
+        let slot = newest * plane;
+        let words = atomic_words(&window.units);
+        for group in words[..layout.total_words().unwrap_or(0) / 2].chunks_exact(group) {
+            for word in &group[slot..slot + plane] {
+                word.store(0, Ordering::Relaxed);
+            }
         }
     }
 
@@ -357,10 +390,19 @@ impl<S> Insert for WindowWriter<'_, S> {
     #[inline(always)]
     fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
         let window = self.window;
-        let blocks = window.generations_of(hash);
-        let present = window.any_holds(blocks, hash as u32);
-        let mask: [u32; LANES] = window.kernel.mask(hash as u32);
-        blocks[window.newest.load(Ordering::Relaxed)].insert(mask);
+        let group = window.group_of(hash);
+        let present = window.any_holds(group, hash as u32);
+        // The key's mask as the plane's 64-bit words, ORed into the newest plane; `Relaxed`
+        // is enough for bits that are only ever set (see `AtomicFilter`).
+        let mask = window::plane_mask(window.plane, hash as u32);
+        let mask: &[u64] = bytemuck::cast_slice(&mask[..window.plane.words()]);
+        let plane = window.plane.words() / 2;
+        let newest = window.newest.load(Ordering::Relaxed) * plane;
+        for (word, &bits) in group[newest..newest + plane].iter().zip(mask) {
+            if bits & !word.load(Ordering::Relaxed) != 0 {
+                word.fetch_or(bits, Ordering::Relaxed);
+            }
+        }
         Ok(!present)
     }
 }

@@ -19,12 +19,12 @@ use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::{BlockKernel, Dispatch};
-use crate::block::{Block, LANES, block_index};
+use crate::arch::Dispatch;
 use crate::error::Error;
 use crate::filter::Filter;
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
+use crate::layout::split_block::{Block, LANES, block_index};
 use crate::math;
 use crate::storage::Blocks;
 use crate::storage::counters::CounterBlock;

@@ -3,20 +3,19 @@
 //!
 //! | file | holds |
 //! |---|---|
-//! | `owned.rs` | [`Filter`] |
+//! | `layout.rs` | [`Layout`]: the policy parameter of [`BloomFilter`] and [`BloomFilterRef`], implemented by the split-block and the wide layout |
+//! | `bloom.rs` | [`BloomFilter`], with its two names [`Filter`] and [`WideFilter`] |
 //! | `view.rs` | every read, written once over a `Probe` each type provides |
 //! | `write.rs` | every write, written once over an `Insert` each type provides |
 //! | `shared.rs` | the constructors and accessors every type shares |
-//! | `persist.rs` | [`Filter`]'s bytes: `to_bytes`, `write_to`, `from_bytes` |
-//! | `filter_ref.rs` | [`FilterRef`]: a zero-copy view of serialized bytes |
+//! | `persist.rs` | a filter's bytes: `to_bytes`, `write_to`, `from_bytes` |
+//! | `filter_ref.rs` | [`BloomFilterRef`] ([`FilterRef`], [`WideFilterRef`]): a zero-copy view of serialized bytes |
 //! | `atomic.rs` | [`AtomicFilter`]: inserts through `&self` from many threads |
 //! | `counting.rs` | [`CountingFilter`]: 4-bit counters, so keys can be removed |
 //! | `scalable/` | [`ScalableFilter`]: a chain of filters that grows, and its `SBLS` bytes |
 //! | `window.rs` | [`WindowFilter`]: generations side by side, a sliding window that forgets old keys |
 //! | `atomic_window.rs` | [`AtomicWindowFilter`]: lock-free readers, one [`WindowWriter`] inserting and rotating |
-//! | `fold.rs` | [`Filter::union`], [`Filter::intersect`], [`Filter::fold`] |
-//! | `wide.rs` | [`WideFilter`]: 64-byte blocks, one or two per key, for rates of 0.1% and below |
-//! | `wide_ref.rs` | [`WideFilterRef`]: a zero-copy view of a [`WideFilter`]'s bytes |
+//! | `fold.rs` | [`BloomFilter::union`], [`BloomFilter::intersect`], [`Filter::fold`] |
 //! | `quotient.rs` | [`QuotientFilter`]: tags in 64-byte blocks, so keys can be removed at the memory of a Bloom filter |
 //! | `quotient_ref.rs` | [`QuotientFilterRef`]: a zero-copy view of a [`QuotientFilter`]'s bytes, and the readers of those bytes |
 //! | `quotient_view.rs` | the reads both quotient types answer through, and the methods they share |
@@ -30,19 +29,21 @@
 #[macro_use]
 mod shared;
 #[macro_use]
+mod read_methods;
 pub(crate) mod view;
 pub(crate) mod write;
 
-// rustdoc lists the methods of a type module by module, in declaration order: `Filter`'s own
+// rustdoc lists the methods of a type module by module, in declaration order: the filter's own
 // first, then its bytes, then the conversions and set operations of the other files.
-mod owned;
-pub use owned::Filter;
-mod persist;
+pub(crate) mod layout;
+pub use layout::Layout;
+mod bloom;
+pub use bloom::{BloomFilter, Filter, WideFilter};
 
 // The other types of the family, and the methods of `Filter` that convert to them or combine
 // filters, after `Filter`'s own methods (see the module docs).
 mod filter_ref;
-pub use filter_ref::FilterRef;
+pub use filter_ref::{BloomFilterRef, FilterRef, WideFilterRef};
 #[cfg(target_has_atomic = "32")]
 mod atomic;
 #[cfg(target_has_atomic = "32")]
@@ -53,19 +54,14 @@ mod scalable;
 pub use scalable::ScalableFilter;
 mod window;
 pub use window::WindowFilter;
-#[cfg(target_has_atomic = "64")]
-mod atomic_window;
-#[cfg(target_has_atomic = "64")]
-pub use atomic_window::{AtomicWindowFilter, WindowWriter};
-mod fold;
 mod quotient;
 pub use quotient::QuotientFilter;
 mod quotient_ref;
 pub use quotient_ref::QuotientFilterRef;
+#[cfg(target_has_atomic = "64")]
+mod atomic_window;
 mod quotient_view;
-mod wide;
-pub use wide::WideFilter;
-mod wide_ref;
-pub use wide_ref::WideFilterRef;
+#[cfg(target_has_atomic = "64")]
+pub use atomic_window::{AtomicWindowFilter, WindowWriter};
 #[cfg(feature = "serde")]
 mod serde;

@@ -2,7 +2,7 @@
 //! methods in the order its documentation lists them: constructors, inserts and removals
 //! (keyed, pre-hashed, byte keys), lookups and counts, then the accessors.
 //!
-//! The layout and its reference are in `quotient_block.rs`, the kernels and operations in
+//! The layout and its reference are in `layout/quotient.rs`, the kernels and operations in
 //! `arch/quotient/`, the rates and sizing in [`math::quotient`](crate::math::quotient); the
 //! reads go through the family's `Probe` path (`view.rs`, with `quotient_view.rs`'s
 //! [`QuotientView`]), and the inserts through its `Insert` path (`write.rs`).
@@ -19,8 +19,8 @@ use crate::filter::quotient_view::{QuotientView, quotient_methods, with_width};
 use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3, for_each_hashed_chunk};
 use crate::kind::TagBits;
+use crate::layout::quotient::{Block, EMPTY_BLOCK, QuotientBlock};
 use crate::math::quotient as math;
-use crate::quotient_block::{Block, EMPTY_BLOCK, QuotientBlock};
 use crate::storage::Blocks;
 
 /// A filter that can remove keys: "certainly not in the set" or "probably in the set", like a

@@ -10,7 +10,7 @@ use crate::filter::quotient_view::{QuotientView, quotient_methods};
 use crate::format::validate_quotient;
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::TagBits;
-use crate::quotient_block::{Block, QuotientBlock};
+use crate::layout::quotient::{Block, QuotientBlock};
 use crate::storage::Blocks;
 
 /// A read-only [`QuotientFilter`] answering straight from serialized bytes (an mmap'd file, a
@@ -183,7 +183,7 @@ let filter = splitbloom::QuotientFilterRef::from_bytes(&bytes)?;"
 }
 
 read_methods! {
-    type: QuotientFilterRef<'_>,
+    type: {S} QuotientFilterRef {'_, S},
     setup: quotient_ref_setup!(),
     note: "The same answers as the [`QuotientFilter`] that was serialized, through the same kernels.",
     reader: |filter| filter.view(),
@@ -192,7 +192,7 @@ read_methods! {
 
 quotient_methods!(QuotientFilterRef<'_>, quotient_ref_setup!());
 
-shared_methods!(@accessors QuotientFilterRef<'_>, "let bytes = splitbloom::QuotientFilter::with_num_blocks(8, splitbloom::TagBits::Eight)?.to_bytes();
+shared_methods!(@accessors {S} QuotientFilterRef {'_, S}, "let bytes = splitbloom::QuotientFilter::with_num_blocks(8, splitbloom::TagBits::Eight)?.to_bytes();
 let filter = splitbloom::QuotientFilterRef::from_bytes(&bytes)?;", 64);
 
 /// Equal when they view the same tags with the same hasher, as [`QuotientFilter`]'s `==`.

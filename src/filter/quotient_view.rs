@@ -15,7 +15,7 @@ use crate::arch::{Dispatch, PreHashed};
 use crate::filter::view::Probe;
 use crate::hash::FilterHasher;
 use crate::kind::TagBits;
-use crate::quotient_block::Block;
+use crate::layout::quotient::Block;
 
 /// Runs `$body` with `$W` the layout type of the tag width `$tag_bits` (`Tag8` or `Tag16`): one
 /// `match` per operation, on a value that never changes, so a caller's loop hoists it.
@@ -23,11 +23,11 @@ macro_rules! with_width {
     ($tag_bits:expr, $W:ident => $body:expr) => {
         match $tag_bits {
             $crate::kind::TagBits::Eight => {
-                type $W = $crate::quotient_block::Tag8;
+                type $W = $crate::layout::quotient::Tag8;
                 $body
             }
             $crate::kind::TagBits::Sixteen => {
-                type $W = $crate::quotient_block::Tag16;
+                type $W = $crate::layout::quotient::Tag16;
                 $body
             }
         }

@@ -1,6 +1,6 @@
-//! `serde` support: a filter serializes as the bytes of [`Filter::to_bytes`] (a byte string in
-//! formats that have one, a sequence of numbers in others), and deserializes with every check
-//! of [`Filter::from_bytes`].
+//! `serde` support: a filter of any layout serializes as the bytes of
+//! [`BloomFilter::to_bytes`] (a byte string in formats that have one, a sequence of numbers in
+//! others), and deserializes with every check of [`BloomFilter::from_bytes`].
 
 use alloc::vec::Vec;
 use core::fmt;
@@ -10,16 +10,16 @@ use serde::de::{self, Deserialize, Deserializer, SeqAccess, Visitor};
 use serde::ser::{Serialize, Serializer};
 
 use crate::error::Error;
-use crate::filter::{Filter, FilterRef};
+use crate::filter::{BloomFilter, BloomFilterRef, Layout};
 use crate::hash::FilterHasher;
 
-impl<S: FilterHasher> Serialize for Filter<S> {
+impl<S: FilterHasher, L: Layout> Serialize for BloomFilter<S, L> {
     fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
         serializer.serialize_bytes(&self.to_bytes())
     }
 }
 
-impl<S: FilterHasher> Serialize for FilterRef<'_, S> {
+impl<S: FilterHasher, L: Layout> Serialize for BloomFilterRef<'_, S, L> {
     fn serialize<Z: Serializer>(&self, serializer: Z) -> Result<Z::Ok, Z::Error> {
         serializer.serialize_bytes(&self.to_bytes())
     }
@@ -34,21 +34,21 @@ trait FromSerializedBytes<'de>: Sized {
     fn from_transient(bytes: &[u8]) -> Result<Self, Error>;
 }
 
-impl<'de, S: FilterHasher> FromSerializedBytes<'de> for Filter<S> {
+impl<'de, S: FilterHasher, L: Layout> FromSerializedBytes<'de> for BloomFilter<S, L> {
     fn from_borrowed(bytes: &'de [u8]) -> Result<Self, Error> {
-        Filter::from_bytes_with_hasher_type(bytes)
+        BloomFilter::from_bytes_with_hasher_type(bytes)
     }
     fn from_transient(bytes: &[u8]) -> Result<Self, Error> {
-        Filter::from_bytes_with_hasher_type(bytes)
+        BloomFilter::from_bytes_with_hasher_type(bytes)
     }
 }
 
-impl<'de, S: FilterHasher> FromSerializedBytes<'de> for FilterRef<'de, S> {
+impl<'de, S: FilterHasher, L: Layout> FromSerializedBytes<'de> for BloomFilterRef<'de, S, L> {
     fn from_borrowed(bytes: &'de [u8]) -> Result<Self, Error> {
-        FilterRef::from_bytes_with_hasher_type(bytes)
+        BloomFilterRef::from_bytes_with_hasher_type(bytes)
     }
     fn from_transient(bytes: &[u8]) -> Result<Self, Error> {
-        Ok(FilterRef::<S>::from_bytes_with_hasher_type(bytes)?.into_owned())
+        Ok(BloomFilterRef::<S, L>::from_bytes_with_hasher_type(bytes)?.into_owned())
     }
 }
 
@@ -77,13 +77,13 @@ impl<'de, T: FromSerializedBytes<'de>> Visitor<'de> for BytesVisitor<T> {
     }
 }
 
-impl<'de, S: FilterHasher> Deserialize<'de> for Filter<S> {
+impl<'de, S: FilterHasher, L: Layout> Deserialize<'de> for BloomFilter<S, L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_bytes(BytesVisitor(PhantomData))
     }
 }
 
-impl<'de, S: FilterHasher> Deserialize<'de> for FilterRef<'de, S> {
+impl<'de, S: FilterHasher, L: Layout> Deserialize<'de> for BloomFilterRef<'de, S, L> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_bytes(BytesVisitor(PhantomData))
     }

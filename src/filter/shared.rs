@@ -8,12 +8,16 @@
 ///
 /// * `@constructors Type`: `with_fpr`, `with_bits_per_key`, `with_num_blocks` and the
 ///   `_and_hasher` forms of the first two;
-/// * `@accessors Type, make, block_bytes`: `with_kernel`, `kernel`, `hasher`, `num_blocks`,
-///   `size_in_bytes`; `make` is doc-example lines that bind an empty `filter` of 8 blocks and
-///   `block_bytes` the bytes one block takes in this type.
+/// * `@accessors Type, make, block_bytes` (or `{generics} Type {arguments}` for a generic
+///   type, whose hasher parameter is named `S`): `with_kernel`, `kernel`, `hasher`,
+///   `num_blocks`, `size_in_bytes`; `make` is doc-example lines that bind an empty `filter` of
+///   8 blocks and `block_bytes` the bytes one block takes in it, for the examples.
 macro_rules! shared_methods {
-    (@accessors $Type:ident $(<$lt:lifetime>)?, $make:literal, $block_bytes:literal) => {
-        impl<S> $Type<$($lt,)? S> {
+    (@accessors $Type:ident, $make:literal, $block_bytes:literal) => {
+        shared_methods!(@accessors {S} $Type {S}, $make, $block_bytes);
+    };
+    (@accessors {$($gen:tt)*} $Type:ident {$($args:tt)*}, $make:literal, $block_bytes:literal) => {
+        impl<$($gen)*> $Type<$($args)*> {
             /// The same filter running on `kernel`; errors when this CPU cannot run it. Results
             /// never depend on the kernel, only speed does.
             ///
@@ -72,7 +76,7 @@ macro_rules! shared_methods {
             /// # Ok::<(), splitbloom::Error>(())
             /// ```
             pub fn size_in_bytes(&self) -> usize {
-                self.blocks.len() * $block_bytes
+                core::mem::size_of_val(&self.blocks[..])
             }
         }
     };

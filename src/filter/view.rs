@@ -22,10 +22,10 @@
 use alloc::vec::Vec;
 use core::hash::{BuildHasher, Hash};
 
-use crate::arch::wide_generic::{WideEntryPoints, wide_prefetch_distance};
-use crate::arch::{Dispatch, EntryPoints, PreHashed, prefetch_distance};
-use crate::block::{BLOCK_BYTES, LANES};
+use crate::arch::{Dispatch, PreHashed, prefetch_distance};
+use crate::filter::Layout;
 use crate::hash::{FilterHasher, for_each_hashed_chunk};
+use crate::layout::split_block::{BLOCK_BYTES, LANES};
 
 /// The batch reads answer this many keys at a time into a buffer on the stack when they need
 /// one: long enough for the prefetch pipeline to fill, short enough to stay in L1.
@@ -223,20 +223,23 @@ pub(crate) fn contains_bytes_batch<P: Probe, K: AsRef<[u8]>>(
     });
 }
 
-/// A plain bitset with its kernel and hasher: the [`Probe`] of [`Filter`](crate::Filter) and
-/// [`FilterRef`](crate::FilterRef), and the one place their statistics and serialization are
-/// written.
-#[derive(Clone, Copy)]
-pub(crate) struct View<'a, S> {
-    /// The blocks, at least one.
-    pub(crate) blocks: &'a [[u32; LANES]],
+/// A bitset of some [`Layout`] with its kernel and hasher: the [`Probe`] of
+/// [`BloomFilter`](crate::BloomFilter) and [`BloomFilterRef`](crate::BloomFilterRef) (owned,
+/// aligned blocks, or a view of serialized bytes), so the two can never disagree, and the one
+/// place their statistics and serialization are written. The kernels use unaligned loads, so a
+/// bitset viewed in place needs only the alignment of its words.
+pub(crate) struct View<'a, S, L: Layout> {
+    /// The blocks, at least one, of a shape the layout accepts.
+    pub(crate) blocks: &'a [L::Block],
+    /// The layout, with what it decided at run time (a wide filter's probes).
+    pub(crate) layout: L,
     /// The kernel that answers.
     pub(crate) kernel: Dispatch,
     /// The hasher keys go through.
     pub(crate) hasher: &'a S,
 }
 
-impl<S> Probe for View<'_, S> {
+impl<S, L: Layout> Probe for View<'_, S, L> {
     type Hasher = S;
 
     #[inline(always)]
@@ -246,15 +249,15 @@ impl<S> Probe for View<'_, S> {
 
     #[inline(always)]
     fn probe(&self, hash: u64) -> bool {
-        self.kernel.contains_hash(self.blocks, hash)
+        self.kernel.contains_hash(self.layout, self.blocks, hash)
     }
 
     /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache.
     #[inline]
     fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = prefetch_distance(self.blocks.len());
+        let distance = self.prefetch_distance();
         self.kernel
-            .contains_keys(self.blocks, &PreHashed, hashes, out, distance);
+            .contains_keys(self.layout, self.blocks, &PreHashed, hashes, out, distance);
     }
 
     /// Hashing and probing run inside the kernel, as for [`probe_all`](Probe::probe_all).
@@ -263,144 +266,59 @@ impl<S> Probe for View<'_, S> {
     where
         S: BuildHasher,
     {
-        let distance = prefetch_distance(self.blocks.len());
+        let distance = self.prefetch_distance();
         self.kernel
-            .contains_keys(self.blocks, self.hasher, keys, out, distance);
+            .contains_keys(self.layout, self.blocks, self.hasher, keys, out, distance);
     }
 }
 
-impl<S> View<'_, S> {
+impl<S, L: Layout> View<'_, S, L> {
+    /// The batch prefetch distance for this bitset's size (see `arch::prefetch_distance`).
+    #[inline]
+    fn prefetch_distance(&self) -> usize {
+        prefetch_distance::<L>(core::mem::size_of_val(self.blocks))
+    }
+
     /// The fraction of bits that are set, from 0 to 1.
     pub(crate) fn fill_ratio(&self) -> f64 {
-        fill_ratio(self.blocks.iter().copied())
+        let words: &[u32] = bytemuck::cast_slice(self.blocks);
+        let set: u64 = words.iter().map(|word| u64::from(word.count_ones())).sum();
+        set as f64 / (words.len() * 32) as f64
     }
 
     /// The chance that a uniformly random hash is reported present.
     pub(crate) fn estimated_fpr(&self) -> f64 {
-        estimated_fpr(self.blocks.iter().copied())
+        self.layout.estimated_fpr(bytemuck::cast_slice(self.blocks))
+    }
+
+    /// Distinct keys estimated from the fill ratio.
+    pub(crate) fn estimated_items(&self) -> f64 {
+        self.layout
+            .estimated_items(self.fill_ratio(), self.blocks.len())
     }
 }
 
-impl<S: FilterHasher> View<'_, S> {
-    /// The bitset in splitbloom's format.
+impl<S: FilterHasher, L: Layout> View<'_, S, L> {
+    /// The bitset in splitbloom's format, under its layout's id.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        crate::format::to_bytes(S::KIND, self.hasher.seed(), self.blocks)
+        crate::format::to_bytes(
+            S::KIND,
+            self.hasher.seed(),
+            self.layout.id(),
+            self.blocks,
+            L::WORD_BYTES,
+        )
     }
 
     /// Streams [`to_bytes`](View::to_bytes) to `writer`.
     #[cfg(feature = "std")]
     pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        crate::format::write_to(S::KIND, self.hasher.seed(), self.blocks, writer)
-    }
-}
-
-/// A wide bitset with its probes, kernel and hasher: the [`Probe`] of
-/// [`WideFilter`](crate::WideFilter) and [`WideFilterRef`](crate::WideFilterRef), and the one
-/// place their serialization is written. The wide kernels use unaligned loads, so a bitset
-/// viewed in place needs only the alignment of `u64`.
-#[derive(Clone, Copy)]
-pub(crate) struct WideView<'a, S> {
-    /// The blocks, at least one (a multiple of 64 with two probes).
-    pub(crate) blocks: &'a [[u64; crate::wide_block::WORDS]],
-    /// The blocks each key sets its bits in: 1 or 2.
-    pub(crate) probes: u8,
-    /// The kernel that answers.
-    pub(crate) kernel: Dispatch,
-    /// The hasher keys go through.
-    pub(crate) hasher: &'a S,
-}
-
-impl<S> Probe for WideView<'_, S> {
-    type Hasher = S;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        self.hasher
-    }
-
-    #[inline(always)]
-    fn probe(&self, hash: u64) -> bool {
-        self.kernel
-            .wide_contains_hash(self.blocks, self.probes, hash)
-    }
-
-    /// The loop runs inside the kernel, prefetching on filters of at least half the L2 cache
-    /// (`wide_prefetch_distance`).
-    #[inline]
-    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
-        let distance = wide_prefetch_distance(self.blocks.len());
-        self.kernel
-            .wide_contains_hashes(self.blocks, self.probes, hashes, out, distance);
-    }
-
-    /// Hashing and probing run inside the kernel, each key hashed as its blocks are
-    /// prefetched, as for [`probe_all`](Probe::probe_all).
-    #[inline]
-    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
-    where
-        S: BuildHasher,
-    {
-        let distance = wide_prefetch_distance(self.blocks.len());
-        self.kernel
-            .wide_contains_keys(self.blocks, self.probes, self.hasher, keys, out, distance);
-    }
-}
-
-impl<S> WideView<'_, S> {
-    /// The fraction of bits that are set, from 0 to 1.
-    pub(crate) fn fill_ratio(&self) -> f64 {
-        let set: u64 = self
-            .blocks
-            .iter()
-            .flatten()
-            .map(|word| u64::from(word.count_ones()))
-            .sum();
-        set as f64 / (self.blocks.len() * crate::math::wide::WIDE_BLOCK_BYTES * 8) as f64
-    }
-
-    /// The chance that a uniformly random hash is reported present: the product of the words'
-    /// fill in a block, averaged over the first blocks, times the same product for the second
-    /// block of each with two probes (the two in-block hashes are independent).
-    pub(crate) fn estimated_fpr(&self) -> f64 {
-        let block_fpr = |block: &[u64; crate::wide_block::WORDS]| -> f64 {
-            block
-                .iter()
-                .map(|word| f64::from(word.count_ones()) / 64.0)
-                .product()
-        };
-        let total: f64 = (0..self.blocks.len())
-            .map(|first| {
-                let rate = block_fpr(&self.blocks[first]);
-                if self.probes == 2 {
-                    rate * block_fpr(&self.blocks[crate::wide_block::second_block(first)])
-                } else {
-                    rate
-                }
-            })
-            .sum();
-        total / self.blocks.len() as f64
-    }
-
-    /// Distinct keys estimated from the fill ([`math::wide::items_for_fill`](crate::math::wide::items_for_fill)).
-    pub(crate) fn estimated_items(&self) -> f64 {
-        crate::math::wide::items_for_fill(self.fill_ratio(), self.blocks.len(), self.probes)
-    }
-}
-
-impl<S: FilterHasher> WideView<'_, S> {
-    /// The bitset in splitbloom's format, under the wide layout id.
-    pub(crate) fn to_bytes(&self) -> Vec<u8> {
-        crate::format::wide_to_bytes(S::KIND, self.hasher.seed(), self.probes, self.blocks)
-    }
-
-    /// Streams [`to_bytes`](WideView::to_bytes) to `writer`.
-    #[cfg(feature = "std")]
-    pub(crate) fn write_to(&self, writer: impl std::io::Write) -> std::io::Result<()> {
-        crate::format::wide_write_to(
+        crate::format::write_to(
             S::KIND,
             self.hasher.seed(),
-            self.probes,
+            self.layout.id(),
             self.blocks,
+            L::WORD_BYTES,
             writer,
         )
     }
@@ -431,281 +349,4 @@ pub(crate) fn block_fpr(lanes: &[u32; LANES]) -> f64 {
         .iter()
         .map(|lane| f64::from(lane.count_ones()) / 32.0)
         .product::<f64>()
-}
-
-/// Writes the public read methods of a filter type from the functions above, with their docs
-/// and a runnable example each, so that every type offers the same reads with the same
-/// contract.
-///
-/// * `type`: the type, with `'_` when it borrows (`FilterRef<'_>`);
-/// * `setup`: doc-example lines that bind `filter` holding the keys `"apple"` and `"pear"`,
-///   inserted both with `insert` and with `insert_bytes`;
-/// * `note`: a sentence on how this type answers, added to each method's docs;
-/// * `reader`: how a `&self` becomes a [`Probe`], or `probe`: how the type answers a hash (and
-///   optionally `probe_all`, a batch of them, and `probe_keys`, a batch of keys it hashes
-///   itself), from which its [`Probe`] impl is written;
-/// * `bytes`: whether to write the byte-key methods too.
-macro_rules! read_methods {
-    (
-        type: $Type:ident,
-        setup: $setup:expr,
-        note: $note:expr,
-        probe: |$this:ident, $hash:ident| $probe:expr,
-        $(probe_all: |$this_all:ident, $hashes:ident, $out:ident| $probe_all:expr,)?
-        $(probe_keys: |$this_keys:ident, $keys:ident, $out_keys:ident| $probe_keys:expr,)?
-        bytes: $bytes:tt $(,)?
-    ) => {
-        /// The answers every read of this type is written from (see `filter::view`).
-        impl<S> $crate::filter::view::Probe for $Type<S> {
-            type Hasher = S;
-
-            #[inline(always)]
-            fn hasher(&self) -> &S {
-                &self.hasher
-            }
-
-            #[inline]
-            fn probe(&self, $hash: u64) -> bool {
-                let $this = self;
-                $probe
-            }
-
-            $(
-                #[inline]
-                fn probe_all(&self, $hashes: &[u64], $out: &mut [bool]) {
-                    let $this_all = self;
-                    $probe_all
-                }
-            )?
-
-            $(
-                #[inline]
-                fn probe_keys<K: core::hash::Hash>(&self, $keys: &[K], $out_keys: &mut [bool])
-                where
-                    S: core::hash::BuildHasher,
-                {
-                    let $this_keys = self;
-                    $probe_keys
-                }
-            )?
-        }
-
-        read_methods! {
-            type: $Type,
-            setup: $setup,
-            note: $note,
-            reader: |filter| filter,
-            bytes: $bytes,
-        }
-    };
-    (
-        type: $Type:ident $(<$lt:lifetime>)?,
-        setup: $setup:expr,
-        note: $note:expr,
-        reader: |$this:ident| $reader:expr,
-        bytes: $bytes:tt $(,)?
-    ) => {
-        read_methods!(@reader $Type $(<$lt>)?, |$this| $reader);
-        read_methods!(@keys $Type $(<$lt>)?, $setup, $note);
-        read_methods!(@hashes $Type $(<$lt>)?, $setup, $note);
-        read_methods!(@bytes $bytes, $Type $(<$lt>)?, $setup, $note);
-    };
-    (@reader $Type:ident $(<$lt:lifetime>)?, |$this:ident| $reader:expr) => {
-        impl<S> $Type<$($lt,)? S> {
-            /// The [`Probe`](crate::filter::view::Probe) every read goes through.
-            #[inline(always)]
-            fn reader(&self) -> impl $crate::filter::view::Probe<Hasher = S> + '_ {
-                let $this = self;
-                $reader
-            }
-        }
-    };
-    (@hashes $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
-        /// Pre-hashed keys, for callers that hash keys themselves (storage engines): every bit
-        /// of the 64-bit hash is used, so it must be well mixed (the type's docs say which
-        /// bits choose what).
-        impl<S> $Type<$($lt,)? S> {
-
-            /// Whether a pre-hashed key may be present: `false` means certainly absent.
-            ///
-            #[doc = $note]
-            ///
-            /// ```
-            #[doc = $setup]
-            /// assert!(filter.contains_hash(filter.hash_bytes(b"apple")));
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            // Always inlined, down to the kernel's probe: a caller's loop of single lookups then
-            // keeps the probe inline and the kernel choice hoisted out of the loop, instead of
-            // a call and a jump table per lookup (`benches/workload.rs`; see BENCHMARKS.md).
-            #[inline(always)]
-            pub fn contains_hash(&self, hash: u64) -> bool {
-                $crate::filter::view::Probe::probe(&self.reader(), hash)
-            }
-
-            /// Writes into `out[i]` whether `hashes[i]` may be present: the answers of
-            #[doc = concat!("[`contains_hash`](", stringify!($Type), "::contains_hash),")]
-            /// through this type's batch path.
-            ///
-            #[doc = $note]
-            ///
-            /// # Panics
-            ///
-            /// When `out.len() != hashes.len()`.
-            ///
-            /// ```
-            #[doc = $setup]
-            /// let hashes = [filter.hash_bytes(b"apple"), filter.hash_bytes(b"kiwi")];
-            /// let mut out = [false; 2];
-            /// filter.contains_hash_batch(&hashes, &mut out);
-            /// assert!(out[0]);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            #[track_caller]
-            pub fn contains_hash_batch(&self, hashes: &[u64], out: &mut [bool]) {
-                $crate::filter::view::contains_hash_batch(&self.reader(), hashes, out);
-            }
-
-            /// How many of `hashes` may be present: the number of `true` answers
-            #[doc = concat!("[`contains_hash_batch`](", stringify!($Type), "::contains_hash_batch)")]
-            /// would give, without an output slice.
-            ///
-            /// ```
-            #[doc = $setup]
-            /// let hashes = [filter.hash_bytes(b"apple"), filter.hash_bytes(b"pear")];
-            /// assert_eq!(filter.count_contained_hashes(&hashes), 2);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn count_contained_hashes(&self, hashes: &[u64]) -> usize {
-                $crate::filter::view::count_contained_hashes(&self.reader(), hashes)
-            }
-        }
-    };
-    (@keys $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
-        impl<S: core::hash::BuildHasher> $Type<$($lt,)? S> {
-            /// Whether `key` may be present: `false` means certainly absent.
-            ///
-            #[doc = $note]
-            ///
-            /// ```
-            #[doc = $setup]
-            /// assert!(filter.contains("apple"));
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            #[inline(always)]
-            pub fn contains<K: core::hash::Hash + ?Sized>(&self, key: &K) -> bool {
-                $crate::filter::view::contains(&self.reader(), key)
-            }
-
-            /// Writes into `out[i]` whether `keys[i]` may be present: the answers of
-            #[doc = concat!("[`contains`](", stringify!($Type), "::contains),")]
-            /// through this type's batch path.
-            ///
-            #[doc = $note]
-            ///
-            /// # Panics
-            ///
-            /// When `out.len() != keys.len()`.
-            ///
-            /// ```
-            #[doc = $setup]
-            /// let mut out = [false; 3];
-            /// filter.contains_batch(&["apple", "kiwi", "pear"], &mut out);
-            /// assert!(out[0] && out[2]);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            #[track_caller]
-            pub fn contains_batch<K: core::hash::Hash>(&self, keys: &[K], out: &mut [bool]) {
-                $crate::filter::view::contains_batch(&self.reader(), keys, out);
-            }
-
-            /// How many of `keys` may be present: the number of `true` answers
-            #[doc = concat!("[`contains_batch`](", stringify!($Type), "::contains_batch)")]
-            /// would give, without an output slice (for example the selectivity of a join's
-            /// probe side).
-            ///
-            /// ```
-            #[doc = $setup]
-            /// assert!(filter.count_contained(&["apple", "pear", "kiwi"]) >= 2);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn count_contained<K: core::hash::Hash>(&self, keys: &[K]) -> usize {
-                $crate::filter::view::count_contained(&self.reader(), keys)
-            }
-        }
-    };
-    (@bytes no, $($rest:tt)*) => {};
-    (@bytes yes, $Type:ident $(<$lt:lifetime>)?, $setup:expr, $note:expr) => {
-        /// The byte-key contract: keys given as exactly their bytes, hashed with
-        /// [`FilterHasher::hash_bytes`](crate::FilterHasher::hash_bytes), whose framing the
-        /// [`hash`](crate::hash) module documents so another program can reproduce it. Use these
-        /// for persisted string and byte keys.
-        impl<S: $crate::hash::FilterHasher> $Type<$($lt,)? S> {
-            /// The hash `insert_bytes` gives `key`: exactly its bytes, with the framing of the
-            /// [byte-key contract](crate::hash).
-            ///
-            /// ```
-            /// use splitbloom::FilterHasher;
-            #[doc = $setup]
-            /// assert_eq!(filter.hash_bytes(b"key"), filter.hasher().hash_bytes(b"key"));
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            #[inline]
-            pub fn hash_bytes(&self, key: &[u8]) -> u64 {
-                $crate::filter::view::hash_bytes(&self.reader(), key)
-            }
-
-            /// Whether the key made of exactly `key`'s bytes may be present: `false` means
-            /// certainly absent.
-            ///
-            #[doc = $note]
-            ///
-            /// ```
-            #[doc = $setup]
-            /// assert!(filter.contains_bytes(b"apple"));
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            // Always inlined, hash included, as `contains_hash` is: otherwise LLVM may keep it
-            // out of line in a caller's loop, where each lookup pays a call and reloads the
-            // filter's fields (`benches/key_lengths.rs` measures it; see BENCHMARKS.md).
-            #[inline(always)]
-            pub fn contains_bytes(&self, key: &[u8]) -> bool {
-                $crate::filter::view::contains_bytes(&self.reader(), key)
-            }
-
-            /// Writes into `out[i]` whether `keys[i]` (exactly its bytes) may be present.
-            ///
-            #[doc = $note]
-            ///
-            /// # Panics
-            ///
-            /// When `out.len() != keys.len()`.
-            ///
-            /// ```
-            #[doc = $setup]
-            /// let mut out = [false; 2];
-            /// filter.contains_bytes_batch(&["apple", "kiwi"], &mut out);
-            /// assert!(out[0]);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            #[track_caller]
-            pub fn contains_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K], out: &mut [bool]) {
-                $crate::filter::view::contains_bytes_batch(&self.reader(), keys, out);
-            }
-
-            /// How many of `keys` (each exactly its bytes) may be present: the number of `true`
-            /// answers
-            #[doc = concat!("[`contains_bytes_batch`](", stringify!($Type), "::contains_bytes_batch)")]
-            /// would give, without an output slice.
-            ///
-            /// ```
-            #[doc = $setup]
-            /// assert!(filter.count_contained_bytes(&["apple", "pear", "kiwi"]) >= 2);
-            /// # Ok::<(), splitbloom::Error>(())
-            /// ```
-            pub fn count_contained_bytes<K: AsRef<[u8]>>(&self, keys: &[K]) -> usize {
-                $crate::filter::view::count_contained_bytes(&self.reader(), keys)
-            }
-        }
-    };
 }

@@ -19,7 +19,7 @@
 //! | 24 | 8 | checksum | XXH3-64 (seed 0) of bytes 0..24 followed by the bitset |
 //! | 32 | 32·z | bitset (layout 0) | block after block, each eight `u32` lanes, lane 0 first |
 //! | 32 | 64·z | bitset (layouts 1, 2) | block after block, each eight `u64` words, word 0 first |
-//! | 32 | 64·z | blocks (layouts 5, 6) | block after block, each metadata then tag slots (`docs/FORMAT.md`) |
+//! | 32 | 64·z | blocks (layouts 5, 6) | block after block, each its metadata then its tag slots (`docs/FORMAT.md`) |
 //!
 //! Byte 7 was a flags byte that had to be 0, so every split-block file is unchanged and a
 //! reader that predates the wide layout refuses a wide file instead of misreading it. The
@@ -93,24 +93,25 @@ use alloc::vec::Vec;
 
 use xxhash_rust::xxh3::Xxh3Default;
 
-use crate::block::LANES;
 use crate::error::Error;
 use crate::hash::{FilterHasher, HasherKind};
-use crate::kind::{Layout, TagBits};
+use crate::kind::{LayoutKind, TagBits};
 use crate::math::MAX_BLOCKS;
 use crate::math::quotient::MAX_QUOTIENT_BLOCKS;
 use crate::math::wide::{MAX_WIDE_BLOCKS, is_valid_shape};
-use crate::wide_block::WORDS;
 
 mod quotient;
 mod scalable;
 mod window;
 
+pub(crate) use quotient::quotient_to_bytes;
 #[cfg(feature = "std")]
 pub(crate) use quotient::quotient_write_to;
-pub(crate) use quotient::{quotient_to_bytes, validate_quotient};
+pub(crate) use quotient::validate_quotient;
 pub(crate) use scalable::scalable_header;
 pub use scalable::{ScalableHeader, ScalableParameters};
+#[cfg(feature = "std")]
+pub(crate) use window::window_write_to;
 pub use window::{WINDOW_HEADER_BYTES, WINDOW_MAGIC};
 pub(crate) use window::{WindowHeader, parse_window, window_to_bytes};
 
@@ -170,7 +171,7 @@ pub struct Header {
     /// split-block layout, 64 in the wide one.
     pub num_blocks: usize,
     /// The layout of the bitset (header byte 7).
-    pub layout: Layout,
+    pub layout: LayoutKind,
     /// The blocks each key sets its bits in: 1 for the split-block layout, 1 or 2 for the
     /// wide one; for the quotient layout, 2, the blocks a key's tag may be in.
     pub probes: u8,
@@ -201,9 +202,9 @@ impl Header {
             return Err(Error::ZeroBlocks);
         }
         let most = match layout {
-            Layout::SplitBlock => MAX_BLOCKS,
-            Layout::Wide => MAX_WIDE_BLOCKS,
-            Layout::Quotient => MAX_QUOTIENT_BLOCKS,
+            LayoutKind::SplitBlock => MAX_BLOCKS,
+            LayoutKind::Wide => MAX_WIDE_BLOCKS,
+            LayoutKind::Quotient => MAX_QUOTIENT_BLOCKS,
         };
         if num_blocks > most as u64 {
             return Err(Error::TooLarge {
@@ -212,7 +213,7 @@ impl Header {
         }
         // At most `most`, which is a `usize`.
         let num_blocks = num_blocks as usize;
-        if layout == Layout::Wide && !is_valid_shape(num_blocks, probes) {
+        if layout == LayoutKind::Wide && !is_valid_shape(num_blocks, probes) {
             return Err(Error::InvalidWideShape { num_blocks, probes });
         }
         Ok(Header {
@@ -239,30 +240,24 @@ impl Header {
         HEADER_BYTES as u64 + self.num_blocks as u64 * self.layout.block_bytes() as u64
     }
 
-    /// Errors unless the bytes hold `layout`, the layout of the type reading them.
-    pub(crate) fn check_layout(&self, layout: Layout) -> Result<(), Error> {
-        if self.layout == layout {
-            Ok(())
-        } else {
-            Err(Error::LayoutMismatch {
-                expected: layout,
-                found: self.layout,
-            })
-        }
-    }
-
     /// Errors unless a reader using hasher type `S` can answer for this filter.
     pub(crate) fn check_hasher<S: FilterHasher>(&self) -> Result<(), Error> {
-        if !self.hasher.is_available() {
-            Err(Error::HasherUnavailable(self.hasher))
-        } else if self.hasher == S::KIND {
-            Ok(())
-        } else {
-            Err(Error::HasherKindMismatch {
-                expected: S::KIND,
-                found: self.hasher,
-            })
-        }
+        check_hasher::<S>(self.hasher)
+    }
+}
+
+/// Errors unless a reader using hasher type `S` can answer for bytes built with `found`: the
+/// one check of every reader of every container.
+pub(crate) fn check_hasher<S: FilterHasher>(found: HasherKind) -> Result<(), Error> {
+    if !found.is_available() {
+        Err(Error::HasherUnavailable(found))
+    } else if found == S::KIND {
+        Ok(())
+    } else {
+        Err(Error::HasherKindMismatch {
+            expected: S::KIND,
+            found,
+        })
     }
 }
 
@@ -322,51 +317,22 @@ impl<'a, const N: usize> RawHeader<'a, N> {
 }
 
 /// The layout, probes and tag width of layout id `id` (header byte 7), or `None` for an
-/// unknown id. Ids 3 and 4 are the window layout's.
-const fn layout_from_id(id: u8) -> Option<(Layout, u8, Option<TagBits>)> {
+/// unknown id.
+const fn layout_from_id(id: u8) -> Option<(LayoutKind, u8, Option<TagBits>)> {
     match id {
-        0 => Some((Layout::SplitBlock, 1, None)),
-        1 => Some((Layout::Wide, 1, None)),
-        2 => Some((Layout::Wide, 2, None)),
-        QUOTIENT_8_ID => Some((Layout::Quotient, 2, Some(TagBits::Eight))),
-        QUOTIENT_16_ID => Some((Layout::Quotient, 2, Some(TagBits::Sixteen))),
+        0 => Some((LayoutKind::SplitBlock, 1, None)),
+        1 => Some((LayoutKind::Wide, 1, None)),
+        2 => Some((LayoutKind::Wide, 2, None)),
+        5 => Some((LayoutKind::Quotient, 2, Some(TagBits::Eight))),
+        6 => Some((LayoutKind::Quotient, 2, Some(TagBits::Sixteen))),
         _ => None,
     }
 }
 
-/// The layout id of the quotient layout with 8-bit tags.
-const QUOTIENT_8_ID: u8 = 5;
-/// The layout id of the quotient layout with 16-bit tags.
-const QUOTIENT_16_ID: u8 = 6;
-
-/// The layout id (header byte 7) of a Bloom `layout` with `probes` per key.
-const fn layout_id(layout: Layout, probes: u8) -> u8 {
-    match layout {
-        Layout::SplitBlock => 0,
-        Layout::Wide | Layout::Quotient => probes,
-    }
-}
-
-/// The layout id (header byte 7) of the quotient layout with `tag_bits` tags.
-pub(crate) const fn quotient_layout_id(tag_bits: TagBits) -> u8 {
-    match tag_bits {
-        TagBits::Eight => QUOTIENT_8_ID,
-        TagBits::Sixteen => QUOTIENT_16_ID,
-    }
-}
-
-/// Validates `bytes` as exactly one serialized split-block filter readable with hasher type
-/// `S`; returns the header and the bitset bytes.
-pub(crate) fn validate<S: FilterHasher>(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
-    validate_layout::<S>(bytes, Layout::SplitBlock)
-}
-
-/// Validates `bytes` as exactly one serialized filter of `layout` readable with hasher type
-/// `S`; returns the header and the bitset bytes.
-pub(crate) fn validate_layout<S: FilterHasher>(
-    bytes: &[u8],
-    layout: Layout,
-) -> Result<(Header, &[u8]), Error> {
+/// Validates `bytes` as exactly one serialized filter, checksum included; returns the header
+/// and the bitset bytes. The reader then checks the layout and the hasher against its type
+/// (`Header::check_hasher`), in that order.
+pub(crate) fn validate(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
     let header = Header::parse(bytes)?;
     let payload = checked_length(&header, bytes)?;
     let computed = checksum(&bytes[..CHECKED_HEADER_BYTES], payload);
@@ -376,8 +342,6 @@ pub(crate) fn validate_layout<S: FilterHasher>(
             computed,
         });
     }
-    header.check_layout(layout)?;
-    header.check_hasher::<S>()?;
     Ok((header, payload))
 }
 
@@ -425,105 +389,90 @@ fn checked_header(
     header
 }
 
-/// A word of a bitset, stored little-endian whatever the host: `u32` lanes (split-block) and
-/// `u64` words (wide).
-pub(crate) trait Word: bytemuck::Pod {
-    /// The word with its bytes in little-endian order.
-    fn to_le_word(self) -> Self;
-    /// The word stored little-endian in `bytes` (exactly its size).
-    fn from_le_slice(bytes: &[u8]) -> Self;
-}
-
-impl Word for u32 {
-    fn to_le_word(self) -> Self {
-        self.to_le()
-    }
-    fn from_le_slice(bytes: &[u8]) -> Self {
-        u32::from_le(bytemuck::pod_read_unaligned(bytes))
-    }
-}
-
-impl Word for u8 {
-    fn to_le_word(self) -> Self {
-        self
-    }
-    fn from_le_slice(bytes: &[u8]) -> Self {
-        bytes[0]
-    }
-}
-
-impl Word for u64 {
-    fn to_le_word(self) -> Self {
-        self.to_le()
-    }
-    fn from_le_slice(bytes: &[u8]) -> Self {
-        u64::from_le(bytemuck::pod_read_unaligned(bytes))
-    }
-}
-
-/// Feeds the bitset to `sink` as little-endian bytes: in one piece on little-endian hosts, a
-/// block at a time elsewhere.
-fn for_each_payload_chunk<W: Word, const N: usize>(blocks: &[[W; N]], mut sink: impl FnMut(&[u8])) {
+/// Feeds the bitset to `sink` as little-endian bytes, its words `word` bytes each: in one
+/// piece on little-endian hosts, a block at a time elsewhere.
+pub(crate) fn for_each_payload_chunk<B: bytemuck::Pod>(
+    blocks: &[B],
+    word: usize,
+    mut sink: impl FnMut(&[u8]),
+) {
     if cfg!(target_endian = "little") {
-        sink(bytemuck::cast_slice(blocks.as_flattened()));
+        sink(bytemuck::cast_slice(blocks));
     } else {
-        for_each_block_as_le_bytes(blocks, sink);
+        for_each_block_as_le_bytes(blocks, word, sink);
     }
 }
 
-/// The byte-order-independent path of [`for_each_payload_chunk`], one block at a time.
-fn for_each_block_as_le_bytes<W: Word, const N: usize>(
-    blocks: &[[W; N]],
+/// The byte-order-independent path of [`for_each_payload_chunk`], one block at a time: each
+/// word's bytes in little-endian order.
+fn for_each_block_as_le_bytes<B: bytemuck::Pod>(
+    blocks: &[B],
+    word: usize,
     mut sink: impl FnMut(&[u8]),
 ) {
     for block in blocks {
-        let words = block.map(W::to_le_word);
-        sink(bytemuck::cast_slice(&words[..]));
+        let mut copy = *block;
+        swap_to_little_endian(bytemuck::bytes_of_mut(&mut copy), word);
+        sink(bytemuck::bytes_of(&copy));
     }
 }
 
-/// The full header (checksum included) of a filter with this hasher, layout and bitset.
-fn header_bytes<W: Word, const N: usize>(
+/// Reverses the bytes of every `word`-byte word of `bytes` on a big-endian host (native order
+/// to little-endian and back); nothing on a little-endian one.
+pub(crate) fn swap_to_little_endian(bytes: &mut [u8], word: usize) {
+    if cfg!(target_endian = "big") {
+        for word in bytes.chunks_exact_mut(word) {
+            word.reverse();
+        }
+    }
+}
+
+/// The full header (checksum included) of a filter with this hasher, layout id and bitset.
+fn header_bytes<B: bytemuck::Pod>(
     kind: HasherKind,
     seed: u64,
     layout_id: u8,
-    blocks: &[[W; N]],
+    blocks: &[B],
+    word: usize,
 ) -> [u8; HEADER_BYTES] {
     let checked = checked_header(kind, seed, layout_id, blocks.len());
     let mut state = Xxh3Default::new();
     state.update(&checked);
-    for_each_payload_chunk(blocks, |chunk| state.update(chunk));
+    for_each_payload_chunk(blocks, word, |chunk| state.update(chunk));
     let mut header = [0; HEADER_BYTES];
     header[..CHECKED_HEADER_BYTES].copy_from_slice(&checked);
     header[CHECKED_HEADER_BYTES..].copy_from_slice(&state.digest().to_le_bytes());
     header
 }
 
-/// A record's header and bitset, in one buffer.
-fn record_to_bytes<W: Word, const N: usize>(
+/// Serializes a bitset of `word`-byte words with its hasher identity and layout id: the one
+/// writer behind every filter's `to_bytes`.
+pub(crate) fn to_bytes<B: bytemuck::Pod>(
     kind: HasherKind,
     seed: u64,
     layout_id: u8,
-    blocks: &[[W; N]],
+    blocks: &[B],
+    word: usize,
 ) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(HEADER_BYTES + core::mem::size_of_val(blocks));
-    bytes.extend_from_slice(&header_bytes(kind, seed, layout_id, blocks));
-    for_each_payload_chunk(blocks, |chunk| bytes.extend_from_slice(chunk));
+    bytes.extend_from_slice(&header_bytes(kind, seed, layout_id, blocks, word));
+    for_each_payload_chunk(blocks, word, |chunk| bytes.extend_from_slice(chunk));
     bytes
 }
 
-/// Streams a record's header and bitset to `writer`.
+/// Streams [`to_bytes`] to `writer`: the one writer behind every filter's `write_to`.
 #[cfg(feature = "std")]
-fn record_write_to<W: Word, const N: usize>(
+pub(crate) fn write_to<B: bytemuck::Pod>(
     kind: HasherKind,
     seed: u64,
     layout_id: u8,
-    blocks: &[[W; N]],
+    blocks: &[B],
+    word: usize,
     mut writer: impl std::io::Write,
 ) -> std::io::Result<()> {
-    writer.write_all(&header_bytes(kind, seed, layout_id, blocks))?;
+    writer.write_all(&header_bytes(kind, seed, layout_id, blocks, word))?;
     let mut result = Ok(());
-    for_each_payload_chunk(blocks, |chunk| {
+    for_each_payload_chunk(blocks, word, |chunk| {
         if result.is_ok() {
             result = writer.write_all(chunk);
         }
@@ -531,98 +480,34 @@ fn record_write_to<W: Word, const N: usize>(
     result
 }
 
-/// Serializes a split-block bitset with its hasher identity: the one writer behind every
-/// split-block `to_bytes`.
-pub(crate) fn to_bytes(kind: HasherKind, seed: u64, blocks: &[[u32; LANES]]) -> Vec<u8> {
-    record_to_bytes(kind, seed, layout_id(Layout::SplitBlock, 1), blocks)
+/// Decodes a little-endian bitset of `word`-byte words into `blocks` (the same length in
+/// bytes).
+pub(crate) fn decode_into<B: bytemuck::Pod>(payload: &[u8], blocks: &mut [B], word: usize) {
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(blocks);
+    bytes.copy_from_slice(payload);
+    swap_to_little_endian(bytes, word);
 }
 
-/// Streams a serialized split-block bitset to `writer`: the one writer behind every
-/// split-block `write_to`.
-#[cfg(feature = "std")]
-pub(crate) fn write_to(
-    kind: HasherKind,
-    seed: u64,
-    blocks: &[[u32; LANES]],
-    writer: impl std::io::Write,
-) -> std::io::Result<()> {
-    record_write_to(kind, seed, layout_id(Layout::SplitBlock, 1), blocks, writer)
-}
-
-/// Serializes a wide bitset with `probes` per key and its hasher identity.
-pub(crate) fn wide_to_bytes(
-    kind: HasherKind,
-    seed: u64,
-    probes: u8,
-    blocks: &[[u64; WORDS]],
-) -> Vec<u8> {
-    record_to_bytes(kind, seed, layout_id(Layout::Wide, probes), blocks)
-}
-
-/// Streams a serialized wide bitset to `writer`.
-#[cfg(feature = "std")]
-pub(crate) fn wide_write_to(
-    kind: HasherKind,
-    seed: u64,
-    probes: u8,
-    blocks: &[[u64; WORDS]],
-    writer: impl std::io::Write,
-) -> std::io::Result<()> {
-    record_write_to(kind, seed, layout_id(Layout::Wide, probes), blocks, writer)
-}
-
-/// Decodes a little-endian split-block bitset into `blocks` (same length in bytes).
-pub(crate) fn decode_into(payload: &[u8], blocks: &mut [[u32; LANES]]) {
-    decode_words_into(payload, blocks);
-}
-
-/// Decodes a little-endian wide bitset into `blocks` (same length in bytes).
-pub(crate) fn wide_decode_into(payload: &[u8], blocks: &mut [[u64; WORDS]]) {
-    decode_words_into(payload, blocks);
-}
-
-/// Decodes a little-endian bitset of any word into `blocks` (same length in bytes).
-fn decode_words_into<W: Word, const N: usize>(payload: &[u8], blocks: &mut [[W; N]]) {
-    let size = core::mem::size_of::<W>();
-    for (word, bytes) in blocks
-        .as_flattened_mut()
-        .iter_mut()
-        .zip(payload.chunks_exact(size))
-    {
-        *word = W::from_le_slice(bytes);
-    }
-}
-
-/// Views a validated little-endian split-block bitset in place when the host and alignment
-/// allow (4 bytes), else copies it.
-pub(crate) fn view_payload(payload: &[u8]) -> Result<Cow<'_, [[u32; LANES]]>, Error> {
-    view_words(payload)
-}
-
-/// Views a validated little-endian wide bitset in place when the host and alignment allow
-/// (8 bytes), else copies it.
-pub(crate) fn view_wide_payload(payload: &[u8]) -> Result<Cow<'_, [[u64; WORDS]]>, Error> {
-    view_words(payload)
-}
-
-/// Views a validated little-endian bitset (whole blocks) in place when the host and alignment
-/// allow, else copies it.
-fn view_words<W: Word, const N: usize>(payload: &[u8]) -> Result<Cow<'_, [[W; N]]>, Error> {
+/// Views a validated little-endian bitset (whole blocks) in place when the host and the
+/// alignment allow (the block's alignment, its word's), else copies it.
+pub(crate) fn view_payload<B: bytemuck::Pod>(
+    payload: &[u8],
+    word: usize,
+) -> Result<Cow<'_, [B]>, Error> {
     if cfg!(target_endian = "little")
-        && let Ok(words) = bytemuck::try_cast_slice::<u8, W>(payload)
-        && let (blocks, []) = words.as_chunks::<N>()
+        && let Ok(blocks) = bytemuck::try_cast_slice::<u8, B>(payload)
     {
         return Ok(Cow::Borrowed(blocks));
     }
-    let num_blocks = payload.len() / core::mem::size_of::<[W; N]>();
+    let num_blocks = payload.len() / core::mem::size_of::<B>();
     let mut blocks = Vec::new();
     blocks
         .try_reserve_exact(num_blocks)
         .map_err(|_| Error::AllocationFailed {
             bytes: payload.len(),
         })?;
-    blocks.resize(num_blocks, [W::zeroed(); N]);
-    decode_words_into(payload, &mut blocks);
+    blocks.resize(num_blocks, B::zeroed());
+    decode_into(payload, &mut blocks, word);
     Ok(Cow::Owned(blocks))
 }
 
@@ -649,6 +534,8 @@ pub const SCALABLE_HEADER_BYTES: usize = 64;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::split_block::LANES;
+    use crate::layout::wide::WORDS;
 
     /// The big-endian paths (word-by-word encode, copying decode) give the same bytes and
     /// words as the in-place little-endian paths, so they are checked on every host.
@@ -662,31 +549,31 @@ mod tests {
             })
             .collect();
         let mut portable = Vec::new();
-        for_each_block_as_le_bytes(&blocks, |chunk| portable.extend_from_slice(chunk));
+        for_each_block_as_le_bytes(&blocks, 4, |chunk| portable.extend_from_slice(chunk));
         let mut fast = Vec::new();
-        for_each_payload_chunk(&blocks, |chunk| fast.extend_from_slice(chunk));
+        for_each_payload_chunk(&blocks, 4, |chunk| fast.extend_from_slice(chunk));
         assert_eq!(portable, fast);
         assert_eq!(&portable[..4], &blocks[0][0].to_le_bytes());
         let mut decoded = vec![[0u32; LANES]; blocks.len()];
-        decode_into(&portable, &mut decoded);
+        decode_into(&portable, &mut decoded, 4);
         assert_eq!(decoded, blocks);
 
         let wide: Vec<[u64; WORDS]> = (0u64..20)
             .map(|b| core::array::from_fn(|i| b.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ i as u64))
             .collect();
         let mut portable = Vec::new();
-        for_each_block_as_le_bytes(&wide, |chunk| portable.extend_from_slice(chunk));
+        for_each_block_as_le_bytes(&wide, 8, |chunk| portable.extend_from_slice(chunk));
         let mut fast = Vec::new();
-        for_each_payload_chunk(&wide, |chunk| fast.extend_from_slice(chunk));
+        for_each_payload_chunk(&wide, 8, |chunk| fast.extend_from_slice(chunk));
         assert_eq!(portable, fast);
         assert_eq!(&portable[8..16], &wide[0][1].to_le_bytes());
         let mut decoded = vec![[0u64; WORDS]; wide.len()];
-        wide_decode_into(&portable, &mut decoded);
+        decode_into(&portable, &mut decoded, 8);
         assert_eq!(decoded, wide);
         // Misaligned by 4: copied, same words.
         let mut shifted = vec![0u8; 4];
         shifted.extend_from_slice(&portable);
-        let viewed = view_wide_payload(&shifted[4..]).unwrap();
+        let viewed = view_payload::<[u64; WORDS]>(&shifted[4..], 8).unwrap();
         assert_eq!(&*viewed, &wide[..]);
     }
 }

@@ -5,20 +5,29 @@
 
 use alloc::vec::Vec;
 
-use super::{Header, quotient_layout_id, record_to_bytes, validate_layout};
+use super::{Header, validate};
 use crate::error::Error;
 use crate::hash::{FilterHasher, HasherKind};
-use crate::kind::{Layout, TagBits};
-use crate::quotient_block::{Block, Tag8, Tag16, Width, is_valid, len};
+use crate::kind::{LayoutKind, TagBits};
+use crate::layout::quotient::{Block, Tag8, Tag16, Width, is_valid, len};
 
-/// Serializes quotient blocks of `tag_bits` tags with their hasher identity.
+/// The layout id (header byte 7) of the quotient layout with `tag_bits` tags: 5 or 6.
+pub(crate) const fn quotient_layout_id(tag_bits: TagBits) -> u8 {
+    match tag_bits {
+        TagBits::Eight => 5,
+        TagBits::Sixteen => 6,
+    }
+}
+
+/// Serializes quotient blocks of `tag_bits` tags with their hasher identity (a block is bytes:
+/// no byte order to fix).
 pub(crate) fn quotient_to_bytes(
     kind: HasherKind,
     seed: u64,
     tag_bits: TagBits,
     blocks: &[Block],
 ) -> Vec<u8> {
-    record_to_bytes(kind, seed, quotient_layout_id(tag_bits), blocks)
+    super::to_bytes(kind, seed, quotient_layout_id(tag_bits), blocks, 1)
 }
 
 /// Streams serialized quotient blocks to `writer`.
@@ -30,7 +39,7 @@ pub(crate) fn quotient_write_to(
     blocks: &[Block],
     writer: impl std::io::Write,
 ) -> std::io::Result<()> {
-    super::record_write_to(kind, seed, quotient_layout_id(tag_bits), blocks, writer)
+    super::write_to(kind, seed, quotient_layout_id(tag_bits), blocks, 1, writer)
 }
 
 /// What a valid serialized quotient filter holds: its header, tag width, blocks (the input's
@@ -48,8 +57,15 @@ pub(crate) struct QuotientRecord<'a> {
 pub(crate) fn validate_quotient<S: FilterHasher>(
     bytes: &[u8],
 ) -> Result<QuotientRecord<'_>, Error> {
-    let (header, payload) = validate_layout::<S>(bytes, Layout::Quotient)?;
-    // The layout ids of `Layout::Quotient` all have a tag width.
+    let (header, payload) = validate(bytes)?;
+    if header.layout != LayoutKind::Quotient {
+        return Err(Error::LayoutMismatch {
+            expected: LayoutKind::Quotient,
+            found: header.layout,
+        });
+    }
+    header.check_hasher::<S>()?;
+    // The layout ids of `LayoutKind::Quotient` all have a tag width.
     let tag_bits = header.tag_bits.unwrap_or(TagBits::Eight);
     let (blocks, _) = payload.as_chunks::<64>();
     let len = match tag_bits {

@@ -1,5 +1,5 @@
 //! The `SBLW` layout of a [`WindowFilter`](crate::WindowFilter): a 64-byte header followed by
-//! every generation's blocks, in memory order. This file is the codec over plain data; the
+//! every generation's planes, in memory order. This file is the codec over plain data; the
 //! filter type calls it. The byte table, with known answers, is in `docs/FORMAT.md`.
 //!
 //! | offset | size | field |
@@ -7,25 +7,26 @@
 //! | 0 | 4 | magic `SBLW` ([`WINDOW_MAGIC`]) |
 //! | 4 | 2 | version `1` |
 //! | 6 | 1 | hasher id |
-//! | 7 | 1 | flags, `0` |
+//! | 7 | 1 | layout id: 3 = planes of 256 bits (32-bit lanes), 4 = planes of 128 bits (16-bit lanes) |
 //! | 8 | 8 | seed |
-//! | 16 | 8 | blocks per generation `z`, 1 ..= 2^32 |
+//! | 16 | 8 | block indices `z` (planes per generation), 1 ..= 2^32 |
 //! | 24 | 8 | keys each generation is sized for, at least 1 |
 //! | 32 | 4 | generations `G`, 1 ..= 64 |
 //! | 36 | 4 | the newest generation's slot, below `G` |
 //! | 40 | 8 | rotations so far |
 //! | 48 | 8 | reserved, `0` |
-//! | 56 | 8 | XXH3-64 (seed 0) of bytes 0..56 followed by the blocks |
-//! | 64 | 32·z·G | the blocks: slot `g` of block index `i` at `64 + 32·(i·G + g)` |
+//! | 56 | 8 | XXH3-64 (seed 0) of bytes 0..56 followed by the planes |
+//! | 64 | z·G·P/8 | the planes of `P` bits: slot `g` of block index `i` at `64 + (P/8)·(i·G + g)`, each eight little-endian lanes of `P/8` bits |
 
 use alloc::vec::Vec;
 
 use xxhash_rust::xxh3::Xxh3Default;
 
 use super::{RawHeader, for_each_payload_chunk};
-use crate::block::{BLOCK_BYTES, LANES, MAX_BLOCKS, MAX_GENERATIONS};
 use crate::error::Error;
 use crate::hash::HasherKind;
+use crate::layout::split_block::MAX_BLOCKS;
+use crate::layout::window::{MAX_GENERATIONS, Plane};
 
 /// The first four bytes of a serialized [`WindowFilter`](crate::WindowFilter).
 ///
@@ -36,8 +37,8 @@ use crate::hash::HasherKind;
 /// ```
 pub const WINDOW_MAGIC: [u8; 4] = *b"SBLW";
 
-/// The size of a serialized window's header: two blocks, so the blocks after it keep the
-/// buffer's 32-byte alignment.
+/// The size of a serialized window's header: one 64-byte line, so the planes after it keep the
+/// buffer's alignment.
 ///
 /// ```
 /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?;
@@ -58,6 +59,7 @@ pub(crate) struct WindowHeader {
     pub(crate) num_blocks: usize,
     pub(crate) items_per_generation: usize,
     pub(crate) generations: usize,
+    pub(crate) plane: Plane,
     pub(crate) newest: usize,
     pub(crate) rotations: u64,
 }
@@ -68,6 +70,7 @@ fn checked_bytes(header: &WindowHeader) -> [u8; CHECKED_BYTES] {
     bytes[..4].copy_from_slice(&WINDOW_MAGIC);
     bytes[4..6].copy_from_slice(&super::VERSION.to_le_bytes());
     bytes[6] = header.hasher.id();
+    bytes[7] = window_layout_id(header.plane);
     bytes[8..16].copy_from_slice(&header.seed.to_le_bytes());
     bytes[16..24].copy_from_slice(&(header.num_blocks as u64).to_le_bytes());
     bytes[24..32].copy_from_slice(&(header.items_per_generation as u64).to_le_bytes());
@@ -77,17 +80,65 @@ fn checked_bytes(header: &WindowHeader) -> [u8; CHECKED_BYTES] {
     bytes
 }
 
-/// Serializes a window: its header, then its blocks as little-endian words.
-pub(crate) fn window_to_bytes(header: &WindowHeader, blocks: &[[u32; LANES]]) -> Vec<u8> {
+/// The layout id (header byte 7) of a window whose planes are `plane`.
+pub(crate) const fn window_layout_id(plane: Plane) -> u8 {
+    match plane {
+        Plane::Bits256 => 3,
+        Plane::Bits128 => 4,
+    }
+}
+
+/// The plane of window layout id `id`, or `None` for an id that is not a window's.
+const fn plane_of_layout_id(id: u8) -> Option<Plane> {
+    match id {
+        3 => Some(Plane::Bits256),
+        4 => Some(Plane::Bits128),
+        _ => None,
+    }
+}
+
+/// The full header (checksum included) of a window with these planes.
+fn header_bytes(header: &WindowHeader, words: &[u32]) -> [u8; WINDOW_HEADER_BYTES] {
     let checked = checked_bytes(header);
     let mut state = Xxh3Default::new();
     state.update(&checked);
-    for_each_payload_chunk(blocks, |chunk| state.update(chunk));
-    let mut bytes = Vec::with_capacity(WINDOW_HEADER_BYTES + blocks.len() * BLOCK_BYTES);
-    bytes.extend_from_slice(&checked);
-    bytes.extend_from_slice(&state.digest().to_le_bytes());
-    for_each_payload_chunk(blocks, |chunk| bytes.extend_from_slice(chunk));
+    for_each_payload_chunk(words, lane_bytes(header.plane), |chunk| state.update(chunk));
+    let mut bytes = [0; WINDOW_HEADER_BYTES];
+    bytes[..CHECKED_BYTES].copy_from_slice(&checked);
+    bytes[CHECKED_BYTES..].copy_from_slice(&state.digest().to_le_bytes());
     bytes
+}
+
+/// The size of a plane's lane, the unit of its byte order: 2 or 4 bytes.
+const fn lane_bytes(plane: Plane) -> usize {
+    plane.words() / 2
+}
+
+/// Serializes a window: its header, then its planes as little-endian lanes.
+pub(crate) fn window_to_bytes(header: &WindowHeader, words: &[u32]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(WINDOW_HEADER_BYTES + core::mem::size_of_val(words));
+    bytes.extend_from_slice(&header_bytes(header, words));
+    for_each_payload_chunk(words, lane_bytes(header.plane), |chunk| {
+        bytes.extend_from_slice(chunk)
+    });
+    bytes
+}
+
+/// Streams [`window_to_bytes`] to `writer`.
+#[cfg(feature = "std")]
+pub(crate) fn window_write_to(
+    header: &WindowHeader,
+    words: &[u32],
+    mut writer: impl std::io::Write,
+) -> std::io::Result<()> {
+    writer.write_all(&header_bytes(header, words))?;
+    let mut result = Ok(());
+    for_each_payload_chunk(words, lane_bytes(header.plane), |chunk| {
+        if result.is_ok() {
+            result = writer.write_all(chunk);
+        }
+    });
+    result
 }
 
 /// Validates `bytes` as exactly one serialized window: every field in range, the length the
@@ -98,10 +149,7 @@ pub(crate) fn parse_window(bytes: &[u8]) -> Result<(WindowHeader, &[u8]), Error>
     let field = |at: usize| raw.u64_at(at);
     let u32_at =
         |at: usize| u32::from_le_bytes(raw.bytes[at..at + 4].try_into().unwrap_or_default());
-    let flags = raw.bytes[7];
-    if flags != 0 {
-        return Err(Error::UnsupportedFlags(flags));
-    }
+    let plane = plane_of_layout_id(raw.bytes[7]).ok_or(Error::UnknownLayout(raw.bytes[7]))?;
     let hasher = HasherKind::from_id(raw.bytes[6]).ok_or(Error::UnknownHasher(raw.bytes[6]))?;
     let num_blocks = field(16);
     if num_blocks == 0 {
@@ -129,9 +177,9 @@ pub(crate) fn parse_window(bytes: &[u8]) -> Result<(WindowHeader, &[u8]), Error>
     if field(48) != 0 {
         return Err(Error::InvalidWindowHeader("the reserved field is not 0"));
     }
-    // z ≤ 2^32 and G ≤ 64, so the length fits in a u64.
-    let expected =
-        WINDOW_HEADER_BYTES as u64 + num_blocks * generations as u64 * BLOCK_BYTES as u64;
+    // z ≤ 2^32, G ≤ 64 and a plane is at most 32 bytes, so the length fits in a u64.
+    let plane_bytes = plane.words() as u64 * 4;
+    let expected = WINDOW_HEADER_BYTES as u64 + num_blocks * generations as u64 * plane_bytes;
     if (bytes.len() as u64) < expected {
         return Err(Error::Truncated {
             needed: expected,
@@ -161,6 +209,7 @@ pub(crate) fn parse_window(bytes: &[u8]) -> Result<(WindowHeader, &[u8]), Error>
         })?,
         items_per_generation: usize::try_from(items).unwrap_or(usize::MAX),
         generations,
+        plane,
         newest,
         rotations: field(40),
     };

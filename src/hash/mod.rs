@@ -119,7 +119,18 @@ pub use crate::kind::HasherKind;
 mod framing;
 mod gxhash;
 pub(crate) mod parquet;
+#[allow(
+    unsafe_code,
+    reason = "castaway's `unsafe` marker trait for the three hashers, a promise about lifetimes"
+)]
+mod type_cast;
 mod xxh3;
+#[allow(
+    unsafe_code,
+    reason = "XXH3's long-input loop in AVX2 and AVX-512 intrinsics, called right after detecting \
+              them: each `unsafe` block carries its SAFETY argument"
+)]
+mod xxh3_long;
 
 pub use gxhash::{GxHash, GxHasher};
 pub use parquet::{ParquetHash, ParquetHasher};
@@ -242,7 +253,7 @@ pub(crate) fn byte_string<K: ?Sized>(key: &K) -> Option<&[u8]> {
 
 /// `hasher.hash_bytes(bytes)` when `S` is one of the three hashers of this module; `None` for
 /// every other `S` (a user's `BuildHasher`), decided at compile time. castaway needs the three
-/// to implement its `LifetimeFree` marker, an `unsafe` promise kept in `arch::type_cast`.
+/// to implement its `LifetimeFree` marker, an `unsafe` promise kept in `type_cast.rs`.
 #[inline(always)]
 pub(crate) fn contract_hash_bytes<S>(hasher: &S, bytes: &[u8]) -> Option<u64> {
     if let Ok(hasher) = castaway::cast!(hasher, &Xxh3) {

@@ -4,8 +4,8 @@
 use core::hash::BuildHasher;
 
 use super::framing::{BytesHash, Framing, INLINE_MAX, hash_bytes_out_of_line};
+use super::xxh3_long::{MID_SIZE_MAX, SECRET_SIZE, hash_long};
 use super::{DEFAULT_SEED, FilterHasher, HasherKind};
-use crate::arch::xxh3_long::{MID_SIZE_MAX, SECRET_SIZE, hash_long};
 use crate::error::Error;
 
 /// Keys hashed with exactly XXH3-64 (strings and byte strings) and one folded multiply (an

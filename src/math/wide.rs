@@ -43,23 +43,11 @@
 //! # Ok::<(), splitbloom::Error>(())
 //! ```
 
-use super::{CompensatedSum, TRUNCATION, check_fpr, poisson_at_mode};
+use super::check_fpr;
+use super::lanes::{CompensatedSum, TRUNCATION, poisson_at_mode};
 use crate::error::Error;
 
-/// Bytes in one wide block (one cache line on x86-64 and most aarch64 cores).
-pub const WIDE_BLOCK_BYTES: usize = 64;
-
-/// Blocks per group for two probes: a key's second block lies in its first block's group of
-/// 64 blocks, one 4 KiB page.
-pub const GROUP_BLOCKS: usize = 64;
-
-/// The largest number of wide blocks: the first block is picked by the high 32 bits of the
-/// hash, so at most 2^32 blocks are reachable.
-pub const MAX_WIDE_BLOCKS: usize = if usize::BITS > 32 {
-    1 << 32
-} else {
-    (isize::MAX as usize) / WIDE_BLOCK_BYTES
-};
+pub use crate::layout::wide::{GROUP_BLOCKS, MAX_WIDE_BLOCKS, WIDE_BLOCK_BYTES, is_valid_shape};
 
 /// The chance that a key leaves a given bit of its word clear: 63/64 (exact in binary).
 const WORD_CLEAR: f64 = 63.0 / 64.0;
@@ -248,24 +236,6 @@ pub fn items_for_fill(fill_ratio: f64, num_blocks: usize, probes: u8) -> f64 {
     libm::log(1.0 - fill_ratio) / libm::log(WORD_CLEAR) * num_blocks as f64 / f64::from(probes)
 }
 
-/// Whether a filter of `num_blocks` blocks may use `probes` probes: one probe needs at least
-/// one block, two need whole groups of [`GROUP_BLOCKS`]; both at most [`MAX_WIDE_BLOCKS`].
-///
-/// ```
-/// use splitbloom::math::wide::is_valid_shape;
-/// assert!(is_valid_shape(3, 1));
-/// assert!(!is_valid_shape(100, 2));
-/// assert!(is_valid_shape(128, 2));
-/// ```
-pub fn is_valid_shape(num_blocks: usize, probes: u8) -> bool {
-    let size_ok = num_blocks > 0 && num_blocks <= MAX_WIDE_BLOCKS;
-    match probes {
-        1 => size_ok,
-        2 => size_ok && num_blocks.is_multiple_of(GROUP_BLOCKS),
-        _ => false,
-    }
-}
-
 /// The smallest block count `k·step` (`k ≥ 1`, at most [`MAX_WIDE_BLOCKS`]) whose rate is at
 /// most `fpr`, or `None`: a bisection, the rate falling as blocks are added.
 fn smallest_blocks(step: usize, fpr: f64, rate: impl Fn(usize) -> f64) -> Option<usize> {
@@ -304,15 +274,17 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<(usize, u8), Error> 
         return Err(Error::ZeroItems);
     }
     check_fpr(fpr)?;
-    let fpr = fpr * (1.0 - SIZING_MARGIN);
-    let one = smallest_blocks(1, fpr, |blocks| false_positive_rate(items, blocks, 1));
-    let two = smallest_blocks(GROUP_BLOCKS, fpr, |blocks| two_probe_fpr(items, blocks));
+    let target = fpr * (1.0 - SIZING_MARGIN);
+    let one = smallest_blocks(1, target, |blocks| false_positive_rate(items, blocks, 1));
+    let two = smallest_blocks(GROUP_BLOCKS, target, |blocks| two_probe_fpr(items, blocks));
     match (one, two) {
         (Some(one), Some(two)) if one as f64 > ONE_PROBE_ALLOWANCE * two as f64 => Ok((two, 2)),
         (Some(one), _) => Ok((one, 1)),
         (None, Some(two)) => Ok((two, 2)),
-        (None, None) => Err(Error::TooLarge {
-            blocks: MAX_WIDE_BLOCKS as f64 + 1.0,
+        (None, None) => Err(Error::TooLargeForRate {
+            items,
+            fpr,
+            max_bytes: (MAX_WIDE_BLOCKS as u64).saturating_mul(WIDE_BLOCK_BYTES as u64),
         }),
     }
 }
@@ -428,10 +400,14 @@ mod tests {
         for fpr in [0.0, 1.0, -1.0, f64::NAN] {
             assert!(num_blocks_for_fpr(10, fpr).is_err());
         }
-        assert!(matches!(
+        assert_eq!(
             num_blocks_for_fpr(1, 1e-300),
-            Err(Error::TooLarge { .. })
-        ));
+            Err(Error::TooLargeForRate {
+                items: 1,
+                fpr: 1e-300,
+                max_bytes: 1 << 38,
+            })
+        );
         assert!(!is_valid_shape(0, 1) && !is_valid_shape(64, 3) && !is_valid_shape(64, 0));
     }
 }

@@ -41,12 +41,12 @@ use alloc::vec::Vec;
 
 use crate::Filter;
 use crate::FilterRef;
-use crate::block::BLOCK_BYTES;
 use crate::error::Error;
 use crate::format::{decode_into, view_payload};
 use crate::hash::FilterHasher;
 pub use crate::hash::parquet::SEED;
 pub use crate::hash::{ParquetHash, ParquetHasher};
+use crate::layout::split_block::{BLOCK_BYTES, SplitBlock};
 use sizing::check_parquet_size;
 pub use sizing::{MAX_BITSET_BYTES, MIN_BITSET_BYTES, Sizing};
 use thrift::split_header;
@@ -148,7 +148,7 @@ impl Filter<ParquetHash> {
     pub fn from_parquet_bitset(bitset: &[u8]) -> Result<Self, Error> {
         let blocks = check_bitset_len(bitset)?;
         let mut filter = Filter::with_num_blocks_and_hasher(blocks, ParquetHash::default())?;
-        decode_into(bitset, filter.words_mut());
+        decode_into(bitset, filter.words_mut(), 4);
         Ok(filter)
     }
 }
@@ -182,7 +182,8 @@ impl<'a> FilterRef<'a, ParquetHash> {
     pub fn from_parquet_bitset(bitset: &'a [u8]) -> Result<Self, Error> {
         check_bitset_len(bitset)?;
         Ok(FilterRef::from_parts(
-            view_payload(bitset)?,
+            view_payload(bitset, 4)?,
+            SplitBlock,
             ParquetHash::default(),
         ))
     }

@@ -1,9 +1,9 @@
 //! The bitset sizes Parquet readers accept, and [`Sizing`]: a Parquet-valid size for a number of
 //! values and a false-positive rate.
 
-use crate::block::BLOCK_BYTES;
 use crate::error::Error;
 use crate::hash::ParquetHash;
+use crate::layout::split_block::BLOCK_BYTES;
 use crate::{Filter, math};
 
 /// The smallest bitset Parquet readers accept, in bytes (one block).
@@ -68,7 +68,7 @@ impl Sizing {
             match math::num_blocks_for_fpr(usize::try_from(items).unwrap_or(usize::MAX), fpr) {
                 Ok(blocks) => blocks.min(max_blocks),
                 Err(Error::ZeroItems) => 1,
-                Err(Error::TooLarge { .. }) => max_blocks,
+                Err(Error::TooLargeForRate { .. }) => max_blocks,
                 Err(error) => return Err(error),
             };
         let num_bytes = (blocks * BLOCK_BYTES)

@@ -3,8 +3,8 @@
 
 use alloc::vec::Vec;
 
-use crate::block::BLOCK_BYTES;
 use crate::error::Error;
+use crate::layout::split_block::BLOCK_BYTES;
 
 /// Thrift compact protocol type codes (the low nibble of a field header).
 mod compact {

@@ -12,7 +12,7 @@ use core::mem::{align_of, size_of};
 use core::sync::atomic::Ordering::Relaxed;
 
 use super::blocks::{BlockStorage, Blocks};
-use crate::block::{Block, LANES};
+use crate::layout::split_block::{Block, LANES};
 
 // The atomic word: 64 bits where the target has 64-bit atomics, so an insert needs at most four
 // atomic read-modify-writes instead of eight (each is a locked, serializing instruction: they
@@ -61,16 +61,6 @@ impl AtomicBlock {
             }
         }
         missing == 0
-    }
-}
-
-impl AtomicBlock {
-    /// Clears every lane (`Relaxed` stores: the caller orders them, see `AtomicWindowFilter`).
-    #[inline(always)]
-    pub(crate) fn clear(&self) {
-        for word in &self.0 {
-            word.store(0, Relaxed);
-        }
     }
 }
 
@@ -129,8 +119,12 @@ mod tests {
         let atomic = into_atomic_blocks(Blocks::zeroed_or_abort(1));
         let mut plain = Block::default();
         for x in (0..5_000u32).map(|i| i.wrapping_mul(0x2545_f491)) {
-            let expected = crate::block::insert(&mut plain.0, x);
-            assert_eq!(atomic[0].insert(crate::block::mask(x)), expected, "{x}");
+            let expected = crate::layout::split_block::insert(&mut plain.0, x);
+            assert_eq!(
+                atomic[0].insert(crate::layout::split_block::mask(x)),
+                expected,
+                "{x}"
+            );
             assert_eq!(atomic[0].load(), plain.0);
         }
     }

@@ -27,7 +27,8 @@ use core::mem::{ManuallyDrop, align_of, size_of};
 use core::ops::{Deref, DerefMut};
 use core::ptr::NonNull;
 
-use crate::block::Block;
+use crate::error::Error;
+use crate::layout::split_block::Block;
 
 /// The element types [`Blocks`] can hold: a filter block's bytes, plain or atomic, or a block
 /// of counters.
@@ -81,6 +82,14 @@ unsafe impl<T: BlockStorage + Send> Send for Blocks<T> {}
 unsafe impl<T: BlockStorage + Sync> Sync for Blocks<T> {}
 
 impl<T: BlockStorage> Blocks<T> {
+    /// `len` zeroed blocks, or [`Error::AllocationFailed`] with the bytes that were asked
+    /// for: the one fallible allocation every filter's constructor makes.
+    pub(crate) fn try_zeroed(len: usize) -> Result<Blocks<T>, Error> {
+        Blocks::zeroed(len).ok_or(Error::AllocationFailed {
+            bytes: len.saturating_mul(size_of::<T>()),
+        })
+    }
+
     /// `len` zeroed blocks, or `None` when the size overflows or the allocator refuses.
     pub(crate) fn zeroed(len: usize) -> Option<Blocks<T>> {
         let bytes = len.checked_mul(size_of::<T>())?;

@@ -5,7 +5,7 @@
 //! [`Blocks`]: super::Blocks
 
 use super::blocks::BlockStorage;
-use crate::block::LANES;
+use crate::layout::split_block::LANES;
 
 /// One block of counters: lane `i`'s counter for bit `b` is bits `4b..4b + 4` of `self.0[i]`.
 /// 128 bytes, aligned to a 64-byte cache line so a block spans exactly two.

@@ -12,5 +12,6 @@ mod blocks;
 pub(crate) mod counters;
 mod quotient;
 mod wide;
+pub(crate) mod window;
 
-pub(crate) use blocks::{Blocks, HUGE_PAGE_THRESHOLD};
+pub(crate) use blocks::{BlockStorage, Blocks, HUGE_PAGE_THRESHOLD};

@@ -5,7 +5,7 @@
 use core::mem::{align_of, size_of};
 
 use super::blocks::BlockStorage;
-use crate::quotient_block::QuotientBlock;
+use crate::layout::quotient::QuotientBlock;
 
 // SAFETY: `QuotientBlock` is `#[repr(C, align(64))] [u8; 64]`: 64 bytes, valid when zero and
 // for every bit pattern, aligned far below a huge page.

@@ -4,7 +4,7 @@
 use core::mem::{align_of, size_of};
 
 use super::blocks::BlockStorage;
-use crate::wide_block::WideBlock;
+use crate::layout::wide::WideBlock;
 
 // SAFETY: `WideBlock` is `#[repr(C, align(64))] [u64; 8]`: 64 bytes, valid when zero and for
 // every bit pattern, aligned far below a huge page.

@@ -257,7 +257,7 @@ fn wide_filter_ref_answers_like_the_wide_filter() {
         view.write_to(&mut written).unwrap();
         assert_eq!(written, bytes);
         assert_eq!(view.clone(), view);
-        assert_eq!(view.to_wide_filter().unwrap(), reference);
+        assert_eq!(view.to_filter().unwrap(), reference);
         // No type annotation needed on the default hasher.
         assert_eq!(WideFilter::from_bytes(&bytes).unwrap(), reference);
         assert_eq!(WideFilterRef::from_trusted_bytes(&bytes).unwrap(), view);

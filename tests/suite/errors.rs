@@ -34,16 +34,36 @@ fn constructor_parameters_are_validated() {
     }
 }
 
+/// A size the rate asks for is stated in the user's units: the keys, the rate, and the largest
+/// filter in bytes (not a block count the caller never chose).
+#[test]
+fn a_rate_too_low_for_any_filter_names_the_keys_the_rate_and_the_limit() {
+    let message = splitbloom::WideFilter::with_fpr(1_000_000, 1e-300)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.starts_with("1000000 keys at a false-positive rate of 1e-300 need more than")
+            && message.contains("(256 GiB)")
+            && message.contains("allow a higher rate"),
+        "{message}"
+    );
+    let message = Filter::with_fpr(10, 1e-200).unwrap_err().to_string();
+    assert!(
+        message.contains("10 keys") && message.contains("(128 GiB)"),
+        "{message}"
+    );
+}
+
 #[test]
 fn absurd_sizes_are_refused_quickly() {
     let start = std::time::Instant::now();
     assert!(matches!(
         Filter::with_fpr(usize::MAX, 0.01).unwrap_err(),
-        Error::TooLarge { .. }
+        Error::TooLargeForRate { .. }
     ));
     assert!(matches!(
         Filter::with_fpr(1, f64::MIN_POSITIVE).unwrap_err(),
-        Error::TooLarge { .. }
+        Error::TooLargeForRate { .. }
     ));
     assert!(matches!(
         Filter::with_bits_per_key(usize::MAX, 1e300).unwrap_err(),

@@ -478,3 +478,77 @@ fn random_and_mutated_inputs_never_panic() {
     // check.
     assert!(accepted > 1000, "{accepted}");
 }
+
+/// A filter streamed out in chunks of its bitset and loaded back chunk by chunk into one made
+/// with the same shape is the same filter, on every layout; the chunks are the bytes
+/// `to_bytes` writes after its header.
+#[test]
+fn a_bitset_streamed_in_chunks_restores_the_filter_on_every_layout() {
+    use splitbloom::layout::{SplitBlock, Wide};
+    use splitbloom::{BloomFilter, Layout};
+
+    fn round_trip<L: Layout>(filter: &BloomFilter<Xxh3, L>, chunk: usize) {
+        let whole = filter.to_bytes();
+        let mut copy =
+            BloomFilter::with_layout(filter.num_blocks(), filter.layout(), Xxh3::default())
+                .unwrap();
+        assert_ne!(&copy, filter, "the filter under test must have bits set");
+        let size = filter.size_in_bytes();
+        for start in (0..size).step_by(chunk) {
+            let end = (start + chunk).min(size);
+            let bytes = filter.bitset_bytes(start..end).unwrap();
+            assert_eq!(&*bytes, &whole[HEADER_BYTES + start..HEADER_BYTES + end]);
+            copy.load_bitset_bytes(start, &bytes).unwrap();
+        }
+        assert_eq!(&copy, filter);
+        assert_eq!(copy.to_bytes(), whole);
+    }
+
+    let mut split = BloomFilter::<Xxh3, SplitBlock>::with_num_blocks(37).unwrap();
+    let mut wide = splitbloom::WideFilter::with_num_blocks(29, 1).unwrap();
+    let mut wide2 = splitbloom::WideFilter::with_num_blocks(128, 2).unwrap();
+    for key in 0..500u64 {
+        split.insert(&key);
+        wide.insert(&key);
+        wide2.insert(&key);
+    }
+    for chunk in [8, 64, 200, 1 << 20] {
+        round_trip(&split, chunk);
+        round_trip::<Wide>(&wide, chunk);
+        round_trip::<Wide>(&wide2, chunk);
+    }
+}
+
+/// A range that is not whole words inside the bitset is refused with the numbers that make it
+/// wrong, and a refused load changes nothing.
+#[test]
+fn bitset_ranges_outside_the_bitset_or_across_words_are_refused() {
+    let mut filter = splitbloom::WideFilter::with_num_blocks(2, 1).unwrap(); // 128 bytes, u64
+    filter.insert("key");
+    let before = filter.clone();
+    for (start, end) in [(0, 129), (4, 8), (0, 12), (120, 136), (64, 8), (128, 136)] {
+        let expected = Error::BitsetRange {
+            start,
+            end,
+            bitset_bytes: 128,
+            word_bytes: 8,
+        };
+        assert_eq!(filter.bitset_bytes(start..end).unwrap_err(), expected);
+        if start <= end {
+            let zeros = vec![0u8; end - start];
+            assert_eq!(
+                filter.load_bitset_bytes(start, &zeros).unwrap_err(),
+                expected
+            );
+        }
+    }
+    assert_eq!(filter, before);
+    let message = filter.bitset_bytes(4..8).unwrap_err().to_string();
+    assert!(message.contains("4..8") && message.contains("128-byte") && message.contains("8-byte"));
+    // Split-block filters have 32-bit words: 4..8 is whole.
+    let split = Filter::with_num_blocks(1).unwrap();
+    assert_eq!(split.bitset_bytes(4..8).unwrap().len(), 4);
+    assert!(split.bitset_bytes(0..0).unwrap().is_empty());
+    let mut huge = Filter::with_num_blocks(1).unwrap();
+    assert!(huge.load_bitset_bytes(usize::MAX - 2, &[0; 4]).is_err());
+}

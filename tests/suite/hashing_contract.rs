@@ -810,3 +810,75 @@ fn the_documented_wide_known_answers_hold() {
     }
     assert!(rows >= 4, "only {rows} wide rows parsed");
 }
+
+/// The window layout's known answers in `docs/FORMAT.md` (computed from the documented formulas
+/// by `tests/fixtures/golden/window_known_answers.py`, outside the crate): each key's XXH3
+/// hash, its block index for 1000 blocks, and exactly the documented lane bits, found in the
+/// serialized planes of a window of each plane size, in the newest slot of the key's block
+/// index.
+#[test]
+fn the_documented_window_known_answers_hold() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{path}: {error}"));
+    let section = text
+        .split("### The window layout")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/FORMAT.md has a window layout section");
+    let bits = |cell: &str| -> [u32; 8] {
+        let bits: Vec<u32> = cell.split(' ').map(|bit| bit.parse().unwrap()).collect();
+        bits.try_into().unwrap()
+    };
+    // 128-bit planes at G = 4 and 1%, 256-bit ones at G = 2; both checked below.
+    let windows = [
+        splitbloom::WindowFilter::with_fpr(5_000, 0.01, 4).unwrap(),
+        splitbloom::WindowFilter::with_fpr(5_000, 0.01, 2).unwrap(),
+    ];
+    assert_eq!(
+        windows.each_ref().map(|window| window.plane_bits()),
+        [128, 256]
+    );
+    let mut rows = 0;
+    for line in section.lines() {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let [key, hash, block, bits16, bits32] = cells[..] else {
+            continue;
+        };
+        let Ok(block) = block.parse::<usize>() else {
+            continue;
+        };
+        let key: &[u8] = if key == "(empty)" {
+            b""
+        } else {
+            key.trim_matches('`').as_bytes()
+        };
+        let hash = u64::from_str_radix(hash.trim_matches('`'), 16).unwrap();
+        assert_eq!(Xxh3::default().hash_bytes(key), hash, "{key:?}");
+        assert_eq!(splitbloom::block_index(hash, 1000), block, "{key:?}");
+        for (window, lane_bits) in windows.iter().zip([bits(bits16), bits(bits32)]) {
+            let mut window = window.clone();
+            window.rotate();
+            window.insert_bytes(key);
+            let (plane, lane) = (window.plane_bits() / 8, window.plane_bits() / 64);
+            let bytes = window.to_bytes();
+            let generations = window.generations();
+            let index = splitbloom::block_index(hash, window.num_blocks());
+            // The newest slot is 1 after one rotation.
+            let at = 64 + plane * (index * generations + 1);
+            let mut expected = vec![0u8; plane];
+            for (j, &bit) in lane_bits.iter().enumerate() {
+                let bit = bit as usize;
+                expected[lane * j + bit / 8] |= 1 << (bit % 8);
+            }
+            assert_eq!(
+                &bytes[at..at + plane],
+                &expected[..],
+                "{key:?}, {plane}-byte planes"
+            );
+            let set: u32 = bytes[64..].iter().map(|byte| byte.count_ones()).sum();
+            assert_eq!(set, 8, "{key:?}: the key's eight bits and nothing else");
+        }
+        rows += 1;
+    }
+    assert!(rows >= 4, "only {rows} window rows parsed");
+}

@@ -16,22 +16,8 @@
 
 mod common;
 
-// arrow-rs's `parquet` crate, the reference it compares with, is the `parquet` feature's
-// dependency (not a dev-dependency), so builds without the feature do not compile it.
 mod api_matrix;
-#[cfg(feature = "parquet")]
-mod arrow_interop;
 mod atomic;
-#[cfg(feature = "cli")]
-mod cli;
-#[cfg(feature = "cli")]
-mod cli_hashing;
-#[cfg(feature = "cli")]
-mod cli_layout;
-#[cfg(feature = "cli")]
-mod cli_support;
-#[cfg(feature = "cli")]
-mod cli_window;
 mod counting;
 mod errors;
 mod fold;
@@ -44,8 +30,6 @@ mod kernels;
 mod layout;
 mod math_domain;
 mod parquet;
-#[cfg(feature = "parquet")]
-mod parquet_cli;
 mod platform;
 mod properties;
 mod quotient;

@@ -130,7 +130,11 @@ fn sizing_covers_the_whole_domain() {
                 assert!(rate(blocks) <= fpr);
                 assert!(blocks == 1 || rate(blocks - 1) > fpr, "{fpr}: {blocks}");
             }
-            Err(Error::TooLarge { blocks }) => assert!(blocks > MAX_BLOCKS as f64),
+            Err(Error::TooLargeForRate {
+                items, max_bytes, ..
+            }) => {
+                assert_eq!((items, max_bytes), (1000, 32 << 32));
+            }
             Err(other) => panic!("{fpr}: {other:?}"),
         }
         fpr *= 0.83;
@@ -139,7 +143,11 @@ fn sizing_covers_the_whole_domain() {
         for fpr in [1e-300, 1e-9, 0.01, 0.5, 0.999] {
             match num_blocks_for_fpr(items, fpr) {
                 Ok(blocks) => assert!(blocks <= MAX_BLOCKS),
-                Err(Error::TooLarge { blocks }) => assert!(blocks > MAX_BLOCKS as f64),
+                Err(Error::TooLargeForRate {
+                    items: refused,
+                    max_bytes,
+                    ..
+                }) => assert_eq!((refused, max_bytes), (items, 32 << 32)),
                 Err(other) => panic!("{items} {fpr}: {other:?}"),
             }
         }

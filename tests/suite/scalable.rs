@@ -214,7 +214,7 @@ fn bad_parameters_are_errors() {
     }
     assert!(matches!(
         with(|p| p.initial_capacity = usize::MAX),
-        Error::TooLarge { .. }
+        Error::TooLargeForRate { .. }
     ));
     // Growth stops with an error, not a panic, once a stage would be too large.
     let mut parameters = base;
@@ -229,7 +229,10 @@ fn bad_parameters_are_errors() {
             break;
         }
     }
-    assert!(matches!(result, Err(Error::TooLarge { .. })), "{result:?}");
+    assert!(
+        matches!(result, Err(Error::TooLargeForRate { .. })),
+        "{result:?}"
+    );
     println!("{}", result.unwrap_err());
 }
 
@@ -287,4 +290,84 @@ fn every_kernel_grows_the_same_stages() {
             assert_eq!(stage.as_words(), expected.as_words(), "{kernel}");
         }
     }
+}
+
+/// Hashes with repeats inside the batch (next to each other and a chunk apart), repeats of
+/// keys already held, and enough new ones to add several stages during the batch.
+fn hashes_with_repeats(len: usize, seed: u64) -> Vec<u64> {
+    let (fresh, _) = common::members_and_strangers(seed, len, 0);
+    let mut hashes = Vec::with_capacity(len);
+    for (index, &hash) in fresh.iter().enumerate() {
+        match index % 7 {
+            3 => hashes.push(hashes[index - 1]),
+            5 if index > 300 => hashes.push(hashes[index - 300]),
+            _ => hashes.push(hash),
+        }
+    }
+    hashes
+}
+
+/// The batch path answers each hash as inserting them one at a time in order would, and
+/// leaves the same filter (stages, bits and counts), on both layouts, with stages added in the
+/// middle of batches and of chunks.
+#[test]
+fn batch_inserts_answer_and_grow_as_inserting_in_order_does() {
+    use splitbloom::Layout;
+    use splitbloom::Xxh3;
+    use splitbloom::layout::{SplitBlock, Wide};
+
+    fn check<L: Layout>(fpr: f64) {
+        let parameters = ScalableParameters::new(100, fpr);
+        let make = || ScalableFilter::<Xxh3, L>::with_layout(parameters, Xxh3::default()).unwrap();
+        let (mut one_by_one, mut batched, mut answered) = (make(), make(), make());
+        for round in 0..3u64 {
+            let hashes = hashes_with_repeats(3_000, round);
+            let expected: Vec<bool> = hashes
+                .iter()
+                .map(|&hash| one_by_one.insert_hash(hash).unwrap())
+                .collect();
+            batched.insert_hash_batch(&hashes).unwrap();
+            let mut new = vec![true; hashes.len()];
+            answered
+                .insert_hash_batch_answers(&hashes, &mut new)
+                .unwrap();
+            assert_eq!(new, expected, "round {round}");
+            assert!(expected.iter().any(|&new| !new) && expected.iter().any(|&new| new));
+        }
+        assert!(one_by_one.num_stages() >= 5, "{}", one_by_one.num_stages());
+        assert!(batched == one_by_one && answered == one_by_one);
+    }
+    check::<SplitBlock>(0.01);
+    check::<Wide>(1e-5);
+}
+
+/// When a stage cannot be made mid-batch, the answer says how many hashes went in; those are
+/// in, answered as in order, and the filter holds nothing else.
+#[test]
+fn a_batch_that_cannot_grow_reports_how_far_it_got() {
+    let mut parameters = ScalableParameters::new(50, 0.01);
+    parameters.growth_factor = 1e12; // stage 1 would need more than MAX_BLOCKS
+    let mut filter =
+        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default()).unwrap();
+    let hashes = hashes_with_repeats(600, 9);
+    let mut new = vec![false; hashes.len()];
+    let (processed, error) = filter
+        .insert_hash_batch_answers(&hashes, &mut new)
+        .unwrap_err();
+    assert!(matches!(error, Error::TooLargeForRate { .. }), "{error:?}");
+    let mut in_order =
+        ScalableFilter::with_parameters(parameters, splitbloom::Xxh3::default()).unwrap();
+    let expected: Vec<bool> = hashes[..processed]
+        .iter()
+        .map(|&hash| in_order.insert_hash(hash).unwrap())
+        .collect();
+    assert_eq!(&new[..processed], &expected[..]);
+    assert!(in_order.insert_hash(hashes[processed]).is_err());
+    assert_eq!(filter, in_order);
+    assert_eq!(filter.len(), 50);
+    assert!(
+        filter
+            .insert_hash_batch(&hashes)
+            .is_err_and(|error| matches!(error, Error::TooLargeForRate { .. }))
+    );
 }

@@ -318,3 +318,41 @@ fn wrong_magic_names_the_container_expected() {
         "{message}"
     );
 }
+
+/// A chain of wide stages round-trips through the same container, and its stages' layout is
+/// checked: a split-block reader refuses it with a layout error, not a misread.
+#[test]
+fn wide_stages_round_trip_and_are_not_read_as_split_block() {
+    use splitbloom::layout::Wide;
+    use splitbloom::{LayoutKind, WideFilter};
+    let (keys, strangers) = common::members_and_strangers(41, 20_000, 20_000);
+    let parameters = ScalableParameters::new(2_000, 1e-4);
+    let mut filter =
+        ScalableFilter::<Xxh3, Wide>::with_layout(parameters, Xxh3::default()).unwrap();
+    filter.insert_batch(&keys).unwrap();
+    assert!(filter.num_stages() >= 3, "{} stages", filter.num_stages());
+    assert!(filter.stages().iter().any(|stage| stage.probes() == 2));
+    let bytes = filter.to_bytes();
+    let copy = ScalableFilter::<Xxh3, Wide>::from_bytes_with_hasher_type(&bytes).unwrap();
+    assert_eq!(copy, filter);
+    assert!(keys.iter().all(|key| copy.contains(key)));
+    let false_positives = copy.count_contained(&strangers);
+    assert!(
+        false_positives <= 20,
+        "{false_positives} false positives of 20,000 at 1e-4"
+    );
+    assert!(matches!(
+        Scalable::from_bytes_with_hasher_type(&bytes),
+        Err(Error::LayoutMismatch {
+            expected: LayoutKind::SplitBlock,
+            found: LayoutKind::Wide,
+        })
+    ));
+    // A wide stage sized for other parameters is refused as a split-block one would be.
+    let stages: Vec<WideFilter> = filter.stages().to_vec();
+    let other = ScalableParameters::new(3_000, 1e-4);
+    assert!(matches!(
+        ScalableFilter::from_stages(other, stages, 0),
+        Err(Error::StageMismatch { stage: 0, .. })
+    ));
+}

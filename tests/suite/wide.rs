@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{
-    Error, Filter, FilterRef, GxHash, HasherKind, Layout, WideFilter, WideFilterRef, Xxh3, math,
+    Error, Filter, FilterRef, GxHash, HasherKind, LayoutKind, WideFilter, WideFilterRef, Xxh3, math,
 };
 
 /// A SplitMix64 stream: distinct seeds give unrelated keys.
@@ -302,7 +302,7 @@ fn round_trip<S: splitbloom::FilterHasher + std::fmt::Debug>(filter: &mut WideFi
     filter.write_to(&mut streamed).unwrap();
     assert_eq!(streamed, bytes);
     let header = splitbloom::format::Header::parse(&bytes).unwrap();
-    assert_eq!(header.layout, splitbloom::Layout::Wide);
+    assert_eq!(header.layout, splitbloom::LayoutKind::Wide);
     assert_eq!(
         (header.num_blocks, header.probes),
         (filter.num_blocks(), filter.probes())
@@ -315,7 +315,7 @@ fn round_trip<S: splitbloom::FilterHasher + std::fmt::Debug>(filter: &mut WideFi
     let trusted = WideFilterRef::<S>::from_trusted_bytes_with_hasher_type(&bytes).unwrap();
     assert_eq!(view, trusted);
     assert_eq!(view.to_bytes(), bytes);
-    assert_eq!(&view.to_wide_filter().unwrap(), filter);
+    assert_eq!(&view.to_filter().unwrap(), filter);
     let words: Vec<String> = inserted[400..].iter().map(u64::to_string).collect();
     assert_eq!(view.count_contained(&inserted[..400]), 400);
     assert_eq!(view.count_contained_bytes(&words), words.len());
@@ -480,8 +480,8 @@ fn layouts_are_not_read_as_each_other() {
     let wide = WideFilter::with_num_blocks(64, 1).unwrap().to_bytes();
     let split = Filter::with_num_blocks(2).unwrap().to_bytes();
     let wrong = Error::LayoutMismatch {
-        expected: Layout::SplitBlock,
-        found: Layout::Wide,
+        expected: LayoutKind::SplitBlock,
+        found: LayoutKind::Wide,
     };
     assert_eq!(Filter::from_bytes(&wide).unwrap_err(), wrong);
     assert_eq!(FilterRef::from_bytes(&wide).unwrap_err(), wrong);
@@ -493,8 +493,8 @@ fn layouts_are_not_read_as_each_other() {
         "{message}"
     );
     let wrong = Error::LayoutMismatch {
-        expected: Layout::Wide,
-        found: Layout::SplitBlock,
+        expected: LayoutKind::Wide,
+        found: LayoutKind::SplitBlock,
     };
     assert_eq!(WideFilter::from_bytes(&split).unwrap_err(), wrong);
     assert_eq!(WideFilterRef::from_bytes(&split).unwrap_err(), wrong);

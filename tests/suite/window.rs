@@ -5,9 +5,15 @@
 use splitbloom::math::{self, generation_fpr_for_window, window_false_positive_rate};
 use splitbloom::{Error, Kernel, WindowFilter};
 
-/// A key of generation `generation`, distinct for every `(generation, index)`.
+/// A key of generation `generation`, distinct for every `(generation, index)`: a bijective
+/// mix (SplitMix64's finalizer) of `(generation, index)`, so that the measured rates are those
+/// of random keys, which the formulas assume, not of a sequence of integers through the
+/// integer hash (whose regular spacing measures up to a sixth below them).
 fn key(generation: u64, index: u64) -> u64 {
-    (generation << 32) | index
+    let mut z = (generation << 32 | index).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Inserts `per_generation` keys per period for `periods` periods, rotating between them.
@@ -319,6 +325,35 @@ fn bytes_round_trip_and_every_corruption_is_an_error() {
         WindowFilter::<splitbloom::parquet::ParquetHash>::from_bytes_with_hasher_type(&bytes),
         Err(Error::HasherKindMismatch { .. })
     ));
+}
+
+/// `bytes` with the `u64` header field at `at` set to `value` and the checksum repaired, as a
+/// writer would have written it.
+fn with_field(bytes: &[u8], at: usize, value: u64) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    let mut checked = bytes[..56].to_vec();
+    checked.extend_from_slice(&bytes[64..]);
+    let checksum = xxhash_rust::xxh3::xxh3_64(&checked);
+    bytes[56..64].copy_from_slice(&checksum.to_le_bytes());
+    bytes
+}
+
+/// A rotation count read from bytes may be anything a writer can store, `u64::MAX` included:
+/// counting on from it saturates, in the plain window and the atomic one, and nothing else of
+/// the window changes.
+#[test]
+fn the_largest_rotation_count_rotates_without_overflow() {
+    let bytes = with_field(&golden_window().to_bytes(), 40, u64::MAX);
+    let mut window = WindowFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(window.rotations(), u64::MAX);
+    window.rotate();
+    assert_eq!(window.rotations(), u64::MAX);
+    assert!(window.contains_bytes(b"gen4-key0"));
+    let atomic = WindowFilter::from_bytes(&bytes).unwrap().into_atomic();
+    atomic.writer().unwrap().rotate();
+    assert_eq!(atomic.rotations(), u64::MAX);
+    assert!(atomic.contains_bytes(b"gen4-key0"));
 }
 
 #[test]

@@ -36,6 +36,12 @@
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- lowfpr [keys] [rounds]
 //! ```
+//! `throughput`: splitbloom and RedisBloom only, scaling and `NONSCALING` filters, the
+//! pipelined batches alone (`throughput.rs`): what to profile.
+//!
+//! ```text
+//! cargo run --release -p splitbloom-redis --example bench -- throughput [keys] [rounds]
+//! ```
 //! (`bash scripts/test-redis.sh --bench` installs redis-server first.) Not for CI: at 10^6 keys
 //! it takes minutes on a shared machine.
 
@@ -44,6 +50,7 @@ mod common;
 
 mod lowfpr;
 mod modules;
+mod throughput;
 mod window;
 
 use std::time::Instant;
@@ -147,6 +154,14 @@ fn main() {
         Some("lowfpr") => {
             args.next();
             lowfpr::run(args)
+        }
+        Some("throughput") => {
+            args.next();
+            throughput::run(args)
+        }
+        Some("workload") => {
+            args.next();
+            throughput::workload(args)
         }
         _ => modules::run(args),
     }

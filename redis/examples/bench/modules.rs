@@ -51,6 +51,19 @@ pub fn lookup(c: &mut Conn, key: &str, items: &[Vec<u8>]) -> (usize, f64) {
     (found, start.elapsed().as_secs_f64())
 }
 
+/// A server with RedisBloom 2.4.23 from the peers' directory.
+pub fn redisbloom(peers: &std::path::Path) -> Module {
+    Module {
+        name: "RedisBloom 2.4.23",
+        server: Server::start_module(
+            "bench-redisbloom",
+            &peers.join("redisbloom-2.4.23.so"),
+            &[],
+            &[],
+        ),
+    }
+}
+
 /// One redis-server each for splitbloom (with `BF_COMMANDS yes`), RedisBloom and valkey-bloom.
 pub fn start_all() -> Vec<Module> {
     let peers = peers_dir().expect("../shared/peers/redis/ (or SPLITBLOOM_PEERS_DIR)");
@@ -59,15 +72,7 @@ pub fn start_all() -> Vec<Module> {
             name: "splitbloom",
             server: Server::start_full("bench-splitbloom", &[], &["BF_COMMANDS", "yes"], None),
         },
-        Module {
-            name: "RedisBloom 2.4.23",
-            server: Server::start_module(
-                "bench-redisbloom",
-                &peers.join("redisbloom-2.4.23.so"),
-                &[],
-                &[],
-            ),
-        },
+        redisbloom(&peers),
         Module {
             name: "valkey-bloom 57a7901",
             server: Server::start_module(
@@ -88,15 +93,7 @@ pub fn run_dumps() {
             name: "splitbloom",
             server: Server::start_full("bench-splitbloom", &[], &["BF_COMMANDS", "yes"], None),
         },
-        Module {
-            name: "RedisBloom 2.4.23",
-            server: Server::start_module(
-                "bench-redisbloom",
-                &peers.join("redisbloom-2.4.23.so"),
-                &[],
-                &[],
-            ),
-        },
+        redisbloom(&peers),
     ];
     dumps(&mut modules);
 }

@@ -7,7 +7,7 @@ use super::*;
 /// filter with a wide one); chains when their
 /// parameters and hashers match, sub-filter by sub-filter (a chain with fewer sub-filters
 /// adds nothing to the later ones). Every source is checked before `dest` changes.
-pub(super) fn merge_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn merge_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -91,7 +91,7 @@ fn merge_plain(
                 "ERR filters differ in layout ({} and {}): a wide filter (NONSCALING at an error rate of {} or below) merges only with a wide one",
                 first_layout.name(),
                 layout.name(),
-                crate::stage::WIDE_ERROR_RATE
+                crate::bloom::stage::WIDE_ERROR_RATE
             )));
         }
         if (blocks, probes) != (first_blocks, first_probes) {
@@ -198,8 +198,9 @@ fn merge_chains(
     let in_last: usize = chains
         .iter()
         .filter(|chain| chain.stages().len() == num_stages)
-        .map(|chain| chain.items_in_last_stage())
-        .sum();
+        .fold(0usize, |sum, chain| {
+            sum.saturating_add(chain.items_in_last_stage())
+        });
     let chain = Chain::from_stages(*first.parameters(), stages, in_last.min(last_capacity))
         .map_err(|error| RedisError::String(format!("ERR {error}")))?;
     Ok(Body::Chain(chain))

@@ -12,7 +12,7 @@ const MAX_DUMP_BYTES: usize = 8 << 20;
 /// `SCANDUMP key iter`: RedisBloom's iterator. Iterator 0 answers `[1, header]`; iterator `i`
 /// answers the stream's chunk at offset `i - 1` (at most 16 MiB, never across a sub-filter,
 /// checksummed) with the iterator of the next chunk; the end is `[0, ""]`.
-pub(super) fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn scandump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -46,7 +46,7 @@ pub(super) fn scandump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// starts a restore, replacing the key; each later chunk is appended, and every sub-filter is
 /// validated (checksum included) as its last byte arrives. A chunk that does not validate
 /// leaves the restore where it was, so it can be sent again.
-pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn loadchunk_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 4 {
         return Err(RedisError::WrongArity);
     }
@@ -56,7 +56,8 @@ pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     let existing = key.get_value::<Sbf>(&SBF_TYPE)?;
     if iter == 1 {
         let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
-        check_memory(ctx, meta.bitset_len())?;
+        check_value(Some(ctx), meta.largest_stage_len(), meta.bitset_len())
+            .map_err(RedisError::String)?;
         key.set_value(
             &SBF_TYPE,
             Sbf::restoring(Restore {
@@ -76,10 +77,14 @@ pub(super) fn loadchunk_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     if sbf.restore_offset().is_none() || offset != sbf.restore_offset() {
         return Err(err(NO_LINK));
     }
+    // The header was checked when it came; memory may have filled since.
+    if let Some(bytes) = sbf.next_stage_len() {
+        check_memory(ctx, bytes)?;
+    }
     sbf.push_chunk(offset.expect("checked above"), data)
         .and_then(|()| sbf.finish_if_complete())
         .map_err(|error| {
-            err(if error == crate::value::TOO_BIG {
+            err(if error == crate::bloom::stream::TOO_BIG {
                 TOO_BIG
             } else {
                 BAD_DATA
@@ -98,7 +103,7 @@ const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 /// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a split-block
 /// chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`], and for a chain of wide stages,
 /// which `SBLS` does not hold.
-pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn dump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }
@@ -136,7 +141,7 @@ pub(super) fn dump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// crate's `SBLM` format of either layout, a wide one loading as a wide value, or `SBLS`:
 /// magic, version, layout, hasher, length, checksums) and stores them at `key`, replacing a
 /// filter there.
-pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn load_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
     }
@@ -154,11 +159,7 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         }
         let value = args.get(at + 1).ok_or(RedisError::WrongArity)?;
         if is(option, "CAPACITY") {
-            capacity = Some(
-                text(value)
-                    .and_then(|text| text.parse::<u64>().ok())
-                    .ok_or_else(|| err("ERR bad capacity"))?,
-            );
+            capacity = Some(parse_count(value).ok_or_else(|| err("ERR bad capacity"))?);
         } else if is(option, "ERROR") {
             // 0 is "unknown", as INFO reports it for filters loaded without it.
             error_rate = Some(
@@ -167,11 +168,9 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                     .ok_or_else(|| err("ERR bad error rate"))?,
             );
         } else if is(option, "CARD") {
-            items = Some(
-                text(value)
-                    .and_then(|text| text.parse::<u64>().ok())
-                    .ok_or_else(|| err("ERR bad CARD (must be a non-negative integer)"))?,
-            );
+            items = Some(parse_count(value).ok_or_else(|| {
+                err("ERR bad CARD (must be an integer from 0 to 9223372036854775807)")
+            })?);
         } else {
             return Err(err("ERR unknown option"));
         }
@@ -181,6 +180,8 @@ pub(super) fn load_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     // WRONGTYPE before the (possibly long) validation.
     key.get_value::<Sbf>(&SBF_TYPE)?;
     let bytes = args[2].as_slice();
+    // The filter read from the bytes takes about as many bytes again.
+    check_memory(ctx, bytes.len() as u64)?;
     let bad = |error: splitbloom::Error| match error {
         // The crate's message tells a Rust caller which type to name; a Redis user needs to
         // know which hasher the module takes.

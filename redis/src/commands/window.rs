@@ -1,17 +1,75 @@
 //! The windowed-key commands (`SBF.WRESERVE`, `SBF.WROTATE`, `SBF.WLOAD`) and what the shared
 //! commands (`ADD`, `EXISTS`, `INFO`, ...) do on a windowed key. Every path that touches a
-//! window first applies the rotations its deadline makes due (`window::rotate_due`), so
+//! window first applies the rotations its deadline makes due ([`rotate_due`]), so
 //! answers never depend on whether a command happened to run in between.
 
-use redis_module::{Context, KeyType, RedisError, RedisResult, RedisString, RedisValue};
+use redis_module::{
+    Context, ContextFlags, KeyType, RedisError, RedisResult, RedisString, RedisValue,
+};
 use splitbloom::{FilterHasher, WindowFilter};
 
-use super::{err, is, parse_f64, parse_i64, text};
-use crate::window::{MAX_PERIOD_SECONDS, Window, decides_rotation, now_ms, rotate_due};
-use crate::{Hash, WINDOW_TYPE, check_memory};
+use super::{count, err, is, parse_count, rate_and_capacity, text};
+use crate::MAX_COUNT;
+use crate::memory::check_memory;
+use crate::window::{MAX_PERIOD_SECONDS, Window};
+use crate::{Hash, WINDOW_TYPE};
+
+/// The server's clock (Unix ms), as Redis reads it for commands.
+pub fn now_ms() -> u64 {
+    // SAFETY: a plain getter Redis sets before any command runs; outside Redis (never reached
+    // by unit tests) the system clock stands in.
+    let from_redis = unsafe { redis_module::raw::RedisModule_Milliseconds.map(|now| now()) };
+    match from_redis {
+        Some(now) => u64::try_from(now).unwrap_or(0),
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis() as u64),
+    }
+}
+
+/// Whether this command may decide a rotation: only on a primary, and never for a command
+/// that came from the primary or the AOF (those carry their rotations as `SBF.WROTATE`).
+pub fn decides_rotation(ctx: &Context) -> bool {
+    let flags = ctx.get_flags();
+    !(flags.contains(ContextFlags::REPLICATED)
+        || flags.contains(ContextFlags::LOADING)
+        || flags.contains(ContextFlags::SLAVE))
+}
+
+/// Rotations due now on `window`, when this command decides them: applies them and
+/// replicates them as `SBF.WROTATE key n next_ms`. True when the window changed.
+pub fn rotate_due(ctx: &Context, key: &RedisString, window: &mut Window) -> bool {
+    if !decides_rotation(ctx) {
+        return false;
+    }
+    let n = window.due(now_ms());
+    if n == 0 {
+        return false;
+    }
+    let next = window
+        .next_rotation_ms
+        .saturating_add(n.saturating_mul(window.period_ms))
+        .min(MAX_COUNT);
+    window.rotate(n, next);
+    replicate_rotation(ctx, key, n, next);
+    true
+}
+
+/// Replicates (and writes to the AOF) a rotation the primary applied.
+pub fn replicate_rotation(ctx: &Context, key: &RedisString, n: u64, next_ms: u64) {
+    let n = n.to_string();
+    let next = next_ms.to_string();
+    ctx.replicate(
+        "SBF.WROTATE",
+        &[key.as_slice(), n.as_bytes(), next.as_bytes()][..],
+    );
+}
 
 /// What the commands that do not apply to a windowed key answer on one.
 pub(super) const NOT_FOR_WINDOW: &str = "ERR this command does not apply to a windowed key (SBF.WRESERVE): DUMP/RESTORE, COPY and SBF.WLOAD carry one";
+
+const NEXT_ROTATION: &str =
+    "ERR the next rotation must be a Unix time in ms, from 0 to 9223372036854775807";
 
 const WRESERVE_OPTIONS: &str = "ERR SBF.WRESERVE key error_rate capacity_per_period GENERATIONS g PERIOD seconds [NEXTROTATION unix_ms]";
 
@@ -59,7 +117,8 @@ pub(super) fn add_to_window(
         .iter()
         .map(|item| window.filter.insert_bytes(item.as_slice()))
         .collect();
-    window.items += new.iter().filter(|&&new| new).count() as u64;
+    let added = new.iter().filter(|&&new| new).count() as u64;
+    window.items = window.items.saturating_add(added);
     ctx.replicate_verbatim();
     Some(new)
 }
@@ -70,17 +129,14 @@ pub(super) fn five_fields(window: &Window) -> [(&'static str, RedisValue); 5] {
     [
         (
             "Capacity",
-            RedisValue::Integer(window.filter.items_per_generation() as i64),
+            count(window.filter.items_per_generation() as u64),
         ),
-        ("Size", RedisValue::Integer(window.memory() as i64)),
+        ("Size", count(window.memory() as u64)),
         (
             "Number of filters",
-            RedisValue::Integer(window.filter.generations() as i64),
+            count(window.filter.generations() as u64),
         ),
-        (
-            "Number of items inserted",
-            RedisValue::Integer(window.items as i64),
-        ),
+        ("Number of items inserted", count(window.items)),
         ("Expansion rate", RedisValue::Null),
     ]
 }
@@ -94,24 +150,15 @@ pub(super) fn extra_fields(window: &Window) -> Vec<(&'static str, RedisValue)> {
             "Error rate",
             RedisValue::BulkString(window.error_rate.to_string()),
         ),
-        (
-            "Generations",
-            RedisValue::Integer(filter.generations() as i64),
-        ),
-        (
-            "Period",
-            RedisValue::Integer((window.period_ms / 1000) as i64),
-        ),
-        ("Rotations", RedisValue::Integer(filter.rotations() as i64)),
-        (
-            "Next rotation",
-            RedisValue::Integer(window.next_rotation_ms as i64),
-        ),
+        ("Generations", count(filter.generations() as u64)),
+        ("Period", count(window.period_ms / 1000)),
+        ("Rotations", count(filter.rotations())),
+        ("Next rotation", count(window.next_rotation_ms)),
         (
             "Blocks",
-            RedisValue::Integer((filter.num_blocks() * filter.generations()) as i64),
+            count((filter.num_blocks() as u64).saturating_mul(filter.generations() as u64)),
         ),
-        ("Bytes", RedisValue::Integer(filter.size_in_bytes() as i64)),
+        ("Bytes", count(filter.size_in_bytes() as u64)),
         (
             "Estimated FPR",
             RedisValue::BulkString(format!("{:.6e}", filter.estimated_fpr())),
@@ -124,14 +171,17 @@ pub(super) fn extra_fields(window: &Window) -> Vec<(&'static str, RedisValue)> {
             "Hasher",
             RedisValue::BulkString(format!("{:?}", Hash::KIND)),
         ),
-        ("Seed", RedisValue::Integer(filter.hasher().seed() as i64)),
+        (
+            "Seed",
+            RedisValue::BulkString(filter.hasher().seed().to_string()),
+        ),
         (
             "Kernel",
             RedisValue::BulkString(filter.kernel().to_string()),
         ),
         (
             "Layout",
-            RedisValue::BulkString(splitbloom::Layout::SplitBlock.name().into()),
+            RedisValue::BulkString(splitbloom::LayoutKind::SplitBlock.name().into()),
         ),
     ]
 }
@@ -148,18 +198,11 @@ fn require_empty(ctx: &Context, name: &RedisString) -> Result<(), RedisError> {
 /// `SBF.WRESERVE key error_rate capacity_per_period GENERATIONS g PERIOD seconds
 /// [NEXTROTATION unix_ms]`: replicated with the primary's deadline, so replicas and the AOF
 /// hold the same value.
-pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wreserve_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 4 {
         return Err(RedisError::WrongArity);
     }
-    let error_rate = parse_f64(&args[2]).ok_or_else(|| err("ERR bad error rate"))?;
-    if !(error_rate > 0.0 && error_rate < 1.0) {
-        return Err(err("ERR (0 < error rate range < 1) "));
-    }
-    let capacity = parse_i64(&args[3]).ok_or_else(|| err("ERR bad capacity"))?;
-    if capacity <= 0 {
-        return Err(err("ERR (capacity should be larger than 0)"));
-    }
+    let (error_rate, capacity) = rate_and_capacity(&args[2], &args[3])?;
     let (mut generations, mut period, mut next) = (None, None, None);
     let options = &args[4..];
     let mut at = 0;
@@ -193,7 +236,11 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
                     })?,
             );
         } else if is(option, "NEXTROTATION") {
-            next = Some(number.ok_or(err("ERR NEXTROTATION must be a Unix time in ms"))?);
+            next = Some(
+                number
+                    .filter(|&ms| ms <= MAX_COUNT)
+                    .ok_or(err(NEXT_ROTATION))?,
+            );
         } else {
             return Err(err(WRESERVE_OPTIONS));
         }
@@ -219,7 +266,8 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         WindowFilter::with_fpr_and_hasher(items, error_rate, generations as usize, Hash::default())
             .map_err(cannot)?;
     let period_ms = period * 1000;
-    let next_rotation_ms = next.unwrap_or_else(|| now_ms().saturating_add(period_ms));
+    let next_rotation_ms =
+        next.unwrap_or_else(|| now_ms().saturating_add(period_ms).min(MAX_COUNT));
     let window = Window {
         filter,
         error_rate,
@@ -252,7 +300,7 @@ pub(super) fn wreserve_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 /// due) and sets the next deadline (default: one period from now). It is also how the
 /// primary replicates the rotations it decides, with the deadline it computed; `n` may be 0
 /// to move the deadline only. Answers the window's rotation count.
-pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wrotate_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if !(3..=4).contains(&args.len()) {
         return Err(RedisError::WrongArity);
     }
@@ -260,11 +308,7 @@ pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
         .and_then(|text| text.parse::<u64>().ok())
         .ok_or(err("ERR the rotation count must be a non-negative integer"))?;
     let next = match args.get(3) {
-        Some(arg) => Some(
-            text(arg)
-                .and_then(|text| text.parse::<u64>().ok())
-                .ok_or(err("ERR the next rotation must be a Unix time in ms"))?,
-        ),
+        Some(arg) => Some(parse_count(arg).ok_or(err(NEXT_ROTATION))?),
         None => None,
     };
     let key = ctx.open_key_writable(&args[1]);
@@ -275,18 +319,18 @@ pub(super) fn wrotate_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
     rotate_due(ctx, &args[1], window);
     let next = match next {
         Some(next) => next,
-        None if decides => now_ms().saturating_add(window.period_ms),
+        None if decides => now_ms().saturating_add(window.period_ms).min(MAX_COUNT),
         // A replicated rotation always names its deadline; without one, keep the current.
         None => window.next_rotation_ms,
     };
     window.rotate(n, next);
-    crate::window::replicate_rotation(ctx, &args[1], n, next);
-    Ok(RedisValue::Integer(window.filter.rotations() as i64))
+    replicate_rotation(ctx, &args[1], n, next);
+    Ok(count(window.filter.rotations()))
 }
 
 /// `SBF.WLOAD key bytes`: a windowed key from its value bytes (what the AOF rewrite emits;
 /// `SBF.WDUMP` gives them). The key must not exist.
-pub(super) fn wload_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wload_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 3 {
         return Err(RedisError::WrongArity);
     }
@@ -301,7 +345,7 @@ pub(super) fn wload_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
 }
 
 /// `SBF.WDUMP key`: the windowed key's value bytes, for `SBF.WLOAD` (rotated first when due).
-pub(super) fn wdump_(ctx: &Context, args: Vec<RedisString>) -> RedisResult {
+pub(super) fn wdump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
     }

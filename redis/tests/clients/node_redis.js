@@ -1,7 +1,11 @@
 // node-redis's `client.bf` commands against the module with `BF_COMMANDS yes`, and against
-// RedisBloom 2.4.23, the oracle, in the same run: a smaller set than redis_py.py (node-redis 4
-// speaks RESP2 only). Each case checks what RedisBloom documents and returns what it observed,
-// apart from `size` and the dump's bytes; splitbloom's observations must equal RedisBloom's.
+// RedisBloom 2.4.23, the oracle, in the same run, over RESP2 and RESP3 (`RESP: 3`): a smaller
+// set than redis_py.py. Each case checks what RedisBloom documents and returns what it
+// observed, apart from `size` and the dump's bytes; splitbloom's observations must equal
+// RedisBloom's. The predicates' RESP3 booleans (`add`, `mAdd`, `insert`, `exists`, `mExists`
+// answer `true`/`false` as they are, which node-redis passes through unchanged over RESP3) are
+// current RedisBloom's; RedisBloom 2.4.23 answers the integers 1 and 0 there, so that case runs
+// on splitbloom only.
 //
 // Usage: node node_redis.js NODE_MODULES_PARENT SPLITBLOOM_MODULE [REDISBLOOM_MODULE]
 // The last line is `N passed, N failed`; the exit status is 1 when anything failed.
@@ -20,6 +24,7 @@ if (!splitbloomModule) {
   process.exit(2);
 }
 const redis = require(path.resolve(nodeModulesParent, "node_modules", "redis"));
+const { RESP_TYPES } = redis;
 
 function freePort() {
   return new Promise((resolve) => {
@@ -31,20 +36,28 @@ function freePort() {
   });
 }
 
+function connect(port, protocol) {
+  const client = redis.createClient({
+    socket: { port, host: "127.0.0.1", reconnectStrategy: false },
+    RESP: protocol,
+  });
+  client.on("error", () => {});
+  return client;
+}
+
 async function startServer(module, moduleArgs) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "splitbloom-node-redis-"));
   const port = await freePort();
-  const child = spawn("redis-server", [
+  const child = spawn(process.env.SPLITBLOOM_REDIS_SERVER || "redis-server", [
     "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
     "--dir", dir, "--logfile", "redis.log", "--loadmodule", module, ...moduleArgs,
   ], { stdio: "ignore" });
   const deadline = Date.now() + 20000;
   for (;;) {
-    const client = redis.createClient({ socket: { port, host: "127.0.0.1", reconnectStrategy: false } });
-    client.on("error", () => {});
+    const client = connect(port, 2);
     try {
       await client.connect();
-      return { child, dir, client };
+      return { child, dir, port, client };
     } catch (error) {
       if (child.exitCode !== null || Date.now() > deadline) {
         throw new Error(`redis-server did not start: ${error}\n${fs.readFileSync(path.join(dir, "redis.log"), "utf8")}`);
@@ -63,25 +76,40 @@ async function errorOf(promise) {
   throw new Error("expected an error reply");
 }
 
-// node-redis's `info` reply without `size` (each module's own memory).
+// node-redis's `info` reply without `size` (each module's own memory): over RESP2 node-redis
+// makes an object of the five fields; over RESP3 both modules answer a flat array (RedisBloom
+// 2.4 sends no map), which node-redis passes through.
 async function info(client, key) {
-  const parsed = await client.bf.info(key);
+  let parsed = await client.bf.info(key);
+  if (Array.isArray(parsed)) {
+    const fields = Object.create(null);
+    for (let n = 0; n < parsed.length; n += 2) fields[parsed[n].toString()] = parsed[n + 1];
+    parsed = fields;
+  }
   assert.deepEqual(Object.keys(parsed),
-    ["capacity", "size", "numberOfFilters", "numberOfInsertedItems", "expansionRate"]);
-  assert.ok(Number.isInteger(parsed.size) && parsed.size > 0, `size ${parsed.size}`);
-  return [parsed.capacity, parsed.numberOfFilters, parsed.numberOfInsertedItems, parsed.expansionRate];
+    ["Capacity", "Size", "Number of filters", "Number of items inserted", "Expansion rate"]);
+  const size = parsed.Size;
+  assert.ok(Number.isInteger(size) && size > 0, `size ${size}`);
+  return [parsed.Capacity, parsed["Number of filters"], parsed["Number of items inserted"],
+    parsed["Expansion rate"]];
 }
 
-// The SCANDUMP loop as node-redis documents it, with the chunks as bytes (returnBuffers).
+// The SCANDUMP loop as node-redis documents it, with the chunks as bytes (a type mapping).
 async function dump(client, key) {
+  const bytes = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
   const chunks = [];
   let iterator = 0;
   for (;;) {
-    const reply = await client.bf.scanDump(redis.commandOptions({ returnBuffers: true }), key, iterator);
+    const reply = await bytes.bf.scanDump(key, iterator);
     iterator = reply.iterator;
     if (iterator === 0) return chunks;
     chunks.push(reply);
   }
+}
+
+// The predicates' answers as a number (1, 0) or a boolean, whichever the client was given.
+function kind(value) {
+  return Array.isArray(value) ? value.map(kind) : typeof value;
 }
 
 const cases = {
@@ -94,18 +122,39 @@ const cases = {
     return [exists, await info(client, "a"), await info(client, "b"), await info(client, "c")];
   },
 
-  async addExists(client) {
+  // Over RESP2 node-redis turns the integers into booleans; over RESP3 it passes the reply
+  // through, so the answers are booleans only from a module that sends them (the next case).
+  async addExists(client, protocol) {
+    const truth = (value) => (protocol === 3 ? value === true || value === 1 : value);
     await client.bf.reserve("f", 0.01, 1000);
     const replies = [await client.bf.add("f", "x"), await client.bf.add("f", "x"),
       await client.bf.mAdd("f", ["y", "x", "z"])];
-    assert.deepEqual(replies, [true, false, [true, false, true]]);
+    assert.deepEqual([truth(replies[0]), truth(replies[1]), replies[2].map(truth)],
+      [true, false, [true, false, true]]);
     const present = [await client.bf.exists("f", "x"), await client.bf.exists("f", "nope"),
       await client.bf.mExists("f", ["y", "nope", "z"]), await client.bf.exists("none", "x")];
-    assert.deepEqual(present, [true, false, [true, false, true], false]);
-    assert.equal(await client.bf.add("auto", "x"), true);
+    assert.deepEqual([truth(present[0]), truth(present[1]), present[2].map(truth), truth(present[3])],
+      [true, false, [true, false, true], false]);
+    assert.equal(truth(await client.bf.add("auto", "x")), true);
     const auto = await info(client, "auto");
     assert.deepEqual(auto, [100, 1, 1, 2]);
-    return [replies, present, auto];
+    return [auto];
+  },
+
+  // What code written against current RedisBloom checks over RESP3: `=== true`.
+  async booleansOverResp3(client, protocol) {
+    await client.bf.reserve("f", 0.01, 1000);
+    const replies = [await client.bf.add("f", "x"), await client.bf.add("f", "x"),
+      await client.bf.mAdd("f", ["y", "x"]), await client.bf.exists("f", "x"),
+      await client.bf.exists("none", "x"), await client.bf.mExists("f", ["y", "nope"]),
+      await client.bf.insert("f", ["z", "z"])];
+    assert.deepEqual(replies, [true, false, [true, false], true, false, [true, false],
+      [true, false]]);
+    // Over RESP3 the booleans come as they are sent; over RESP2 node-redis makes them of 1/0.
+    const raw = await client.sendCommand(["BF.MEXISTS", "f", "x", "nope"]);
+    assert.deepEqual(kind(raw), protocol === 3 ? ["boolean", "boolean"] : ["number", "number"]);
+    assert.equal(typeof await client.bf.card("f"), "number");
+    return [replies];
   },
 
   async infoScaling(client) {
@@ -145,6 +194,9 @@ const cases = {
   },
 };
 
+// Cases that check what only current RedisBloom sends, and so run on splitbloom alone.
+const SPLITBLOOM_ONLY = new Set(["booleansOverResp3"]);
+
 async function main() {
   const modules = [["splitbloom", path.resolve(splitbloomModule), ["BF_COMMANDS", "yes"]]];
   if (redisBloomModule) {
@@ -153,24 +205,34 @@ async function main() {
   } else {
     console.log("RedisBloom not given: the oracle's cases and the comparison are SKIPPED");
   }
+  const version = require(path.resolve(nodeModulesParent, "node_modules", "redis", "package.json")).version;
+  console.log(`node-redis ${version}`);
   const oracle = {};
   let passed = 0;
   let failed = 0;
   for (const [name, module, args] of modules) {
     const server = await startServer(module, args);
     try {
-      for (const [caseName, run] of Object.entries(cases)) {
-        await server.client.flushAll();
-        try {
-          const observed = await run(server.client);
-          if (name === "RedisBloom") oracle[caseName] = observed;
-          else if (caseName in oracle) assert.deepEqual(observed, oracle[caseName], "differs from RedisBloom");
-          console.log(`PASS ${name} ${caseName}`);
-          passed++;
-        } catch (error) {
-          console.log(`FAIL ${name} ${caseName}\n${error.stack}`);
-          failed++;
+      for (const protocol of [2, 3]) {
+        const client = connect(server.port, protocol);
+        await client.connect();
+        for (const [caseName, run] of Object.entries(cases)) {
+          if (name === "RedisBloom" && SPLITBLOOM_ONLY.has(caseName)) continue;
+          const label = `${name} RESP${protocol} ${caseName}`;
+          await client.flushAll();
+          try {
+            const observed = await run(client, protocol);
+            const key = `${protocol} ${caseName}`;
+            if (name === "RedisBloom") oracle[key] = observed;
+            else if (key in oracle) assert.deepEqual(observed, oracle[key], "differs from RedisBloom");
+            console.log(`PASS ${label}`);
+            passed++;
+          } catch (error) {
+            console.log(`FAIL ${label}\n${error.stack}`);
+            failed++;
+          }
         }
+        await client.quit();
       }
     } finally {
       await server.client.quit();

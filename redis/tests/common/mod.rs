@@ -128,6 +128,16 @@ impl Conn {
         self.send(args);
         self.read()
     }
+
+    /// A field of `INFO section`, as text.
+    pub fn info(&mut self, section: &str, field: &str) -> String {
+        let text = self.cmd(&["INFO", section]).text();
+        text.lines()
+            .find_map(|line| line.strip_prefix(&format!("{field}:")))
+            .unwrap_or_else(|| panic!("no {field} in INFO {section}"))
+            .trim()
+            .to_owned()
+    }
 }
 
 /// One PING on a fresh connection: the reply's first line, or the I/O error.
@@ -212,6 +222,26 @@ pub fn module_path() -> PathBuf {
         .max()
         .map(|(_, path)| path)
         .expect("libsplitbloom_redis.so is built (cargo test -p splitbloom-redis builds it)")
+}
+
+/// The server the tests run: `$SPLITBLOOM_REDIS_SERVER` (`scripts/test-redis.sh` runs the suite
+/// once more with Valkey 8.0.1's `valkey-server`), else Debian's `redis-server`.
+pub fn server_binary() -> PathBuf {
+    std::env::var_os("SPLITBLOOM_REDIS_SERVER").map_or_else(|| "redis-server".into(), PathBuf::from)
+}
+
+/// The command-line client for `--cluster create`: `$SPLITBLOOM_REDIS_CLI` (`valkey-cli` with
+/// Valkey), else `redis-cli`.
+pub fn cli_binary() -> PathBuf {
+    std::env::var_os("SPLITBLOOM_REDIS_CLI").map_or_else(|| "redis-cli".into(), PathBuf::from)
+}
+
+/// Whether the server is Valkey (its `INFO server` has `valkey_version`), for the few figures
+/// that differ between the two.
+pub fn is_valkey(c: &mut Conn) -> bool {
+    c.cmd(&["INFO", "server"])
+        .text()
+        .contains("valkey_version:")
 }
 
 /// The peers' modules (RedisBloom 2.4.23, valkey-bloom): `$SPLITBLOOM_PEERS_DIR`, else
@@ -330,10 +360,10 @@ impl Server {
             let mut command = match memory_limit {
                 Some(bytes) => {
                     let mut command = Command::new("prlimit");
-                    command.arg(format!("--as={bytes}")).arg("redis-server");
+                    command.arg(format!("--as={bytes}")).arg(server_binary());
                     command
                 }
-                None => Command::new("redis-server"),
+                None => Command::new(server_binary()),
             };
             let child = command
                 .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])

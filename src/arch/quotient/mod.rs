@@ -5,12 +5,14 @@
 //!
 //! | file | what it holds |
 //! |---|---|
-//! | `mod.rs` | [`QuotientKernel`], the operations (lookups, counts, inserts with their placement rule, removals) and the prefetching batch loop |
-//! | `scalar.rs` | the reference: `quotient_block`'s loops behind the token |
-//! | `portable.rs` | `wide`'s 128-bit compares, the word-parallel select of [`select`] |
-//! | `x86.rs` | what AVX2 and AVX-512 share: bucket bounds with BMI2's `pdep`, the AVX2 compares and slot shifts |
-//! | `avx2.rs`, `avx512.rs` | the x86 tokens (AVX-512: one 512-bit compare into a mask register) |
-//! | `neon.rs` | NEON compares and shifts (aarch64) |
+//! | `mod.rs` | [`QuotientKernel`], and the operations written once over it: lookups, counts, inserts with their placement rule, removals, and batches through `batch.rs`'s prefetching loop |
+//! | `select.rs` | the word-parallel select of the kernels without BMI2 (portable, NEON) |
+//! | `tests.rs` | every kernel against the scalar reference |
+//!
+//! Each kernel implements [`QuotientKernel`] beside its other layouts' primitives: `scalar.rs`
+//! (the reference of `crate::layout::quotient`), `portable.rs`, `avx2/quotient.rs`,
+//! `avx512/quotient.rs`, `neon/quotient.rs`, with what AVX2 and AVX-512 share (bucket ranges
+//! with `pdep`) in `x86.rs`.
 //!
 //! A lookup locates the key's two buckets ([`locate`]), and in each block compares the tag
 //! against every slot at once ([`tag_matches`](QuotientKernel::tag_matches)) and keeps the
@@ -24,39 +26,26 @@ use core::hash::{BuildHasher, Hash};
 use core::marker::PhantomData;
 use core::ops::ControlFlow;
 
-use super::{Operation, OperationOn, Token, prefetch};
-use crate::quotient_block::{
-    Block, BucketEnds, Location, MetadataBits, Width, alternate, len, locate, slot_buckets,
+use super::batch::{Visit, visit_prefetching};
+use super::{Operation, OperationOn, Token};
+use crate::layout::Policy;
+use crate::layout::quotient::{
+    BLOCK_BYTES, Block, BucketEnds, Location, MetadataBits, Width, alternate, len, locate,
+    slot_buckets,
 };
 
-#[cfg(target_arch = "x86_64")]
-mod avx2;
-#[cfg(target_arch = "x86_64")]
-mod avx512;
-#[cfg(target_arch = "aarch64")]
-mod neon;
-mod portable;
-mod scalar;
 pub(crate) mod select;
 #[cfg(test)]
 mod tests;
-#[cfg(target_arch = "x86_64")]
-mod x86;
 
-/// How many keys ahead the batch loops hash, locate and prefetch (both blocks of each key), on
-/// filters of at least half the L2 cache; the size of their ring of locations. A power of two.
-/// Each key has two lines in flight, so this is half the wide layout's number of lines per key
-/// distance for the same number of lines (BENCHMARKS.md, "QuotientFilter").
-pub(crate) const QUOTIENT_PREFETCH_DISTANCE: usize = 32;
-
-/// The prefetch distance of a quotient filter of `num_blocks` 64-byte blocks: none below half
-/// the L2 cache, [`QUOTIENT_PREFETCH_DISTANCE`] above.
+/// The prefetch distance of a quotient filter of `num_blocks` blocks: none below half the L2
+/// cache, the layout's [`Policy::PREFETCH_DISTANCE`] above.
 #[inline]
 pub(crate) fn quotient_prefetch_distance(num_blocks: usize) -> usize {
-    super::prefetch_distance(2 * num_blocks).min(QUOTIENT_PREFETCH_DISTANCE)
+    super::batch::prefetch_distance::<crate::layout::quotient::Tag8>(num_blocks * BLOCK_BYTES)
 }
 
-/// The block primitives every kernel implements, with the results of `quotient_block`'s
+/// The block primitives every kernel implements, with the results of `layout::quotient`'s
 /// reference on every valid block (on an invalid one, a kernel may answer otherwise but stays
 /// in bounds).
 pub(crate) trait QuotientKernel: Token {
@@ -293,92 +282,6 @@ fn insert_at<Kn: QuotientKernel, W: Width>(
     insert_copy_at(kernel, blocks, location).map(|()| true)
 }
 
-/// What a batch loop does with each key's location: answer, insert, remove. A trait rather
-/// than a closure so that [`visit`](Visit::visit) is always inlined into the loop (and compiled
-/// with the kernel's target features): LLVM keeps a closure this large out of line when the
-/// loop calls it from more than one place.
-trait Visit<W: Width> {
-    /// Handles key `index` at `location`; `Break` stops the batch there.
-    fn visit(&mut self, index: usize, location: &Location<W>) -> ControlFlow<()>;
-}
-
-/// The location of a key hashed with `hasher` among `num_blocks` blocks.
-#[inline(always)]
-fn locate_key<W: Width, S: BuildHasher, K: Hash>(
-    hasher: &S,
-    key: &K,
-    num_blocks: usize,
-) -> Location<W> {
-    locate::<W>(crate::hash::hash_key(hasher, key), num_blocks)
-}
-
-/// Visits every key `i` of `keys` in order with its [`Location`] among `num_blocks` blocks,
-/// after prefetching both blocks of the key `distance` places later: each key is hashed and
-/// located `distance` keys before its visit, in a ring on the stack (0: no prefetching; other
-/// values are rounded up to a power of two and capped at [`QUOTIENT_PREFETCH_DISTANCE`]).
-/// `blocks` only locates the lines to prefetch and is never dereferenced. Stops at the first
-/// visit that breaks and returns its index, or `keys.len()`.
-#[inline(always)]
-fn visit_locations<W: Width, S: BuildHasher, K: Hash>(
-    blocks: *const Block,
-    num_blocks: usize,
-    hasher: &S,
-    keys: &[K],
-    distance: usize,
-    visitor: &mut impl Visit<W>,
-) -> usize {
-    if distance == 0 {
-        for (index, key) in keys.iter().enumerate() {
-            let location = locate_key::<W, S, K>(hasher, key, num_blocks);
-            if visitor.visit(index, &location).is_break() {
-                return index;
-            }
-        }
-        return keys.len();
-    }
-    let ring = (blocks, num_blocks, distance);
-    match prefetch::level() {
-        prefetch::Level::L1 => visit_ring::<true, W, S, K>(ring, hasher, keys, visitor),
-        prefetch::Level::L2 => visit_ring::<false, W, S, K>(ring, hasher, keys, visitor),
-    }
-}
-
-/// [`visit_locations`] with prefetching into L1 when `L1`, else L2: the ring is filled with the
-/// first `distance` keys, then each step visits the oldest and puts the key `distance` later in
-/// its place.
-#[inline(always)]
-fn visit_ring<const L1: bool, W: Width, S: BuildHasher, K: Hash>(
-    (blocks, num_blocks, distance): (*const Block, usize, usize),
-    hasher: &S,
-    keys: &[K],
-    visitor: &mut impl Visit<W>,
-) -> usize {
-    const RING: usize = QUOTIENT_PREFETCH_DISTANCE;
-    const { assert!(RING.is_power_of_two()) };
-    let distance = distance.min(RING).next_power_of_two();
-    let mask = (distance - 1) & (RING - 1);
-    let mut ring = [Location::<W>::default(); RING];
-    let prepare = |slot: &mut Location<W>, key: &K| {
-        *slot = locate_key::<W, S, K>(hasher, key, num_blocks);
-        prefetch::prefetch::<L1, _>(blocks.wrapping_add(slot.blocks[0]));
-        prefetch::prefetch::<L1, _>(blocks.wrapping_add(slot.blocks[1]));
-    };
-    for (index, key) in keys.iter().take(distance).enumerate() {
-        prepare(&mut ring[index & mask], key);
-    }
-    for index in 0..keys.len() {
-        let slot = &mut ring[index & mask];
-        let location = *slot;
-        if let Some(key) = keys.get(index + distance) {
-            prepare(slot, key);
-        }
-        if visitor.visit(index, &location).is_break() {
-            return index;
-        }
-    }
-    keys.len()
-}
-
 /// A batch of lookups: `out[i]` for key `i`.
 struct Answer<'a, Kn> {
     kernel: Kn,
@@ -386,10 +289,10 @@ struct Answer<'a, Kn> {
     out: &'a mut [bool],
 }
 
-impl<Kn: QuotientKernel, W: Width> Visit<W> for Answer<'_, Kn> {
+impl<Kn: QuotientKernel, W: Width> Visit<Location<W>> for Answer<'_, Kn> {
     #[inline(always)]
-    fn visit(&mut self, index: usize, location: &Location<W>) -> ControlFlow<()> {
-        self.out[index] = contains_at(self.kernel, self.blocks, location);
+    fn visit(&mut self, index: usize, location: Location<W>) -> ControlFlow<()> {
+        self.out[index] = contains_at(self.kernel, self.blocks, &location);
         ControlFlow::Continue(())
     }
 }
@@ -402,10 +305,10 @@ struct Add<'a, Kn> {
     added: usize,
 }
 
-impl<Kn: QuotientKernel, W: Width> Visit<W> for Add<'_, Kn> {
+impl<Kn: QuotientKernel, W: Width> Visit<Location<W>> for Add<'_, Kn> {
     #[inline(always)]
-    fn visit(&mut self, _: usize, location: &Location<W>) -> ControlFlow<()> {
-        match insert_at(self.kernel, self.blocks, location, self.copy) {
+    fn visit(&mut self, _: usize, location: Location<W>) -> ControlFlow<()> {
+        match insert_at(self.kernel, self.blocks, &location, self.copy) {
             Ok(added) => {
                 self.added += usize::from(added);
                 ControlFlow::Continue(())
@@ -422,13 +325,21 @@ struct Take<'a, Kn> {
     removed: usize,
 }
 
-impl<Kn: QuotientKernel, W: Width> Visit<W> for Take<'_, Kn> {
+impl<Kn: QuotientKernel, W: Width> Visit<Location<W>> for Take<'_, Kn> {
     #[inline(always)]
-    fn visit(&mut self, _: usize, location: &Location<W>) -> ControlFlow<()> {
-        self.removed += usize::from(remove_at(self.kernel, self.blocks, location));
+    fn visit(&mut self, _: usize, location: Location<W>) -> ControlFlow<()> {
+        self.removed += usize::from(remove_at(self.kernel, self.blocks, &location));
         ControlFlow::Continue(())
     }
 }
+
+/// A tag width as the batch loops run it: its own [`Policy`] (where a key's two lines are).
+pub(crate) trait BatchWidth:
+    Width + Policy<Block = Block, Location = Location<Self>>
+{
+}
+
+impl<W: Width + Policy<Block = Block, Location = Location<W>>> BatchWidth for W {}
 
 /// Writes the `Operation` impl of an operation struct and its one generic `OperationOn` impl,
 /// whose body runs inside the kernel's entry point.
@@ -441,7 +352,7 @@ macro_rules! quotient_operation {
             type Output = $Output;
         }
 
-        impl<$($lt,)? Kn: QuotientKernel, W: Width $(, $param: $bound)*> OperationOn<Kn>
+        impl<$($lt,)? Kn: QuotientKernel, W: BatchWidth $(, $param: $bound)*> OperationOn<Kn>
             for $Op<$($lt,)? W $(, $param)*>
         {
             #[inline(always)]
@@ -515,7 +426,7 @@ quotient_operation!(ContainsKeys<'a, W, S: BuildHasher, K: Hash> -> (), |op, ker
     let ContainsKeys { blocks, hasher, keys, out, distance, width: _ } = op;
     assert_eq!(keys.len(), out.len(), "one answer slot per key");
     let mut answer = Answer { kernel, blocks, out };
-    visit_locations::<W, S, K>(blocks.as_ptr(), blocks.len(), hasher, keys, distance, &mut answer);
+    visit_prefetching(W::default(), blocks.as_ptr(), blocks.len(), hasher, keys, distance, &mut answer);
 });
 
 /// What a batch insert did.
@@ -543,7 +454,7 @@ quotient_operation!(InsertKeys<'a, W, S: BuildHasher, K: Hash> -> Inserted, |op,
     let InsertKeys { blocks, hasher, keys, copy, distance, width: _ } = op;
     let (base, num_blocks) = (blocks.as_ptr(), blocks.len());
     let mut add = Add { kernel, blocks, copy, added: 0 };
-    let stopped = visit_locations::<W, S, K>(base, num_blocks, hasher, keys, distance, &mut add);
+    let stopped = visit_prefetching(W::default(), base, num_blocks, hasher, keys, distance, &mut add);
     Inserted { added: add.added, full_at: (stopped < keys.len()).then_some(stopped) }
 });
 
@@ -560,6 +471,6 @@ quotient_operation!(RemoveKeys<'a, W, S: BuildHasher, K: Hash> -> usize, |op, ke
     let RemoveKeys { blocks, hasher, keys, distance, width: _ } = op;
     let (base, num_blocks) = (blocks.as_ptr(), blocks.len());
     let mut take = Take { kernel, blocks, removed: 0 };
-    visit_locations::<W, S, K>(base, num_blocks, hasher, keys, distance, &mut take);
+    visit_prefetching(W::default(), base, num_blocks, hasher, keys, distance, &mut take);
     take.removed
 });

@@ -5,7 +5,7 @@
 //! eight computed at once in one word (Vigna, "Broadword implementation of rank/select
 //! queries", 2008, gives the technique), then the bit inside that byte from a table.
 
-use crate::quotient_block::{BucketEnds, MetadataBits, Width};
+use crate::layout::quotient::{BucketEnds, MetadataBits, Width};
 
 /// `SELECT_IN_BYTE[b][k]`: the position of the `k`-th one (from 0) of byte `b`, 8 when it has
 /// fewer than `k + 1` ones.

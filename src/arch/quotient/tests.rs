@@ -5,9 +5,9 @@
 
 use super::*;
 use crate::arch::Dispatch;
-use crate::arch::generic::PreHashed;
+use crate::arch::PreHashed;
 use crate::kind::Kernel;
-use crate::quotient_block::{
+use crate::layout::quotient::{
     self as reference, BLOCK_BYTES, EMPTY_BLOCK, Tag8, Tag16, bucket_bounds, is_valid, one_hot,
 };
 
@@ -124,7 +124,11 @@ fn every_kernel_primitive_matches_the_reference() {
 /// One run of random operations on `num_blocks` blocks, on `dispatch` and on the scalar kernel
 /// side by side: every answer and, after every write, every byte must agree; every block stays
 /// valid.
-fn operations_match_the_scalar_kernel<W: Width>(dispatch: Dispatch, num_blocks: usize, seed: u64) {
+fn operations_match_the_scalar_kernel<W: BatchWidth>(
+    dispatch: Dispatch,
+    num_blocks: usize,
+    seed: u64,
+) {
     let scalar = Dispatch::new(Kernel::Scalar).unwrap();
     let mut random = Random(seed);
     let mut blocks = vec![EMPTY_BLOCK; num_blocks];

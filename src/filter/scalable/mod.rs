@@ -1,6 +1,6 @@
 //! [`ScalableFilter`]: a filter that grows with its contents and keeps its false-positive rate.
 //!
-//! A [`Filter`] is sized for a number of keys; past it, its false-positive rate climbs towards 1.
+//! A [`Filter`](crate::Filter) is sized for a number of keys; past it, its false-positive rate climbs towards 1.
 //! A scalable filter (Almeida, Baquero, Preguiça and Hutchison, "Scalable Bloom Filters",
 //! Information Processing Letters 101(6), 2007) is a chain of filters, the *stages*. Stage `i`
 //! is sized for `n₀ · sⁱ` keys at a false-positive rate of `p₀ · rⁱ`, where `n₀` is the initial
@@ -11,38 +11,43 @@
 //! arrive; memory grows linearly with the keys, plus about `log₂(1/r)` bits per key per
 //! doubling for the tighter rates.
 //!
-//! Every stage is a plain split-block [`Filter`] with the same hasher: a key is hashed once and
-//! its 64-bit hash probes each stage (a stage's block count differs, so the block differs). The
-//! stages are exposed in order ([`ScalableFilter::stages`]) with the [`ScalableParameters`]
-//! that size them, and [`ScalableFilter::from_stages`] reassembles a filter from both, which is
-//! all a serializer needs.
+//! Every stage is a [`BloomFilter`] of the filter's layout with the same hasher: a
+//! [`Filter`](crate::Filter) by default, a [`WideFilter`](crate::WideFilter) for low rates. A key is hashed
+//! once and its 64-bit hash probes each stage (a stage's block count differs, so the block
+//! differs). The stages are exposed in order ([`ScalableFilter::stages`]) with the
+//! [`ScalableParameters`] that size them, and [`ScalableFilter::from_stages`] reassembles a
+//! filter from both, which is all a serializer needs.
 
 use alloc::vec::Vec;
-use core::hash::{BuildHasher, Hash};
+use core::hash::Hash;
 
 use crate::error::Error;
-use crate::filter::Filter;
-use crate::filter::write::{self, Insert};
+use crate::filter::{BloomFilter, Layout};
 use crate::format::ScalableParameters;
-use crate::hash::{FilterHasher, Xxh3};
+use crate::hash::Xxh3;
 use crate::kind::Kernel;
-use crate::math;
+use crate::layout::split_block::SplitBlock;
 
+mod insert;
 mod parameters;
 mod persist;
 
-/// A split-block Bloom filter that adds stages as keys arrive, keeping the false-positive rate
-/// below its target however many there are (Almeida et al., "Scalable Bloom Filters", 2007).
+/// A Bloom filter that adds stages as keys arrive, keeping the false-positive rate below its
+/// target however many there are (Almeida et al., "Scalable Bloom Filters", 2007).
 ///
-/// Stage `i` is a plain [`Filter`] sized for `n₀ · sⁱ` keys at a rate of `P · (1 − r) · rⁱ`
+/// Stage `i` is a [`BloomFilter`] of layout `L` (by default a split-block [`Filter`](crate::Filter); for a
+/// [`WideFilter`](crate::WideFilter)'s stages, build it with
+/// [`with_layout`](ScalableFilter::with_layout)) sized for `n₀ · sⁱ` keys at a rate of
+/// `P · (1 − r) · rⁱ`
 /// ([`ScalableParameters`]: initial capacity `n₀`, target `P`, growth factor `s`, default 2,
 /// tightening ratio `r`, default 0.85). Keys go into the newest stage until it holds its planned
 /// number; a lookup hashes the key once and checks the stages newest first. The compound rate is
 /// at most the sum of the stages' rates, below `P`.
 ///
-/// Inserting can fail when a new stage cannot be made (it would exceed
-/// [`math::MAX_BLOCKS`] or the allocator refuses it), so [`insert`](Self::insert) returns a
-/// `Result`; the filter is unchanged by a failed insert.
+/// **Inserting returns a `Result`**, unlike the other filters' `bool`: it fails when a new
+/// stage cannot be made (it would exceed [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS) or the
+/// allocator refuses it), and the filter is unchanged by a failed insert. Write
+/// `filter.insert(&key)?` where another filter takes `filter.insert(&key)`.
 ///
 /// ```
 /// use splitbloom::ScalableFilter;
@@ -52,14 +57,13 @@ mod persist;
 ///     seen.insert(&url)?;
 /// }
 /// assert!(seen.contains(&123u64));
-/// assert!(seen.stages().len() > 1);
+/// assert!(seen.num_stages() > 1);
 /// assert!(seen.estimated_fpr() < 0.01);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScalableFilter<S = Xxh3> {
+pub struct ScalableFilter<S = Xxh3, L: Layout = SplitBlock> {
     /// Oldest first; never empty.
-    stages: Vec<Filter<S>>,
+    stages: Vec<BloomFilter<S, L>>,
     parameters: ScalableParameters,
     hasher: S,
     /// Keys added to the newest stage.
@@ -87,7 +91,8 @@ impl ScalableFilter {
 }
 
 impl<S: Clone> ScalableFilter<S> {
-    /// A filter with the given parameters and hasher.
+    /// A filter with the given parameters and hasher, of split-block stages
+    /// ([`with_layout`](ScalableFilter::with_layout) for the other layouts).
     ///
     /// ```
     /// use splitbloom::{ScalableFilter, ScalableParameters, Xxh3};
@@ -100,9 +105,28 @@ impl<S: Clone> ScalableFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn with_parameters(parameters: ScalableParameters, hasher: S) -> Result<Self, Error> {
+        Self::with_layout(parameters, hasher)
+    }
+}
+
+impl<S: Clone, L: Layout> ScalableFilter<S, L> {
+    /// A filter with the given parameters and hasher, whose stages have the layout `L`, named
+    /// in the type: `ScalableFilter::<Xxh3, Wide>::with_layout(parameters, hasher)` chains
+    /// [`WideFilter`](crate::WideFilter)s, the better layout at 0.1% and below.
+    ///
+    /// ```
+    /// use splitbloom::layout::Wide;
+    /// use splitbloom::{ScalableFilter, ScalableParameters, Xxh3};
+    /// let parameters = ScalableParameters::new(1000, 1e-4);
+    /// let mut filter = ScalableFilter::<Xxh3, Wide>::with_layout(parameters, Xxh3::default())?;
+    /// filter.insert_batch(&(0..5000u64).collect::<Vec<_>>())?;
+    /// assert!(filter.num_stages() > 1 && filter.contains(&4321u64));
+    /// assert!(filter.estimated_fpr() < 1e-4);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn with_layout(parameters: ScalableParameters, hasher: S) -> Result<Self, Error> {
         parameters.check()?;
-        let first =
-            Filter::with_num_blocks_and_hasher(parameters.stage_blocks(0)?, hasher.clone())?;
+        let first = Self::new_stage(&parameters, 0, hasher.clone())?;
         Ok(ScalableFilter {
             stages: alloc::vec![first],
             parameters,
@@ -111,144 +135,24 @@ impl<S: Clone> ScalableFilter<S> {
             last_stage_capacity: parameters.stage_capacity(0),
         })
     }
-}
 
-impl<S: BuildHasher + Clone> ScalableFilter<S> {
-    /// Adds `key` (hashed once for all stages); returns `Ok(true)` when it was newly inserted,
-    /// as `HashSet::insert` does, and `Ok(false)` when some stage already (probably) held it.
-    /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert(&42u64)?);
-    /// assert!(!filter.insert(&42u64)?);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
-        write::insert(self, key)
-    }
-
-    /// Adds every key of `keys` (each hashed once for all stages); stops at the first error
-    /// (the keys before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// let keys: Vec<u64> = (0..100).collect();
-    /// filter.insert_batch(&keys)?;
-    /// assert!(keys.iter().all(|key| filter.contains(key)));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) -> Result<(), Error> {
-        write::insert_batch(self, keys)
-    }
-}
-
-impl<S: Clone> ScalableFilter<S> {
-    /// Adds a pre-hashed key; returns `Ok(true)` when it was newly inserted, `Ok(false)` when it
-    /// was probably present already (then nothing is added). Errors, leaving the filter unchanged, when the newest stage is full and the
-    /// next cannot be made.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef)?);
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
-    /// assert_eq!(filter.len(), 1);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
-        self.insert_one(hash)
-    }
-
-    /// Adds every hash of `hashes`; stops at the first error (the hashes before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-    /// filter.insert_hash_batch(&hashes)?;
-    /// assert!(hashes.iter().all(|&hash| filter.contains_hash(hash)));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
-        self.insert_all(hashes)
-    }
-
-    /// The newest stage.
-    fn newest_mut(&mut self) -> &mut Filter<S> {
-        let newest = self.stages.len() - 1;
-        &mut self.stages[newest]
-    }
-}
-
-/// The one primitive every write of [`ScalableFilter`] is written from (see `filter::write`):
-/// a key found in some stage is not added again; a new one goes into the newest stage, after a
-/// new stage is made when that one is full.
-impl<S: Clone> Insert for ScalableFilter<S> {
-    type Hasher = S;
-    type Error = Error;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    fn insert_one(&mut self, hash: u64) -> Result<bool, Error> {
-        if self.contains_hash(hash) {
-            return Ok(false);
-        }
-        if self.items_in_last_stage >= self.last_stage_capacity {
-            let next = self.stages.len();
-            let blocks = self.parameters.stage_blocks(next)?;
-            let stage = Filter::with_num_blocks_and_hasher(blocks, self.hasher.clone())?
-                .with_kernel(self.kernel())?;
-            self.stages
-                .try_reserve(1)
-                .map_err(|_| Error::AllocationFailed {
-                    bytes: size_of::<Filter<S>>(),
-                })?;
-            self.stages.push(stage);
-            self.items_in_last_stage = 0;
-            self.last_stage_capacity = self.parameters.stage_capacity(next);
-        }
-        self.newest_mut().insert_hash(hash);
-        self.items_in_last_stage += 1;
-        Ok(true)
-    }
-}
-
-/// The byte-key contract: keys given as exactly their bytes, hashed with
-/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
-/// another program can reproduce it. Use these for persisted string and byte keys.
-impl<S: FilterHasher + Clone> ScalableFilter<S> {
-    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
-    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert_bytes(b"key")?);
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error> {
-        write::insert_bytes(self, key)
-    }
-
-    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
-    /// first error (the keys before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
-    /// assert!(filter.contains_bytes(b"b"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error> {
-        write::insert_bytes_batch(self, keys)
+    /// An empty stage `stage` of these parameters: its capacity at its rate, sized by the
+    /// layout.
+    fn new_stage(
+        parameters: &ScalableParameters,
+        stage: usize,
+        hasher: S,
+    ) -> Result<BloomFilter<S, L>, Error> {
+        let (capacity, fpr) = (
+            parameters.stage_capacity(stage),
+            parameters.stage_fpr(stage),
+        );
+        BloomFilter::with_fpr_and_hasher(capacity, fpr, hasher)
     }
 }
 
 read_methods! {
-    type: ScalableFilter,
+    type: {S, L: Layout} ScalableFilter {S, L},
     setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
 for key in [\"apple\", \"pear\"] {
     filter.insert(key)?;
@@ -267,7 +171,7 @@ for key in [\"apple\", \"pear\"] {
     bytes: yes,
 }
 
-impl<S> ScalableFilter<S> {
+impl<S, L: Layout> ScalableFilter<S, L> {
     /// Writes into `out[i]` whether `hashes[i]` may be present in any stage (same lengths),
     /// with each stage's batch lookup running inside its kernel.
     fn stages_batch(&self, hashes: &[u64], out: &mut [bool]) {
@@ -291,7 +195,7 @@ impl<S> ScalableFilter<S> {
     }
 }
 
-impl<S: Clone + PartialEq> ScalableFilter<S> {
+impl<S: Clone + PartialEq, L: Layout> ScalableFilter<S, L> {
     /// Reassembles a filter from its parameters, its stages (oldest first, as
     /// [`stages`](Self::stages) gives them) and the number of keys in the newest stage (as
     /// [`items_in_last_stage`](Self::items_in_last_stage) gives it); what a deserializer calls.
@@ -319,22 +223,25 @@ impl<S: Clone + PartialEq> ScalableFilter<S> {
     /// ```
     pub fn from_stages(
         parameters: ScalableParameters,
-        stages: Vec<Filter<S>>,
+        stages: Vec<BloomFilter<S, L>>,
         items_in_last_stage: usize,
     ) -> Result<Self, Error> {
         parameters.check()?;
         let hasher = stages.first().ok_or(Error::NoStages)?.hasher().clone();
-        // Two evaluations of the rate per stage, not a search, so that hostile bytes with many
-        // stages cannot make reading slow.
+        // A bounded check per stage (two evaluations of the rate for the split-block layout),
+        // so that hostile bytes with many stages cannot make reading slow.
         for (index, stage) in stages.iter().enumerate() {
             let (capacity, fpr) = (
                 parameters.stage_capacity(index),
                 parameters.stage_fpr(index),
             );
-            if !math::is_num_blocks_for_fpr(capacity, fpr, stage.num_blocks()) {
+            if !stage
+                .layout()
+                .is_sized_for(stage.num_blocks(), capacity, fpr)
+            {
                 return Err(Error::StageMismatch {
                     stage: index,
-                    expected_blocks: parameters.stage_blocks(index)?,
+                    expected_blocks: L::for_fpr(capacity, fpr)?.0,
                     found_blocks: stage.num_blocks(),
                 });
             }
@@ -359,7 +266,7 @@ impl<S: Clone + PartialEq> ScalableFilter<S> {
     }
 }
 
-impl<S> ScalableFilter<S> {
+impl<S, L: Layout> ScalableFilter<S, L> {
     /// The same filter with every stage, and every stage added later, running on `kernel`;
     /// errors when this CPU cannot run it. Results never depend on the kernel, only speed does.
     ///
@@ -396,19 +303,34 @@ impl<S> ScalableFilter<S> {
     }
 
     /// The newest stage (there is always one).
-    fn newest(&self) -> &Filter<S> {
+    fn newest(&self) -> &BloomFilter<S, L> {
         &self.stages[self.stages.len() - 1]
     }
 
-    /// The stages, oldest first; every one a plain [`Filter`].
+    /// The stages, oldest first; every one a [`BloomFilter`] of the layout `L` (a plain
+    /// [`Filter`](crate::Filter) by default). [`num_stages`](ScalableFilter::num_stages) counts them.
     ///
     /// ```
     /// let filter = splitbloom::ScalableFilter::with_fpr(1000, 0.01)?;
     /// assert_eq!(filter.stages()[0].num_blocks(), filter.size_in_bytes() / 32);
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
-    pub fn stages(&self) -> &[Filter<S>] {
+    pub fn stages(&self) -> &[BloomFilter<S, L>] {
         &self.stages
+    }
+
+    /// The number of stages: 1 until the first stage is full, one more each time the newest
+    /// one fills.
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+    /// assert_eq!(filter.num_stages(), 1);
+    /// filter.insert_batch(&(0..15u64).collect::<Vec<_>>())?;
+    /// assert_eq!(filter.num_stages(), 2);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn num_stages(&self) -> usize {
+        self.stages.len()
     }
 
     /// The parameters that size the stages.
@@ -484,11 +406,11 @@ impl<S> ScalableFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn size_in_bytes(&self) -> usize {
-        self.stages.iter().map(Filter::size_in_bytes).sum()
+        self.stages.iter().map(BloomFilter::size_in_bytes).sum()
     }
 
     /// The false-positive rate as it is now: one minus the chance that no stage gives a false
-    /// positive, from each stage's [`Filter::estimated_fpr`] (treated as independent).
+    /// positive, from each stage's [`BloomFilter::estimated_fpr`] (treated as independent).
     ///
     /// ```
     /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
@@ -508,27 +430,54 @@ impl<S> ScalableFilter<S> {
     }
 }
 
-/// Adds every key, growing as needed.
-///
-/// # Panics
-///
-/// When a new stage cannot be made: it would exceed [`math::MAX_BLOCKS`] or the allocator
-/// refuses it, as `Vec::extend` panics on capacity overflow. Use
-/// [`insert_batch`](ScalableFilter::insert_batch) or [`insert`](ScalableFilter::insert) to get
-/// that as an [`Error`] instead.
+impl<S: Clone, L: Layout> Clone for ScalableFilter<S, L> {
+    fn clone(&self) -> Self {
+        ScalableFilter {
+            stages: self.stages.clone(),
+            parameters: self.parameters,
+            hasher: self.hasher.clone(),
+            items_in_last_stage: self.items_in_last_stage,
+            last_stage_capacity: self.last_stage_capacity,
+        }
+    }
+}
+
+/// Equal when the parameters, the hasher, the stages' bits and the keys in the newest stage
+/// are.
 ///
 /// ```
-/// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-/// filter.extend(0..100u64);
-/// filter.extend(["apple", "pear"]);
-/// assert!(filter.contains(&99u64) && filter.contains("pear"));
+/// let mut a = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+/// let mut b = a.clone();
+/// a.insert("k")?;
+/// assert_ne!(a, b);
+/// b.insert("k")?;
+/// assert_eq!(a, b);
 /// # Ok::<(), splitbloom::Error>(())
 /// ```
-impl<S: BuildHasher + Clone, K: Hash> Extend<K> for ScalableFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        if let Err(error) = write::extend(self, keys) {
-            panic!("ScalableFilter::extend: {error}");
-        }
+impl<S: PartialEq, L: Layout> PartialEq for ScalableFilter<S, L> {
+    fn eq(&self, other: &Self) -> bool {
+        self.parameters == other.parameters
+            && self.hasher == other.hasher
+            && self.items_in_last_stage == other.items_in_last_stage
+            && self.stages == other.stages
+    }
+}
+
+/// Shows the parameters and each stage's shape and statistics, not the bits.
+///
+/// ```
+/// let filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
+/// assert!(format!("{filter:?}").contains("items_in_last_stage: 0"));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
+impl<S: core::fmt::Debug, L: Layout> core::fmt::Debug for ScalableFilter<S, L> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ScalableFilter")
+            .field("stages", &self.stages)
+            .field("parameters", &self.parameters)
+            .field("hasher", &self.hasher)
+            .field("items_in_last_stage", &self.items_in_last_stage)
+            .finish()
     }
 }
 

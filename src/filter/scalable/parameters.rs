@@ -89,10 +89,4 @@ impl ScalableParameters {
         let ratio = self.tightening_ratio;
         self.fpr * (1.0 - ratio) * libm::pow(ratio, f64::from(stage))
     }
-
-    /// The number of blocks of stage `stage`: the smallest count whose false-positive rate with
-    /// the stage's capacity is at most its rate ([`math::num_blocks_for_fpr`]).
-    pub(crate) fn stage_blocks(&self, stage: usize) -> Result<usize, Error> {
-        math::num_blocks_for_fpr(self.stage_capacity(stage), self.stage_fpr(stage))
-    }
 }

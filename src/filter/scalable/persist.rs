@@ -4,14 +4,14 @@
 use alloc::vec::Vec;
 
 use crate::error::Error;
-use crate::filter::{Filter, ScalableFilter};
+use crate::filter::{BloomFilter, Layout, ScalableFilter};
 use crate::format::{Header, SCALABLE_HEADER_BYTES, ScalableHeader, scalable_header};
 use crate::hash::FilterHasher;
 
 /// Persistence, in the `SBLS` container (laid out in the [`format`](crate::format) module): a
 /// 64-byte header followed by every stage, oldest first, each a complete filter in the `SBLM`
 /// format (its own header, checksum and bitset).
-impl<S: FilterHasher> ScalableFilter<S> {
+impl<S: FilterHasher, L: Layout> ScalableFilter<S, L> {
     /// The filter in splitbloom's format: the scalable header, then each stage.
     ///
     /// ```
@@ -28,7 +28,7 @@ impl<S: FilterHasher> ScalableFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn to_bytes(&self) -> Vec<u8> {
-        let stages: usize = self.stages().iter().map(Filter::serialized_len).sum();
+        let stages: usize = self.stages().iter().map(BloomFilter::serialized_len).sum();
         let mut bytes = Vec::with_capacity(SCALABLE_HEADER_BYTES + stages);
         bytes.extend_from_slice(&self.header());
         for stage in self.stages() {
@@ -57,8 +57,9 @@ impl<S: FilterHasher> ScalableFilter<S> {
 
     /// Reads a filter written by [`to_bytes`](ScalableFilter::to_bytes) with the hasher type
     /// `S`, named as the type parameter ([`ScalableFilter::from_bytes`] for the default one). Every problem is an
-    /// [`Error`], as for [`Filter::from_bytes`], plus invalid parameters, no stages, or stages
-    /// whose sizes do not follow the parameters.
+    /// [`Error`], as for [`BloomFilter::from_bytes`] (a stage of another layout is
+    /// [`Error::LayoutMismatch`]), plus invalid parameters, no stages, or stages whose sizes do
+    /// not follow the parameters.
     ///
     /// ```
     /// use splitbloom::{Error, ScalableFilter, ScalableParameters, parquet::ParquetHash};
@@ -98,7 +99,9 @@ impl<S: FilterHasher> ScalableFilter<S> {
                     needed: length,
                     available,
                 })?;
-            stages.push(Filter::<S>::from_bytes_with_hasher_type(stage_bytes)?);
+            stages.push(BloomFilter::<S, L>::from_bytes_with_hasher_type(
+                stage_bytes,
+            )?);
             rest = &rest[stage_bytes.len()..];
         }
         if !rest.is_empty() {

@@ -1,0 +1,335 @@
+//! The filter commands proper: `RESERVE`, `ADD`, `MADD`, `INSERT`, `EXISTS`, `MEXISTS`,
+//! `CARD`, as RedisBloom 2.4 answers them.
+
+use super::*;
+
+/// What `ADD`/`INSERT` create a missing key with.
+struct Create {
+    capacity: u64,
+    error_rate: f64,
+    expansion: u64,
+    scaling: bool,
+}
+
+impl Create {
+    fn defaults() -> Create {
+        Create {
+            capacity: crate::config::default_capacity(),
+            error_rate: crate::config::default_error_rate(),
+            expansion: crate::config::DEFAULT_EXPANSION,
+            scaling: true,
+        }
+    }
+
+    fn make(&self, ctx: &Context) -> Result<Sbf, RedisError> {
+        let cannot = |error| RedisError::String(format!("ERR could not create filter: {error}"));
+        if self.scaling {
+            check_memory(
+                ctx,
+                Part::bytes_for(
+                    layout_for_rate(self.error_rate),
+                    usize::try_from(self.capacity).unwrap_or(usize::MAX),
+                    self.error_rate * crate::bloom::TIGHTENING_RATIO,
+                ),
+            )?;
+            Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
+        } else {
+            check_memory(ctx, Part::bytes_for_rate(self.capacity, self.error_rate))?;
+            Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
+        }
+    }
+}
+
+/// Whether each item was newly added, and the error that stopped the batch, if one did (the
+/// items before it are in, as RedisBloom's).
+fn add_all(
+    ctx: &Context,
+    sbf: &mut Sbf,
+    items: &[RedisString],
+) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
+    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
+    let hashes = sbf.hash_keys(&keys).ok_or_else(|| err(RESTORING))?;
+    // One batch lookup first: it overlaps the cache misses, and the inserts below then find
+    // their blocks in cache.
+    let mut present = vec![false; hashes.len()];
+    sbf.contains_hash_batch(&hashes, &mut present);
+    let mut new = Vec::with_capacity(hashes.len());
+    let mut stop = None;
+    for (&hash, &present) in hashes.iter().zip(&present) {
+        if present {
+            new.push(false);
+            continue;
+        }
+        match insert_new(ctx, sbf, hash) {
+            Ok(added) => {
+                sbf.items = sbf.items.saturating_add(u64::from(added));
+                new.push(added);
+            }
+            Err(message) => {
+                stop = Some(message);
+                break;
+            }
+        }
+    }
+    Ok((new, stop))
+}
+
+/// Inserts a key the batch lookup did not find (an earlier key of the same batch may have
+/// set its bits since): whether it was new, or the error that stops the batch.
+fn insert_new(ctx: &Context, sbf: &mut Sbf, hash: u64) -> Result<bool, &'static str> {
+    match &mut sbf.body {
+        Body::Restoring(_) => Err(RESTORING),
+        Body::Plain(part) => {
+            // A plain filter of known capacity is a NONSCALING one: full at its capacity.
+            // Loaded without a capacity (0), it never refuses an item: it only fills up.
+            let filter = part.bits_mut();
+            if sbf.capacity > 0 && sbf.items >= sbf.capacity && !filter.contains_hash(hash) {
+                return Err(FULL);
+            }
+            Ok(filter.insert_hash(hash))
+        }
+        Body::Chain(chain) => {
+            if chain.is_full() && !chain.contains_hash(hash) {
+                if !sbf.scaling {
+                    return Err(FULL);
+                }
+                let (capacity, bytes) = chain.next_stage();
+                if bytes == u64::MAX {
+                    return Err(CANNOT_GROW);
+                }
+                // Error rates halve with every sub-filter; past some point a split-block
+                // filter reaches them only with absurd sizes (a classic filter needs 512 bits
+                // per item only below 1e-100).
+                if bytes > capacity.saturating_mul(64).max(64 << 10) {
+                    return Err(TOO_TIGHT);
+                }
+                if check_memory(ctx, bytes).is_err() {
+                    return Err(NO_STAGE);
+                }
+            }
+            chain.insert_hash(hash).map_err(|_| NO_STAGE)
+        }
+    }
+}
+
+const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
+const CANNOT_GROW: &str = "ERR Maximum expansions reached: the next sub-filter's capacity is beyond what a filter can hold (lower EXPANSION)";
+
+/// Adds `items` to `key`, creating it when missing (unless `create` is `None`); replicates the
+/// command verbatim whenever it may have changed the key.
+fn add_items(
+    ctx: &Context,
+    key: &RedisString,
+    items: &[RedisString],
+    create: Option<Create>,
+) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
+    if let Some(new) = window::add_to_window(ctx, key, items) {
+        return Ok((new, None));
+    }
+    let key = ctx.open_key_writable(key);
+    let result = match key.get_value::<Sbf>(&SBF_TYPE)? {
+        Some(sbf) => add_all(ctx, sbf, items)?,
+        None => {
+            let mut sbf = create.ok_or_else(|| err(NOT_FOUND))?.make(ctx)?;
+            let result = add_all(ctx, &mut sbf, items)?;
+            key.set_value(&SBF_TYPE, sbf)?;
+            result
+        }
+    };
+    ctx.replicate_verbatim();
+    Ok(result)
+}
+
+/// A predicate's answer (`ADD`: the item was new; `EXISTS`: it may be present), as current
+/// RedisBloom (2.6 and later, and Redis 8) sends it: a RESP3 boolean, which Redis sends to a
+/// RESP2 client as the integer 1 or 0, as RedisBloom 2.4 answers both.
+fn answer(yes: bool) -> RedisValue {
+    RedisValue::Bool(yes)
+}
+
+/// Replies with an array of answers ([`answer`]), ending with the error that stopped the batch.
+/// Written straight to the reply, one call per answer: building a `RedisValue` per answer first
+/// was a measurable part of a pipelined batch's time (`redis/README.md`, "Where the time goes").
+fn answers(ctx: &Context, new: &[bool], stop: Option<&'static str>) -> RedisResult {
+    let len = new.len() + usize::from(stop.is_some());
+    // SAFETY: the API pointers are set before any command runs; `ctx` is this command's
+    // context, and the array gets exactly `len` elements: one per answer, then the error.
+    unsafe {
+        let reply_array = raw::RedisModule_ReplyWithArray.expect("Redis provides ReplyWithArray");
+        let reply_bool = raw::RedisModule_ReplyWithBool.expect("Redis 7.0 provides ReplyWithBool");
+        reply_array(ctx.ctx, len as std::os::raw::c_long);
+        for &new in new {
+            reply_bool(ctx.ctx, std::os::raw::c_int::from(new));
+        }
+    }
+    if let Some(message) = stop {
+        ctx.reply_error_string(message);
+    }
+    Ok(RedisValue::NoReply)
+}
+
+/// `RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]`
+pub(super) fn reserve_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if !(4..=7).contains(&args.len()) {
+        return Err(RedisError::WrongArity);
+    }
+    let (error_rate, capacity) = rate_and_capacity(&args[2], &args[3])?;
+    let options = &args[4..];
+    let scaling = !options.iter().any(|arg| is(arg, "NONSCALING"));
+    let mut expansion = crate::config::DEFAULT_EXPANSION;
+    let mut at = 0;
+    while at < options.len() {
+        if is(&options[at], "NONSCALING") {
+            at += 1;
+        } else if is(&options[at], "EXPANSION") {
+            let value = options.get(at + 1).ok_or_else(|| err("ERR no expansion"))?;
+            if !scaling {
+                return Err(err("Nonscaling filters cannot expand"));
+            }
+            expansion = parse_i64(value)
+                .and_then(|value| u64::try_from(value).ok())
+                .filter(|&value| value >= 1)
+                .ok_or_else(|| err("ERR bad expansion"))?;
+            at += 2;
+        } else {
+            return Err(err(
+                "ERR unknown argument (RESERVE takes EXPANSION e and NONSCALING)",
+            ));
+        }
+    }
+    let key = ctx.open_key_writable(&args[1]);
+    if key.get_value::<Sbf>(&SBF_TYPE)?.is_some() {
+        return Err(err("ERR item exists"));
+    }
+    let create = Create {
+        capacity,
+        error_rate,
+        expansion,
+        scaling,
+    };
+    key.set_value(&SBF_TYPE, create.make(ctx)?)?;
+    ctx.replicate_verbatim();
+    Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// `ADD key item`
+pub(super) fn add_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
+    match stop {
+        Some(message) => Err(err(message)),
+        None => Ok(answer(new[0])),
+    }
+}
+
+/// `MADD key item [item ...]`
+pub(super) fn madd_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
+    answers(ctx, &new, stop)
+}
+
+/// `INSERT key [CAPACITY c] [ERROR e] [EXPANSION x] [NOCREATE] [NONSCALING] ITEMS item ...`
+pub(super) fn insert_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if args.len() < 4 {
+        return Err(RedisError::WrongArity);
+    }
+    let mut create = Create::defaults();
+    let mut capacity = create.capacity as i64;
+    let mut expansion = create.expansion as i64;
+    let mut autocreate = true;
+    let mut at = 2;
+    let items_at = loop {
+        let Some(option) = args.get(at) else {
+            return Err(RedisError::WrongArity);
+        };
+        let value = || args.get(at + 1).ok_or(RedisError::WrongArity);
+        if is(option, "ITEMS") {
+            break at + 1;
+        } else if is(option, "ERROR") {
+            create.error_rate = parse_f64(value()?).ok_or_else(|| err("Bad error rate"))?;
+            at += 2;
+        } else if is(option, "EXPANSION") {
+            expansion = parse_i64(value()?).ok_or_else(|| err("Bad expansion"))?;
+            at += 2;
+        } else if is(option, "CAPACITY") {
+            capacity = parse_i64(value()?).ok_or_else(|| err("Bad capacity"))?;
+            at += 2;
+        } else if is(option, "NOCREATE") {
+            autocreate = false;
+            at += 1;
+        } else if is(option, "NONSCALING") {
+            create.scaling = false;
+            at += 1;
+        } else {
+            return Err(err("Unknown argument received"));
+        }
+    };
+    if items_at >= args.len() {
+        return Err(RedisError::WrongArity);
+    }
+    if !(create.error_rate > 0.0 && create.error_rate < 1.0) || capacity < 1 || expansion < 1 {
+        return Err(err("Bad argument received"));
+    }
+    create.capacity = capacity as u64;
+    create.expansion = expansion as u64;
+    let (new, stop) = add_items(
+        ctx,
+        &args[1],
+        &args[items_at..],
+        autocreate.then_some(create),
+    )?;
+    answers(ctx, &new, stop)
+}
+
+/// Answers for `items` in `key`: all 0 when the key is missing or holds another type, as
+/// RedisBloom answers.
+fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<bool> {
+    let mut answers = vec![false; items.len()];
+    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
+    let window = window::read_window(ctx, key, |window| {
+        window.filter.contains_bytes_batch(&keys, &mut answers)
+    });
+    if window.is_some() {
+        return answers;
+    }
+    let key = ctx.open_key(key);
+    if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
+        sbf.contains_bytes_batch(&keys, &mut answers);
+    }
+    answers
+}
+
+/// `EXISTS key item`
+pub(super) fn exists_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if args.len() != 3 {
+        return Err(RedisError::WrongArity);
+    }
+    let answers = exists_items(ctx, &args[1], &args[2..]);
+    Ok(answer(answers[0]))
+}
+
+/// `MEXISTS key item [item ...]`
+pub(super) fn mexists_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if args.len() < 3 {
+        return Err(RedisError::WrongArity);
+    }
+    answers(ctx, &exists_items(ctx, &args[1], &args[2..]), None)
+}
+
+/// `CARD key`: 0 for a missing key.
+pub(super) fn card_(ctx: &Context, args: &[RedisString]) -> RedisResult {
+    if args.len() != 2 {
+        return Err(RedisError::WrongArity);
+    }
+    if let Some(items) = window::read_window(ctx, &args[1], |window| window.items) {
+        return Ok(count(items));
+    }
+    let key = ctx.open_key(&args[1]);
+    let items = key.get_value::<Sbf>(&SBF_TYPE)?.map_or(0, |sbf| sbf.items);
+    Ok(count(items))
+}
