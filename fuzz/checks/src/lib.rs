@@ -3,10 +3,12 @@
 //! so that `cargo test` runs every committed corpus file through exactly the code the fuzzers
 //! run. Each check panics (a fuzzer "crash") when a property is violated.
 
+mod quotient;
 mod trusted;
 mod wide;
 mod window;
 
+pub use quotient::quotient;
 pub use trusted::trusted_bytes;
 pub use wide::wide;
 pub use window::window;
