@@ -23,6 +23,12 @@
 //! Environment: `SPLITBLOOM_QUOTIENT_LOGS` (default `18,24`), `SPLITBLOOM_QUOTIENT_ROUNDS`
 //! (default 5). VQF comes from `../shared/anchors/vqf` (`benches/build.rs`); without it the
 //! benchmark says so and leaves it out.
+//!
+//! `SPLITBLOOM_QUOTIENT_THREADS=T` measures instead what many writers get without a
+//! concurrent type: inserts of the same keys (`2^L` slots, 85%) by one thread in batches, and by
+//! `T` threads through one `Mutex<QuotientFilter>` (single keys, and batches of 1024 under the
+//! lock), and into `T` filters, one per thread, each key routed to one by its hash (single
+//! keys and batches). Wall-clock ns per key over all threads, medians.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -410,7 +416,103 @@ fn row(name: &str, timings: &Timings) {
     );
 }
 
+/// Inserts `keys` (copies) with `threads` threads in each way of the module docs' last
+/// paragraph; prints a row of wall-clock ns per key.
+fn writers(slots: usize, keys: &[u64], threads: usize, rounds: usize) {
+    use std::sync::Mutex;
+    let blocks = (slots + 48) / 48;
+    let fresh = |blocks: usize| QuotientFilter::with_num_blocks(blocks, TagBits::Eight).unwrap();
+    // A key's shard, from a remix of the key: the filter uses every bit of it.
+    let shard_of =
+        |key: u64| ((key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) as usize * threads) >> 32;
+    let shards: Vec<Vec<u64>> = (0..threads)
+        .map(|shard| {
+            keys.iter()
+                .copied()
+                .filter(|&k| shard_of(k) == shard)
+                .collect()
+        })
+        .collect();
+    let mut results = vec![Vec::new(); 5];
+    for _ in 0..rounds {
+        let mut one = fresh(blocks);
+        results[0].push(time(keys.len(), || {
+            keys.chunks(1024)
+                .for_each(|chunk| one.insert_copy_hash_batch(chunk).unwrap());
+            0
+        }));
+        for (column, batched) in [(1, false), (2, true)] {
+            let shared = Mutex::new(fresh(blocks));
+            results[column].push(time(keys.len(), || {
+                std::thread::scope(|scope| {
+                    for part in keys.chunks(keys.len().div_ceil(threads)) {
+                        let shared = &shared;
+                        scope.spawn(move || {
+                            if batched {
+                                for chunk in part.chunks(1024) {
+                                    shared
+                                        .lock()
+                                        .unwrap()
+                                        .insert_copy_hash_batch(chunk)
+                                        .unwrap();
+                                }
+                            } else {
+                                for &key in part {
+                                    shared.lock().unwrap().insert_copy_hash(key).unwrap();
+                                }
+                            }
+                        });
+                    }
+                });
+                0
+            }));
+        }
+        for (column, batched) in [(3, false), (4, true)] {
+            results[column].push(time(keys.len(), || {
+                std::thread::scope(|scope| {
+                    for part in &shards {
+                        scope.spawn(move || {
+                            let mut own = fresh(blocks.div_ceil(threads) + 1);
+                            if batched {
+                                part.chunks(1024)
+                                    .for_each(|c| own.insert_copy_hash_batch(c).unwrap());
+                            } else {
+                                part.iter()
+                                    .for_each(|&key| own.insert_copy_hash(key).unwrap());
+                            }
+                            own.len() as u64
+                        });
+                    }
+                });
+                0
+            }));
+        }
+    }
+    let [a, b, c, d, e] = core::array::from_fn(|i| median(results[i].clone()));
+    println!("| {threads} | {a:.1} | {b:.1} / {c:.1} | {d:.1} / {e:.1} |");
+}
+
 fn main() {
+    if let Ok(threads) = std::env::var("SPLITBLOOM_QUOTIENT_THREADS") {
+        let threads = parse_count(&threads);
+        let rounds = env_or("SPLITBLOOM_QUOTIENT_ROUNDS", 5, parse_count);
+        println!(
+            "CPU: {}; {rounds} rounds, medians, wall-clock ns per key",
+            cpu_model()
+        );
+        println!(
+            "| threads | one thread, batches | one Mutex: single keys / batches | a filter per thread: single keys / batches |"
+        );
+        println!("|---|---|---|---|");
+        for log in std::env::var("SPLITBLOOM_QUOTIENT_LOGS")
+            .unwrap_or_else(|_| "24".into())
+            .split(',')
+        {
+            let slots = 1usize << log.trim().parse::<u32>().expect("a power of two");
+            writers(slots, &keys(7, slots * 85 / 100), threads, rounds);
+        }
+        return;
+    }
     let logs: Vec<u32> = std::env::var("SPLITBLOOM_QUOTIENT_LOGS")
         .unwrap_or_else(|_| "18,24".into())
         .split(',')

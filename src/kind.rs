@@ -139,11 +139,11 @@ pub enum Kernel {
     Scalar,
     /// `wide::u32x8`: SSE2 on x86_64, NEON on aarch64, simd128 on wasm32, scalar elsewhere.
     Portable,
-    /// AVX2 intrinsics (x86_64 with AVX2 and BMI2, detected at run time).
+    /// AVX2 intrinsics (x86_64 with AVX2, BMI2 and POPCNT, detected at run time).
     Avx2,
     /// The AVX2 arithmetic in AVX-512 (EVEX) encoding, 256 bits wide, with mask-register tests
-    /// (x86_64 with AVX-512F, VL and DQ, detected at run time): its single-key lookup needs no
-    /// `vzeroupper`.
+    /// (x86_64 with AVX-512F, VL, DQ and BW, detected at run time): its single-key lookup needs
+    /// no `vzeroupper`. The quotient layout's compares and shifts use all 512 bits.
     Avx512,
     /// NEON intrinsics (aarch64).
     Neon,
