@@ -30,40 +30,16 @@
 //! lock), and into `T` filters, one per thread, each key routed to one by its hash (single
 //! keys and batches). Wall-clock ns per key over all threads, medians.
 
-use std::hint::black_box;
-use std::time::Instant;
-
 use cuckoofilter::CuckooFilter;
 use splitbloom::{CountingFilter, Filter, QuotientFilter, TagBits};
 
 #[path = "support/env.rs"]
 mod env;
+#[path = "support/rounds.rs"]
+mod rounds;
 
 use env::{cpu_model, env_or, parse_count};
-
-/// A SplitMix64 stream: random 64-bit keys, used directly as hashes.
-fn keys(seed: u64, count: usize) -> Vec<u64> {
-    let mut state = seed;
-    (0..count)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
-
-/// The median, or with `SPLITBLOOM_QUOTIENT_MINIMUM` set the minimum (the figure least
-/// disturbed by other processes, to compare code changes on a busy machine).
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    if std::env::var_os("SPLITBLOOM_QUOTIENT_MINIMUM").is_some() {
-        return values[0];
-    }
-    values[values.len() / 2]
-}
+use rounds::{keys, median, time};
 
 /// A filter that can remove keys (or not), as the benchmark drives it. Batches default to
 /// loops of single calls, for the filters without them.
@@ -295,13 +271,6 @@ struct Timings {
     rate: f64,
     single: [f64; 4],
     batch: Option<[f64; 4]>,
-}
-
-/// Nanoseconds per key of `run` over `count` keys.
-fn time(count: usize, run: impl FnOnce() -> u64) -> f64 {
-    let start = Instant::now();
-    black_box(run());
-    start.elapsed().as_nanos() as f64 / count as f64
 }
 
 fn measure<C: Contender>(

@@ -169,6 +169,9 @@ macro_rules! every_kernel {
         }
     };
 }
+// The layouts' kernel tests reach each kernel's primitives through it.
+#[cfg(test)]
+pub(crate) use every_kernel;
 
 impl Dispatch {
     /// Runs `operation` on the kernel this token names: one `match`, then one call into that

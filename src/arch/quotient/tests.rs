@@ -6,6 +6,7 @@
 use super::*;
 use crate::arch::Dispatch;
 use crate::arch::PreHashed;
+use crate::arch::dispatch::every_kernel;
 use crate::kind::Kernel;
 use crate::layout::quotient::{
     self as reference, BLOCK_BYTES, EMPTY_BLOCK, Tag8, Tag16, bucket_bounds, is_valid, one_hot,
@@ -55,22 +56,6 @@ fn kernels() -> impl Iterator<Item = (Kernel, Dispatch)> {
         .filter_map(|kernel| Some((kernel, Dispatch::new(kernel)?)))
 }
 
-/// Runs `primitive` on the kernel `dispatch` holds.
-macro_rules! on {
-    ($dispatch:expr, $kernel:ident => $call:expr) => {
-        match $dispatch {
-            Dispatch::Scalar($kernel) => $call,
-            Dispatch::Portable($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx2($kernel) => $call,
-            #[cfg(target_arch = "x86_64")]
-            Dispatch::Avx512($kernel) => $call,
-            #[cfg(target_arch = "aarch64")]
-            Dispatch::Neon($kernel) => $call,
-        }
-    };
-}
-
 fn primitives_match_the_reference<W: Width>() {
     let mut random = Random(0x5eed_0000 + u64::from(W::TAG_BITS));
     for (name, dispatch) in kernels() {
@@ -84,7 +69,7 @@ fn primitives_match_the_reference<W: Width>() {
             let block = random_block::<W>(&mut random, tags, round % 2 == 0);
             let metadata = W::metadata(&block);
             for bucket in 0..W::BUCKETS {
-                let got = on!(dispatch, k => k.bucket_range::<W>(metadata, bucket));
+                let got = every_kernel!(dispatch, k => k.bucket_range::<W>(metadata, bucket));
                 assert_eq!(
                     got,
                     one_hot(bucket_bounds::<W>(metadata, bucket)),
@@ -93,7 +78,7 @@ fn primitives_match_the_reference<W: Width>() {
             }
             for value in [0, 1, 2, 3, random.next()] {
                 let tag = W::tag(value);
-                let got = on!(dispatch, k => k.tag_matches::<W>(&block, tag));
+                let got = every_kernel!(dispatch, k => k.tag_matches::<W>(&block, tag));
                 assert_eq!(
                     got,
                     reference::tag_matches::<W>(&block, tag),
@@ -103,11 +88,11 @@ fn primitives_match_the_reference<W: Width>() {
             for slot in 0..W::SLOTS + 2 {
                 let tag = W::tag(random.next());
                 let (mut got, mut want) = (block, block);
-                on!(dispatch, k => k.shift_in::<W>(&mut got, slot, tag));
+                every_kernel!(dispatch, k => k.shift_in::<W>(&mut got, slot, tag));
                 reference::shift_in::<W>(&mut want, slot, tag);
                 assert_eq!(got, want, "{name} shift_in {slot}");
                 let (mut got, mut want) = (block, block);
-                on!(dispatch, k => k.shift_out::<W>(&mut got, slot));
+                every_kernel!(dispatch, k => k.shift_out::<W>(&mut got, slot));
                 reference::shift_out::<W>(&mut want, slot);
                 assert_eq!(got, want, "{name} shift_out {slot}");
             }
