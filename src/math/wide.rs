@@ -44,7 +44,7 @@
 //! ```
 
 use super::check_fpr;
-use super::lanes::{CompensatedSum, TRUNCATION, poisson_at_mode};
+use super::lanes::{CompensatedSum, TRUNCATION, all_eight_set, poisson_at_mode};
 use crate::error::Error;
 
 pub use crate::layout::wide::{GROUP_BLOCKS, MAX_WIDE_BLOCKS, WIDE_BLOCK_BYTES, is_valid_shape};
@@ -68,15 +68,6 @@ const ONE_PROBE_ALLOWANCE: f64 = 1.01;
 /// about 0.3% memory.
 pub const SIZING_MARGIN: f64 = 0.02;
 
-/// The chance that all eight words have a given bit set, from `clear = (63/64)^keys`.
-#[inline]
-fn all_words_set(clear: f64) -> f64 {
-    let set = 1.0 - clear;
-    let set2 = set * set;
-    let set4 = set2 * set2;
-    set4 * set4
-}
-
 /// `E[(1 − (63/64)^(A + shift))^8]` for `A ~ Pois(λ)`: the rate of a block holding Pois(λ)
 /// keys plus `shift` more. Accurate to a few ulps where it is small (Poisson sum outward from
 /// the mode, stopped by a geometric bound on the rest), and near 1 (closed form of the
@@ -90,7 +81,7 @@ fn shifted_rate(lambda: f64, shift: u32) -> f64 {
     }
     let shift_clear = libm::pow(WORD_CLEAR, f64::from(shift));
     if lambda <= 0.0 {
-        return all_words_set(shift_clear);
+        return all_eight_set(shift_clear);
     }
     if lambda >= COMPLEMENT_FROM {
         const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
@@ -108,7 +99,7 @@ fn shifted_rate(lambda: f64, shift: u32) -> f64 {
         return (1.0 - complement).clamp(0.0, 1.0);
     }
     outward_sum(lambda, |keys| {
-        all_words_set(shift_clear * libm::pow(WORD_CLEAR, f64::from(keys)))
+        all_eight_set(shift_clear * libm::pow(WORD_CLEAR, f64::from(keys)))
     })
 }
 
