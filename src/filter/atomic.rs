@@ -166,6 +166,20 @@ impl<S> AtomicFilter<S> {
     pub fn estimated_fpr(&self) -> f64 {
         view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
     }
+
+    /// An estimate of how many distinct keys were inserted, from the fill ratio (see
+    /// [`Filter::estimated_items`]).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_bits_per_key(10_000, 10.0)?;
+    /// filter.insert_batch(&(0..10_000u64).collect::<Vec<_>>());
+    /// assert!((filter.estimated_items() - 10_000.0).abs() < 500.0);
+    /// assert_eq!(filter.estimated_items(), filter.snapshot().estimated_items());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        crate::math::keys_per_block_for_fill(self.fill_ratio()) * self.blocks.len() as f64
+    }
 }
 
 impl AtomicFilter {

@@ -178,6 +178,7 @@ macro_rules! check_bitset {
         assert_eq!(filter.size_in_bytes(), reference.size_in_bytes());
         assert_eq!(filter.fill_ratio(), reference.fill_ratio());
         assert_eq!(filter.estimated_fpr(), reference.estimated_fpr());
+        assert_eq!(filter.estimated_items(), reference.estimated_items());
         assert_eq!(filter.to_bytes(), reference.to_bytes());
         let mut written = Vec::new();
         filter.write_to(&mut written).unwrap();
