@@ -228,16 +228,52 @@ pub fn items_for_fill(fill_ratio: f64, num_blocks: usize, probes: u8) -> f64 {
 }
 
 /// The smallest block count `k·step` (`k ≥ 1`, at most [`MAX_WIDE_BLOCKS`]) whose rate is at
-/// most `fpr`, or `None`: a bisection, the rate falling as blocks are added.
-fn smallest_blocks(step: usize, fpr: f64, rate: impl Fn(usize) -> f64) -> Option<usize> {
+/// most `fpr`, or `None`; the rate falls as blocks are added. The search starts at `guess` (a
+/// block count near the answer) and gallops outward until it brackets the answer, then
+/// bisects: a handful of evaluations of `rate` where a bisection over every block count takes
+/// 32, which matters for the two-probe rate, a double sum. A poor guess costs evaluations, not
+/// correctness.
+fn smallest_blocks(
+    step: usize,
+    fpr: f64,
+    guess: usize,
+    rate: impl Fn(usize) -> f64,
+) -> Option<usize> {
     let most = MAX_WIDE_BLOCKS / step;
-    if rate(most * step) > fpr {
-        return None;
+    let fits = |k: usize| rate(k * step) <= fpr;
+    // `low` does not fit (0 blocks never do), `high` fits.
+    let (mut low, mut high);
+    let start = (guess / step).clamp(1, most);
+    if fits(start) {
+        high = start;
+        low = start;
+        let mut distance = (start / 64).max(1);
+        loop {
+            low = low.saturating_sub(distance);
+            if low == 0 || !fits(low) {
+                break;
+            }
+            high = low;
+            distance = distance.saturating_mul(2);
+        }
+    } else {
+        low = start;
+        let mut distance = (start / 64).max(1);
+        loop {
+            high = low.saturating_add(distance).min(most);
+            if fits(high) {
+                break;
+            }
+            if high == most {
+                return None;
+            }
+            low = high;
+            distance = distance.saturating_mul(2);
+        }
     }
-    let (mut low, mut high) = (0usize, most);
     while high - low > 1 {
         let mid = low + (high - low) / 2;
-        if rate(mid * step) <= fpr {
+        if fits(mid) {
             high = mid;
         } else {
             low = mid;
@@ -266,8 +302,21 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<(usize, u8), Error> 
     }
     check_fpr(fpr)?;
     let target = fpr * (1.0 - SIZING_MARGIN);
-    let one = smallest_blocks(1, target, |blocks| false_positive_rate(items, blocks, 1));
-    let two = smallest_blocks(GROUP_BLOCKS, target, |blocks| two_probe_fpr(items, blocks));
+    // The guesses, from the rate of a block whose every word holds its mean load (the blocks'
+    // spread of loads, which the exact rate includes, makes it a little low): one probe at the
+    // target, two probes where each of two independent blocks gives the target's root.
+    let per_block = |rate: f64| {
+        let keys = libm::log(1.0 - libm::pow(rate, 1.0 / 8.0)) / libm::log(WORD_CLEAR);
+        items as f64 / keys.max(f64::MIN_POSITIVE)
+    };
+    let one = smallest_blocks(1, target, per_block(target) as usize, |blocks| {
+        false_positive_rate(items, blocks, 1)
+    });
+    // Two probes put two loads of 8 bits in blocks: twice the blocks of that rate.
+    let two_guess = 2.0 * per_block(target.sqrt());
+    let two = smallest_blocks(GROUP_BLOCKS, target, two_guess as usize, |blocks| {
+        two_probe_fpr(items, blocks)
+    });
     match (one, two) {
         (Some(one), Some(two)) if one as f64 > ONE_PROBE_ALLOWANCE * two as f64 => Ok((two, 2)),
         (Some(one), _) => Ok((one, 1)),
@@ -286,6 +335,51 @@ mod tests {
 
     fn close(got: f64, want: f64, relative: f64) -> bool {
         (got - want).abs() <= relative * want
+    }
+
+    /// The smallest `k·step` whose rate is at most `fpr`, by bisecting every block count: the
+    /// reference the galloping search from a guess must agree with.
+    fn smallest_by_bisection(step: usize, fpr: f64, rate: impl Fn(usize) -> f64) -> Option<usize> {
+        let most = MAX_WIDE_BLOCKS / step;
+        if rate(most * step) > fpr {
+            return None;
+        }
+        let (mut low, mut high) = (0usize, most);
+        while high - low > 1 {
+            let mid = low + (high - low) / 2;
+            if rate(mid * step) <= fpr {
+                high = mid;
+            } else {
+                low = mid;
+            }
+        }
+        Some(high * step)
+    }
+
+    /// The search from a guess finds what bisecting every block count finds, whatever the
+    /// guess (good, far too low, far too high), for both probe counts.
+    #[test]
+    fn galloping_from_any_guess_finds_the_bisection_answer() {
+        for items in [1usize, 7, 1000, 123_457, 10_000_000] {
+            for fpr in [0.3, 1e-2, 1e-3, 1e-5, 1e-8] {
+                let one = |blocks| false_positive_rate(items, blocks, 1);
+                let two = |blocks| two_probe_fpr(items, blocks);
+                let want_one = smallest_by_bisection(1, fpr, one);
+                let want_two = smallest_by_bisection(GROUP_BLOCKS, fpr, two);
+                for guess in [0, 1, 64, items, items / 3 + 1, 1 << 20, MAX_WIDE_BLOCKS] {
+                    assert_eq!(
+                        smallest_blocks(1, fpr, guess, one),
+                        want_one,
+                        "{items} {fpr} {guess}"
+                    );
+                    assert_eq!(
+                        smallest_blocks(GROUP_BLOCKS, fpr, guess, two),
+                        want_two,
+                        "{items} {fpr} {guess}"
+                    );
+                }
+            }
+        }
     }
 
     /// F(λ) against 50-digit values from `tests/fixtures/wide_rates.py` (mpmath).
