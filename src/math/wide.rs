@@ -43,6 +43,8 @@
 //! # Ok::<(), splitbloom::Error>(())
 //! ```
 
+use alloc::vec::Vec;
+
 use super::check_fpr;
 use super::lanes::{CompensatedSum, TRUNCATION, all_eight_set, poisson_at_mode};
 use crate::error::Error;
@@ -73,13 +75,36 @@ pub const SIZING_MARGIN: f64 = 0.02;
 /// the mode, stopped by a geometric bound on the rest), and near 1 (closed form of the
 /// complement, `Σ_{k=1..8} (−1)^(k+1)·C(8,k)·(63/64)^(k·shift)·e^(−λ(1 − (63/64)^k))`).
 fn shifted_rate(lambda: f64, shift: u32) -> f64 {
+    shifted_rate_with(lambda, shift, &mut WordClearPowers::default())
+}
+
+/// `(63/64)^k`, each power computed once by libm's `pow` and then kept: a two-probe rate asks
+/// for the same powers once for every count of shared keys, so keeping them turns its double
+/// sum's thousands of `pow` calls into one per power, with the same values.
+#[derive(Default)]
+struct WordClearPowers(Vec<f64>);
+
+impl WordClearPowers {
+    /// `(63/64)^k`.
+    fn get(&mut self, k: u32) -> f64 {
+        let k = k as usize;
+        while self.0.len() <= k {
+            let next = self.0.len();
+            self.0.push(libm::pow(WORD_CLEAR, next as f64));
+        }
+        self.0[k]
+    }
+}
+
+/// [`shifted_rate`] with the powers of 63/64 kept in `powers`.
+fn shifted_rate_with(lambda: f64, shift: u32, powers: &mut WordClearPowers) -> f64 {
     if lambda.is_nan() {
         return f64::NAN;
     }
     if lambda >= SATURATED {
         return 1.0;
     }
-    let shift_clear = libm::pow(WORD_CLEAR, f64::from(shift));
+    let shift_clear = powers.get(shift);
     if lambda <= 0.0 {
         return all_eight_set(shift_clear);
     }
@@ -98,9 +123,7 @@ fn shifted_rate(lambda: f64, shift: u32) -> f64 {
         }
         return (1.0 - complement).clamp(0.0, 1.0);
     }
-    outward_sum(lambda, |keys| {
-        all_eight_set(shift_clear * libm::pow(WORD_CLEAR, f64::from(keys)))
-    })
+    outward_sum(lambda, |keys| all_eight_set(shift_clear * powers.get(keys)))
 }
 
 /// `Σ_i Pois(i; λ)·g(i)` for `0 < λ < 1300` (where `poisson_at_mode` holds) and a `g` in `[0, 1]` that never falls as `i`
@@ -109,7 +132,7 @@ fn shifted_rate(lambda: f64, shift: u32) -> f64 {
 /// consecutive probabilities only falls and `g ≤ 1`, so the rest after `i` is at most
 /// `P(i)·r/(1 − r)`; downwards the ratio `i/λ` and `g` both fall, so the terms below `i` add up
 /// to at most `term(i)·r/(1 − r)`.
-fn outward_sum(lambda: f64, g: impl Fn(u32) -> f64) -> f64 {
+fn outward_sum(lambda: f64, mut g: impl FnMut(u32) -> f64) -> f64 {
     let mode = libm::floor(lambda);
     let peak = if mode == 0.0 {
         libm::exp(-lambda)
@@ -182,8 +205,9 @@ pub fn two_probe_fpr(items: usize, num_blocks: usize) -> f64 {
         return 1.0;
     }
     // The inner rate rises with the shared keys and stays at most 1, as `outward_sum` needs.
+    let mut powers = WordClearPowers::default();
     outward_sum(mean, |shared| {
-        let inner = shifted_rate(mean, shared);
+        let inner = shifted_rate_with(mean, shared, &mut powers);
         inner * inner
     })
 }
