@@ -16,20 +16,21 @@
 //! | `window.rs` | [`WindowFilter`]: generations side by side, a sliding window that forgets old keys |
 //! | `atomic_window.rs` | [`AtomicWindowFilter`]: lock-free readers, one [`WindowWriter`] inserting and rotating |
 //! | `fold.rs` | [`BloomFilter::union`], [`BloomFilter::intersect`], [`Filter::fold`] |
-//! | `quotient.rs` | [`QuotientFilter`]: tags in 64-byte blocks, so keys can be removed at the memory of a Bloom filter |
-//! | `quotient_ref.rs` | [`QuotientFilterRef`]: a zero-copy view of a [`QuotientFilter`]'s bytes, and the readers of those bytes |
-//! | `quotient_view.rs` | the reads both quotient types answer through, and the methods they share |
+//! | `quotient/` | [`QuotientFilter`]: tags in 64-byte blocks, so keys can be removed at the memory of a Bloom filter; [`QuotientFilterRef`], a zero-copy view of its bytes; the reads both answer through |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
 //!
 //! The modules that add methods to [`Filter`] are declared after `owned.rs`, because rustdoc
 //! lists a type's methods in that order: constructors, inserts and lookups first, conversions
 //! and set operations last.
 
-// First: they define `shared_methods!` and `read_methods!`, which the other files use.
+// First: they define `shared_methods!`, `read_methods!` and `write_methods!`, which the other
+// files use.
 #[macro_use]
 mod shared;
 #[macro_use]
 mod read_methods;
+#[macro_use]
+mod write_methods;
 pub(crate) mod view;
 pub(crate) mod write;
 
@@ -55,12 +56,9 @@ pub use scalable::ScalableFilter;
 mod window;
 pub use window::WindowFilter;
 mod quotient;
-pub use quotient::QuotientFilter;
-mod quotient_ref;
-pub use quotient_ref::QuotientFilterRef;
+pub use quotient::{QuotientFilter, QuotientFilterRef};
 #[cfg(target_has_atomic = "64")]
 mod atomic_window;
-mod quotient_view;
 #[cfg(target_has_atomic = "64")]
 pub use atomic_window::{AtomicWindowFilter, WindowWriter};
 #[cfg(feature = "serde")]

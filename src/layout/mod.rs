@@ -15,17 +15,15 @@
 //! A layout is a policy, as Boost.Bloom's block policies are: it says how a key's 64-bit hash
 //! chooses its blocks and its bits inside them, and nothing else. The kernels (`src/arch/`)
 //! implement each layout's block primitives once per instruction set; the batch loops, the
-//! prefetching and the filter types are written once over [`Policy`].
+//! prefetching and the filter types are written once over the crate's `Policy` trait, which
+//! every layout implements (where a key's lines are, for prefetching).
 //!
 //! | file | layout | a key's bits |
 //! |---|---|---|
-//! | `split_block.rs` | [`SplitBlock`](split_block::SplitBlock): Parquet's split-block Bloom filter | eight, one in each 32-bit lane of one 32-byte block |
-//! | `wide.rs` | [`Wide`](wide::Wide): 64-byte blocks for low rates | eight, one in each 64-bit word of one block, or of two neighbouring blocks |
-//!
-//! `quotient.rs` is the layout of [`QuotientFilter`](crate::QuotientFilter), a filter of
-//! another family: a key keeps a tag in one of two 64-byte blocks. It shares the batch loops'
-//! [`Policy`] (a key's lines are its two blocks) and the kernels' contract, not the Bloom
-//! layouts' primitives.
+//! | `split_block.rs` | [`SplitBlock`]: Parquet's split-block Bloom filter | eight, one in each 32-bit lane of one 32-byte block |
+//! | `wide.rs` | [`Wide`]: 64-byte blocks for low rates | eight, one in each 64-bit word of one block, or of two neighbouring blocks |
+//! | `window.rs` | the generations of a [`WindowFilter`](crate::WindowFilter) (not a [`Layout`](crate::Layout): a window rotates) | eight in the newest generation's plane of 128 or 256 bits; a block index's `G` planes side by side, one or two cache lines |
+//! | `quotient.rs` | the blocks of a [`QuotientFilter`](crate::QuotientFilter) (not a [`Layout`](crate::Layout): a filter of another family, which shares the batch loops' `Policy`, a key's lines being its two blocks, but not the Bloom primitives) | one 8- or 16-bit tag in its bucket of one of two 64-byte blocks, each block's buckets in unary metadata |
 
 pub(crate) mod quotient;
 pub(crate) mod split_block;

@@ -3,10 +3,10 @@
 
 use core::fmt;
 
+use super::view::{QuotientView, quotient_methods};
 use crate::arch::Dispatch;
 use crate::error::Error;
 use crate::filter::QuotientFilter;
-use crate::filter::quotient_view::{QuotientView, quotient_methods};
 use crate::format::validate_quotient;
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::TagBits;
