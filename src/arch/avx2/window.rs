@@ -6,8 +6,9 @@
 use core::arch::x86_64::{
     __m128i, __m256i, _mm_andnot_si128, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128,
     _mm_testz_si128, _mm256_andnot_si256, _mm256_castsi256_si128, _mm256_cmpeq_epi64,
-    _mm256_movemask_epi8, _mm256_packus_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32,
-    _mm256_setzero_si256, _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_testc_si256,
+    _mm256_or_si256, _mm256_packus_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32,
+    _mm256_setzero_si256, _mm256_shuffle_epi32, _mm256_sllv_epi32, _mm256_srli_epi32,
+    _mm256_testc_si256, _mm256_testz_si256,
 };
 
 use super::super::primitives::{SplitBlockKernel, WindowKernel};
@@ -42,14 +43,17 @@ fn contains_any(group: &[u32], plane: Plane, x: u32) -> bool {
         }
         Plane::Bits128 => {
             let mask = mask128_twice(x);
+            let zero = _mm256_setzero_si256();
             let (pairs, rest) = group.as_chunks::<8>();
-            let mut found = pairs.iter().fold(false, |found, pair| {
+            // Quadwords equal to zero (all ones) where a plane lacks nothing: each plane's
+            // missing bits ORed across its two quadwords, then compared with zero.
+            let whole = pairs.iter().fold(zero, |whole, pair| {
                 let missing = _mm256_andnot_si256(load(pair), mask);
-                // One byte of 0xff for every byte of a quadword with nothing missing.
-                let whole = _mm256_cmpeq_epi64(missing, _mm256_setzero_si256());
-                let bytes = _mm256_movemask_epi8(whole) as u32;
-                found | (bytes & 0xffff == 0xffff) | (bytes >> 16 == 0xffff)
+                let planes =
+                    _mm256_or_si256(missing, _mm256_shuffle_epi32::<0b01_00_11_10>(missing));
+                _mm256_or_si256(whole, _mm256_cmpeq_epi64(planes, zero))
             });
+            let mut found = _mm256_testz_si256(whole, whole) == 0;
             if let Some(last) = rest.first_chunk::<4>() {
                 // SAFETY: `last` is 16 readable bytes; `loadu` needs no alignment.
                 let words = unsafe { _mm_loadu_si128(last.as_ptr().cast()) };
@@ -81,21 +85,17 @@ impl WindowKernel for Avx2 {
     }
 
     #[inline(always)]
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
-        let present = WindowKernel::contains_any(self, group, plane, x);
-        let words = plane.words();
-        let target = &mut group[slot * words..(slot + 1) * words];
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
         match plane {
             Plane::Bits256 => {
-                let block: &mut [u32; LANES] = target.try_into().expect("8 words");
+                let block: &mut [u32; LANES] = words.try_into().expect("8 words");
                 SplitBlockKernel::insert(self, block, x);
             }
             Plane::Bits128 => {
-                let block: &mut [u32; 4] = target.try_into().expect("4 words");
+                let block: &mut [u32; 4] = words.try_into().expect("4 words");
                 // SAFETY: `self` proves AVX2 is available.
                 unsafe { insert128(block, x) };
             }
         }
-        present
     }
 }

@@ -6,8 +6,9 @@
 use core::arch::x86_64::{
     __m128i, __m512i, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128, _mm256_cvtepi32_epi16,
     _mm256_set1_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm512_andnot_si512,
-    _mm512_broadcast_i32x4, _mm512_broadcast_i64x4, _mm512_maskz_loadu_epi64,
-    _mm512_test_epi64_mask,
+    _mm512_broadcast_i32x4, _mm512_broadcast_i64x4, _mm512_loadu_si512, _mm512_maskz_loadu_epi64,
+    _mm512_min_epu64, _mm512_or_si512, _mm512_set1_epi64, _mm512_shuffle_epi32,
+    _mm512_shuffle_i64x2, _mm512_testn_epi64_mask,
 };
 
 use super::super::primitives::{SplitBlockKernel, WindowKernel};
@@ -25,38 +26,60 @@ fn mask128(x: u32) -> __m128i {
     _mm256_cvtepi32_epi16(_mm256_sllv_epi32(_mm256_set1_epi32(1), shifts))
 }
 
-/// Whether any plane of `group` holds every bit of `x`'s mask. Requires AVX2, AVX-512F and
-/// AVX-512VL.
+/// `x`'s plane mask in every plane of a line: four 128-bit planes or two 256-bit ones.
+/// Requires AVX2, AVX-512F and AVX-512VL.
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[inline]
+fn line_mask(plane: Plane, x: u32) -> __m512i {
+    match plane {
+        Plane::Bits128 => _mm512_broadcast_i32x4(mask128(x)),
+        Plane::Bits256 => _mm512_broadcast_i64x4(x86::mask_vector(x)),
+    }
+}
+
+/// The bits of `mask` that `words` (a line) lacks, ORed across each plane: every quadword of a
+/// plane is zero exactly when that plane holds every bit of the mask. Requires AVX-512F.
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn lacking(words: __m512i, mask: __m512i, plane: Plane) -> __m512i {
+    let missing = _mm512_andnot_si512(words, mask);
+    // Each quadword ORed with its neighbour in the same 128 bits.
+    let pairs = _mm512_or_si512(missing, _mm512_shuffle_epi32::<0b01_00_11_10>(missing));
+    match plane {
+        Plane::Bits128 => pairs,
+        // Each 128 bits ORed with its neighbour in the same 256 bits.
+        Plane::Bits256 => {
+            _mm512_or_si512(pairs, _mm512_shuffle_i64x2::<0b10_11_00_01>(pairs, pairs))
+        }
+    }
+}
+
+/// Whether any plane of `group` holds every bit of `x`'s mask: each line's planes reduced to
+/// what they lack, the lines merged with an unsigned minimum (a plane's zero survives it), then
+/// one test. Whole lines are plain loads; the last partial line is loaded under a mask, its
+/// other quadwords zero, whose planes lack every bit of the mask. With the shape a constant
+/// (`Fixed`), the loop and the masks fold away. Requires AVX2, AVX-512F and AVX-512VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline]
 fn contains_any(group: &[u32], plane: Plane, x: u32) -> bool {
-    let mask: __m512i = match plane {
-        Plane::Bits128 => _mm512_broadcast_i32x4(mask128(x)),
-        Plane::Bits256 => _mm512_broadcast_i64x4(x86::mask_vector(x)),
-    };
-    let mut found = false;
-    for line in group.chunks(16) {
-        // The quadwords of this (part of a) line; the others load as zero, whose planes lack
-        // every bit of the mask, so they never answer `true`.
-        let loaded: u8 = if line.len() == 16 {
-            0xff
-        } else {
-            (1u8 << (line.len() / 2)) - 1
-        };
-        // SAFETY: the mask selects only quadwords of `line` (its length is a whole number of
-        // quadwords, since a plane is four or eight words), and a masked load reads no other
-        // byte nor faults on one; it needs no alignment.
-        let words = unsafe { _mm512_maskz_loadu_epi64(loaded, line.as_ptr().cast()) };
-        let missing = _mm512_andnot_si512(words, mask);
-        // Bit q: quadword q lacks some bit of the mask.
-        let lacking = _mm512_test_epi64_mask(missing, missing);
-        let whole_planes = match plane {
-            Plane::Bits128 => !(lacking | lacking >> 1) & 0x55,
-            Plane::Bits256 => !(lacking | lacking >> 1 | lacking >> 2 | lacking >> 3) & 0x11,
-        };
-        found |= whole_planes != 0;
+    let mask = line_mask(plane, x);
+    let (lines, rest) = group.as_chunks::<16>();
+    let mut lacks = _mm512_set1_epi64(-1);
+    for line in lines {
+        // SAFETY: `line` is 64 readable bytes; `loadu` needs no alignment.
+        let words = unsafe { _mm512_loadu_si512(line.as_ptr().cast()) };
+        lacks = _mm512_min_epu64(lacks, lacking(words, mask, plane));
     }
-    found
+    if !rest.is_empty() {
+        // The quadwords of the partial line (a plane is four or eight words, so `rest` is whole
+        // quadwords).
+        let loaded = (1u8 << (rest.len() / 2)) - 1;
+        // SAFETY: the mask selects only quadwords of `rest`, and a masked load reads no other
+        // byte nor faults on one; it needs no alignment.
+        let words = unsafe { _mm512_maskz_loadu_epi64(loaded, rest.as_ptr().cast()) };
+        lacks = _mm512_min_epu64(lacks, lacking(words, mask, plane));
+    }
+    _mm512_testn_epi64_mask(lacks, lacks) != 0
 }
 
 /// ORs `x`'s 128-bit plane mask into `plane` (four words). Requires AVX2, AVX-512F and
@@ -79,21 +102,17 @@ impl WindowKernel for Avx512 {
     }
 
     #[inline(always)]
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
-        let present = WindowKernel::contains_any(self, group, plane, x);
-        let words = plane.words();
-        let target = &mut group[slot * words..(slot + 1) * words];
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
         match plane {
             Plane::Bits256 => {
-                let block: &mut [u32; LANES] = target.try_into().expect("8 words");
+                let block: &mut [u32; LANES] = words.try_into().expect("8 words");
                 SplitBlockKernel::insert(self, block, x);
             }
             Plane::Bits128 => {
-                let block: &mut [u32; 4] = target.try_into().expect("4 words");
+                let block: &mut [u32; 4] = words.try_into().expect("4 words");
                 // SAFETY: `self` proves AVX2, AVX-512F and AVX-512VL are available.
                 unsafe { insert128(block, x) };
             }
         }
-        present
     }
 }

@@ -3,6 +3,7 @@
 
 use super::WindowFilter;
 use crate::arch::PreHashed;
+use crate::layout::window::with_shape;
 
 /// The text of the read methods' doc examples: a `filter` holding `"apple"` and `"pear"`.
 macro_rules! window_setup {
@@ -31,17 +32,22 @@ read_methods! {
     type: WindowFilter,
     setup: window_setup!(),
     note: window_note!(),
-    probe: |filter, hash| filter.kernel.contains_hash(filter.layout(), filter.words(), hash),
+    probe: |filter, hash| {
+        let (kernel, words) = (filter.kernel, filter.words());
+        with_shape!(filter.layout(), layout => kernel.contains_hash(layout, words, hash))
+    },
     probe_all: |filter, hashes, out| {
-        let (kernel, layout) = (filter.kernel, filter.layout());
-        let distance = filter.prefetch_distance();
-        kernel.contains_keys(layout, filter.words(), &PreHashed, hashes, out, distance);
+        let (kernel, words, distance) = (filter.kernel, filter.words(), filter.prefetch_distance());
+        with_shape!(filter.layout(), layout => {
+            kernel.contains_keys(layout, words, &PreHashed, hashes, out, distance)
+        });
     },
     probe_keys: |filter, keys, out| {
-        let (kernel, layout) = (filter.kernel, filter.layout());
-        let distance = filter.prefetch_distance();
+        let (kernel, words, distance) = (filter.kernel, filter.words(), filter.prefetch_distance());
         let hasher = &filter.hasher;
-        kernel.contains_keys(layout, filter.words(), hasher, keys, out, distance);
+        with_shape!(filter.layout(), layout => {
+            kernel.contains_keys(layout, words, hasher, keys, out, distance)
+        });
     },
     bytes: yes,
 }
@@ -53,19 +59,29 @@ write_methods! {
     // Newly inserted means absent from the whole window, so that a stream deduplicated through
     // `insert` passes a key once per window; its bits are set in the newest generation either
     // way, so it stays for `G − 1` more rotations.
-    insert_one: |filter, hash| Ok(!filter.kernel.insert_hash(filter.layout(), filter.words_mut(), hash)),
+    insert_one: |filter, hash| {
+        let (kernel, generations) = (filter.kernel, filter.layout());
+        let words = filter.words_mut();
+        Ok(!with_shape!(generations, layout => kernel.insert_hash(layout, words, hash)))
+    },
     // Each hash into the newest generation, its line prefetched a batch's distance ahead.
     insert_all: |filter, hashes| {
-        let (kernel, layout, distance) = (filter.kernel, filter.layout(), filter.prefetch_distance());
-        kernel.insert_keys(layout, filter.words_mut(), &PreHashed, hashes, distance);
+        let (kernel, generations, distance) = (filter.kernel, filter.layout(), filter.prefetch_distance());
+        let words = filter.words_mut();
+        with_shape!(generations, layout => {
+            kernel.insert_keys(layout, words, &PreHashed, hashes, distance)
+        });
         Ok(())
     },
     // Hashing and inserting run inside the kernel, each key hashed as its line is prefetched.
     insert_keys: |filter, keys| {
-        let (kernel, layout, distance) = (filter.kernel, filter.layout(), filter.prefetch_distance());
-        let len = layout.total_words().unwrap_or(0);
+        let (kernel, generations, distance) = (filter.kernel, filter.layout(), filter.prefetch_distance());
+        let len = generations.total_words().unwrap_or(0);
         let words: &mut [u32] = bytemuck::cast_slice_mut(&mut filter.units);
-        kernel.insert_keys(layout, &mut words[..len], &filter.hasher, keys, distance);
+        let (words, hasher) = (&mut words[..len], &filter.hasher);
+        with_shape!(generations, layout => {
+            kernel.insert_keys(layout, words, hasher, keys, distance)
+        });
         Ok(())
     },
     setup: "let mut filter = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?;",
