@@ -18,6 +18,7 @@ use core::arch::x86_64::{
 
 use crate::layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index};
 use crate::layout::wide::{self, GROUP_BLOCKS, WORDS, Wide};
+use crate::layout::window::Fixed;
 
 /// `x · SALT[i]` in every 32-bit lane of a ymm register: the one multiply every layout's mask
 /// starts from (the split-block lanes keep its top 5 bits, the wide words its top 6).
@@ -188,3 +189,30 @@ macro_rules! probe_asm {
     };
 }
 pub(super) use probe_asm;
+
+/// The first word of the key of `hash`'s group among `words`, a window of shape `layout`, for
+/// the window kernels' single-key assembly to address: a group of `words`, with no bounds check
+/// per key.
+///
+/// Panics unless `words` holds `layout.num_blocks` groups, at least one: a loop-invariant test
+/// that a caller's loop makes once. With it, the key's block index is below `num_blocks`
+/// (`block_index` maps into `0..n` for every `n` from 1, its product wrapping in a release
+/// build above 2^32, where the index is below 2^32), so its group is whole inside `words`.
+/// Lookups need nothing more of the shape (`Fixed::accepts` also checks the slot inserts
+/// write).
+#[inline(always)]
+pub(super) fn window_group<const PLANE_WORDS: usize, const G: usize>(
+    layout: Fixed<PLANE_WORDS, G>,
+    words: &[u32],
+    hash: u64,
+) -> *const u32 {
+    let groups = words.len() / Fixed::<PLANE_WORDS, G>::GROUP_WORDS;
+    assert!(
+        layout.num_blocks.wrapping_sub(1) < groups,
+        "a window has at least one block index, and a group for each"
+    );
+    let index = block_index(hash, layout.num_blocks);
+    words
+        .as_ptr()
+        .wrapping_add(index * Fixed::<PLANE_WORDS, G>::GROUP_WORDS)
+}

@@ -231,8 +231,9 @@ macro_rules! with_shape {
 }
 pub(crate) use with_shape;
 
-/// The promise of [`Policy`]: `accepts` holds only for `len` = `z × G × words per plane` with
-/// `z` of 1 to 2^32 and `newest < G`; then `block_index(hash, z)` is below `z`, so every word
+/// The promise of [`Policy`]: `accepts` holds only for `len` of at least `z × G × words per
+/// plane` with `z` of 1 to 2^32 and `newest < G` (the words past the last group, a whole
+/// unit's padding, are never addressed); then `block_index(hash, z)` is below `z`, so every word
 /// of its index's group is below `len`, and `lines` returns words of the group.
 impl Policy for Generations {
     type Block = u32;
@@ -245,7 +246,7 @@ impl Policy for Generations {
         (1..=MAX_BLOCKS).contains(&self.num_blocks)
             && (1..=MAX_GENERATIONS).contains(&self.generations)
             && self.newest < self.generations
-            && self.total_words() == Some(len)
+            && self.total_words().is_some_and(|words| words <= len)
     }
 
     #[inline(always)]

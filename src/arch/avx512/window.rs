@@ -11,11 +11,12 @@ use core::arch::x86_64::{
     _mm512_shuffle_i64x2, _mm512_testn_epi64_mask,
 };
 
+use super::super::batch::ContainsHash;
 use super::super::primitives::{SplitBlockKernel, WindowKernel};
-use super::super::x86;
-use super::Avx512;
+use super::super::{Token, x86};
+use super::{Avx512, COMPILED_WITH_FEATURES};
 use crate::layout::split_block::LANES;
-use crate::layout::window::Plane;
+use crate::layout::window::{Fixed, Plane};
 
 /// The 128-bit plane mask of `x`: eight 16-bit lanes, narrowed from 32-bit ones (exact: each
 /// is below 2^16).
@@ -102,6 +103,16 @@ impl WindowKernel for Avx512 {
     }
 
     #[inline(always)]
+    fn contains_hash_fixed<const PLANE_WORDS: usize, const G: usize>(
+        self,
+        layout: Fixed<PLANE_WORDS, G>,
+        words: &[u32],
+        hash: u64,
+    ) -> bool {
+        contains_hash_inline(self, layout, words, hash)
+    }
+
+    #[inline(always)]
     fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
         match plane {
             Plane::Bits256 => {
@@ -115,4 +126,207 @@ impl WindowKernel for Avx512 {
             }
         }
     }
+}
+
+/// The assembly that builds `{x}`'s mask for planes of `$plane_words` words (4 or 8) in every
+/// plane of `zmm16`, from the salts and the `1` at `{constants}` (using `zmm17`).
+macro_rules! line_mask_asm {
+    (8) => {
+        concat!(
+            "vpbroadcastd ymm16, {x:e}\n",
+            "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]\n",
+            "vpsrld ymm16, ymm16, 27\n",
+            "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]\n",
+            "vpsllvd ymm16, ymm17, ymm16\n",
+            "vshufi64x2 zmm16, zmm16, zmm16, 0x44\n",
+        )
+    };
+    (4) => {
+        concat!(
+            "vpbroadcastd ymm16, {x:e}\n",
+            "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]\n",
+            "vpsrld ymm16, ymm16, 28\n",
+            "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]\n",
+            "vpsllvd ymm16, ymm17, ymm16\n",
+            "vpmovdw xmm16, ymm16\n",
+            "vshufi32x4 zmm16, zmm16, zmm16, 0\n",
+        )
+    };
+}
+
+/// The assembly of [`lacking`]: what each plane of the line at `{group} + $offset` lacks of the
+/// mask in `zmm16`, into `$into`, each quadword of a plane zero when the plane is whole (using
+/// `zmm19`).
+macro_rules! lacking_asm {
+    ($plane_words:tt, $offset:literal, $into:literal) => {
+        concat!(
+            "vmovdqu64 ",
+            $into,
+            ", zmmword ptr [{group} + ",
+            $offset,
+            "]\n",
+            "vpandnq ",
+            $into,
+            ", ",
+            $into,
+            ", zmm16\n",
+            "vpshufd zmm19, ",
+            $into,
+            ", 0x4e\n",
+            "vporq ",
+            $into,
+            ", ",
+            $into,
+            ", zmm19\n",
+            fold_256_asm!($plane_words, $into),
+        )
+    };
+}
+
+/// The last step of [`lacking_asm!`] for 256-bit planes: each 128 bits ORed with its neighbour.
+macro_rules! fold_256_asm {
+    (4, $into:literal) => {
+        ""
+    };
+    (8, $into:literal) => {
+        concat!(
+            "vshufi64x2 zmm19, ",
+            $into,
+            ", ",
+            $into,
+            ", 0xb1\n",
+            "vporq ",
+            $into,
+            ", ",
+            $into,
+            ", zmm19\n",
+        )
+    };
+}
+
+/// The single-key lookup of a window of one or two lines per key as inline assembly, for
+/// planes of `$plane_words` words: the mask in `zmm16`, each line's lacking planes in `zmm17`
+/// (and `zmm18`, merged with an unsigned minimum), then `CF`... `ZF` clear when some quadword
+/// is zero, that is some plane is whole. `$found` gets 0 or 1.
+///
+/// # Safety
+///
+/// As for `probe_asm!`: the CPU has AVX-512F, VL and DQ, and `$group` is the first of one or
+/// two (`$lines`) 64 readable bytes.
+macro_rules! window_probe_asm {
+    ($plane_words:tt, $x:expr, $group:expr, $found:ident, [$($line:expr),*]) => {
+        core::arch::asm!(
+            "xor {found:e}, {found:e}",
+            line_mask_asm!($plane_words),
+            $($line,)*
+            "vptestnmq k1, zmm17, zmm17",
+            "kortestb k1, k1",
+            "setnz {found:l}",
+            x = in(reg) $x,
+            group = in(reg) $group,
+            constants = sym crate::arch::x86::INLINE_CONSTANTS,
+            found = out(reg) $found,
+            out("zmm16") _,
+            out("zmm17") _,
+            out("zmm18") _,
+            out("zmm19") _,
+            out("k1") _,
+            options(pure, readonly, nostack),
+        )
+    };
+}
+
+/// The single-key lookup of a window whose groups are one or two whole lines, with the test
+/// as inline assembly, which inlines into a caller compiled without AVX-512 where the
+/// kernel's entry point would cost a call per key (see the split-block kernel's
+/// `contains_hash_inline`). Other shapes, and callers compiled with the kernel's features,
+/// go through the entry point.
+///
+/// Its vector registers are `zmm16`-`zmm19` (EVEX only, outside the SSE/AVX transition state,
+/// so no `vzeroupper`) and the mask register `k1`, all declared clobbered;
+/// `tests/caller_registers.rs` keeps values live in `zmm16` and up across it.
+#[inline(always)]
+fn contains_hash_inline<const PLANE_WORDS: usize, const G: usize>(
+    token: Avx512,
+    layout: Fixed<PLANE_WORDS, G>,
+    words: &[u32],
+    hash: u64,
+) -> bool {
+    let lines = Fixed::<PLANE_WORDS, G>::GROUP_WORDS / 16;
+    let whole_lines = Fixed::<PLANE_WORDS, G>::GROUP_WORDS.is_multiple_of(16);
+    if COMPILED_WITH_FEATURES || !whole_lines || lines > 2 {
+        return token.run(ContainsHash {
+            layout,
+            blocks: words,
+            hash,
+        });
+    }
+    let group = x86::window_group(layout, words, hash);
+    let x = hash as u32;
+    let found: u64;
+    // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which the
+    // instructions need (EVEX 256- and 512-bit operations and `vptestnmq` into `k1`: F and
+    // VL; `kortestb`: DQ). The asm reads the `lines` 64-byte lines at `group`, the key's
+    // group among `words` (`x86::window_group`), and 36 bytes at `INLINE_CONSTANTS` (a
+    // static, addressed RIP-relative); EVEX loads need no alignment. It writes
+    // `zmm16`-`zmm19` and `k1` (declared clobbered), `found` and the flags (no
+    // `preserves_flags`), and touches no stack.
+    unsafe {
+        match (PLANE_WORDS, lines) {
+            // Two 256-bit tests into `k1` and `k2`, one per plane, with no broadcast or fold.
+            (8, 1) => core::arch::asm!(
+                "xor {found:e}, {found:e}",
+                "xor {other:e}, {other:e}",
+                "vpbroadcastd ymm16, {x:e}",
+                "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]",
+                "vpsrld ymm16, ymm16, 27",
+                "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]",
+                "vpsllvd ymm16, ymm17, ymm16",
+                "vptestmd k1, ymm16, ymmword ptr [{group}]",
+                "vptestmd k2, ymm16, ymmword ptr [{group} + 32]",
+                // CF = 1 when a plane has every lane's bit.
+                "kortestb k1, k1",
+                "setc {found:l}",
+                "kortestb k2, k2",
+                "setc {other:l}",
+                "or {found:e}, {other:e}",
+                x = in(reg) x,
+                group = in(reg) group,
+                constants = sym crate::arch::x86::INLINE_CONSTANTS,
+                found = out(reg) found,
+                other = out(reg) _,
+                out("zmm16") _,
+                out("zmm17") _,
+                out("k1") _,
+                out("k2") _,
+                options(pure, readonly, nostack),
+            ),
+            (8, _) => window_probe_asm!(
+                8,
+                x,
+                group,
+                found,
+                [
+                    lacking_asm!(8, "0", "zmm17"),
+                    lacking_asm!(8, "64", "zmm18"),
+                    "vpminuq zmm17, zmm17, zmm18"
+                ]
+            ),
+            (_, 1) => window_probe_asm!(4, x, group, found, [lacking_asm!(4, "0", "zmm17")]),
+            _ => window_probe_asm!(
+                4,
+                x,
+                group,
+                found,
+                [
+                    lacking_asm!(4, "0", "zmm17"),
+                    lacking_asm!(4, "64", "zmm18"),
+                    "vpminuq zmm17, zmm17, zmm18"
+                ]
+            ),
+        }
+        // SAFETY: `found` was zeroed, then only its low byte set to 0 or 1 by `setnz`.
+        core::hint::assert_unchecked(found <= 1);
+    }
+    found != 0
 }

@@ -33,7 +33,9 @@ read_methods! {
     setup: window_setup!(),
     note: window_note!(),
     probe: |filter, hash| {
-        let (kernel, words) = (filter.kernel, filter.words());
+        // Every word, the last unit's padding included: the length is then a field, not a
+        // product, and the layout addresses only its groups.
+        let (kernel, words) = (filter.kernel, bytemuck::cast_slice(&filter.units));
         with_shape!(filter.layout(), layout => kernel.contains_hash(layout, words, hash))
     },
     probe_all: |filter, hashes, out| {
