@@ -80,6 +80,19 @@ pub(super) fn contains(block: &[u32; LANES], x: u32) -> bool {
     _mm256_testc_si256(load(block), mask_vector(x)) != 0
 }
 
+/// Whether any 256-bit plane of `group` (whole planes of eight words, a window's block index)
+/// holds every bit of `x`'s mask: the mask built once, then one `vptest` per plane. Both
+/// kernels use it, as they use [`contains`].
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn contains_any_256(group: &[u32], x: u32) -> bool {
+    let mask = mask_vector(x);
+    let (planes, _) = group.as_chunks::<LANES>();
+    planes.iter().fold(false, |found, plane| {
+        found | (_mm256_testc_si256(load(plane), mask) != 0)
+    })
+}
+
 /// The constants the inline assembly reads, next to each other so that one RIP-relative
 /// address reaches both: the salts, then the `1` that is shifted into each lane.
 #[repr(C, align(32))]

@@ -6,9 +6,8 @@
 use core::arch::x86_64::{
     __m128i, __m512i, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128, _mm256_cvtepi32_epi16,
     _mm256_set1_epi32, _mm256_sllv_epi32, _mm256_srli_epi32, _mm512_andnot_si512,
-    _mm512_broadcast_i32x4, _mm512_broadcast_i64x4, _mm512_loadu_si512, _mm512_maskz_loadu_epi64,
-    _mm512_min_epu64, _mm512_or_si512, _mm512_set1_epi64, _mm512_shuffle_epi32,
-    _mm512_shuffle_i64x2, _mm512_testn_epi64_mask,
+    _mm512_broadcast_i32x4, _mm512_loadu_si512, _mm512_maskz_loadu_epi64, _mm512_min_epu64,
+    _mm512_or_si512, _mm512_set1_epi64, _mm512_shuffle_epi32, _mm512_testn_epi64_mask,
 };
 
 use super::super::batch::ContainsHash;
@@ -27,58 +26,45 @@ fn mask128(x: u32) -> __m128i {
     _mm256_cvtepi32_epi16(_mm256_sllv_epi32(_mm256_set1_epi32(1), shifts))
 }
 
-/// `x`'s plane mask in every plane of a line: four 128-bit planes or two 256-bit ones.
-/// Requires AVX2, AVX-512F and AVX-512VL.
-#[target_feature(enable = "avx2,avx512f,avx512vl")]
-#[inline]
-fn line_mask(plane: Plane, x: u32) -> __m512i {
-    match plane {
-        Plane::Bits128 => _mm512_broadcast_i32x4(mask128(x)),
-        Plane::Bits256 => _mm512_broadcast_i64x4(x86::mask_vector(x)),
-    }
-}
-
-/// The bits of `mask` that `words` (a line) lacks, ORed across each plane: every quadword of a
-/// plane is zero exactly when that plane holds every bit of the mask. Requires AVX-512F.
+/// What each 128-bit plane of `words` (a line) lacks of `mask` (the plane mask in every
+/// plane), ORed across the plane: both quadwords of a plane are zero exactly when it holds
+/// every bit of the mask. Requires AVX-512F.
 #[target_feature(enable = "avx512f")]
 #[inline]
-fn lacking(words: __m512i, mask: __m512i, plane: Plane) -> __m512i {
+fn lacking128(words: __m512i, mask: __m512i) -> __m512i {
     let missing = _mm512_andnot_si512(words, mask);
     // Each quadword ORed with its neighbour in the same 128 bits.
-    let pairs = _mm512_or_si512(missing, _mm512_shuffle_epi32::<0b01_00_11_10>(missing));
-    match plane {
-        Plane::Bits128 => pairs,
-        // Each 128 bits ORed with its neighbour in the same 256 bits.
-        Plane::Bits256 => {
-            _mm512_or_si512(pairs, _mm512_shuffle_i64x2::<0b10_11_00_01>(pairs, pairs))
-        }
-    }
+    _mm512_or_si512(missing, _mm512_shuffle_epi32::<0b01_00_11_10>(missing))
 }
 
-/// Whether any plane of `group` holds every bit of `x`'s mask: each line's planes reduced to
-/// what they lack, the lines merged with an unsigned minimum (a plane's zero survives it), then
-/// one test. Whole lines are plain loads; the last partial line is loaded under a mask, its
-/// other quadwords zero, whose planes lack every bit of the mask. With the shape a constant
-/// (`Fixed`), the loop and the masks fold away. Requires AVX2, AVX-512F and AVX-512VL.
+/// Whether any plane of `group` holds every bit of `x`'s mask. 256-bit planes are tested one
+/// `vptest` each (`x86::contains_any_256`). 128-bit planes a line at a time: each line's
+/// planes reduced to what they lack, the lines merged with an unsigned minimum (a plane's
+/// zero survives it), then one test; whole lines are plain loads, and the last partial line
+/// is loaded under a mask, its other quadwords zero, whose planes lack every bit of the mask.
+/// With the shape a constant (`Fixed`), the loops and the masks fold away. Requires AVX2,
+/// AVX-512F and AVX-512VL.
 #[target_feature(enable = "avx2,avx512f,avx512vl")]
 #[inline]
 fn contains_any(group: &[u32], plane: Plane, x: u32) -> bool {
-    let mask = line_mask(plane, x);
+    if plane == Plane::Bits256 {
+        return x86::contains_any_256(group, x);
+    }
+    let mask = _mm512_broadcast_i32x4(mask128(x));
     let (lines, rest) = group.as_chunks::<16>();
     let mut lacks = _mm512_set1_epi64(-1);
     for line in lines {
         // SAFETY: `line` is 64 readable bytes; `loadu` needs no alignment.
         let words = unsafe { _mm512_loadu_si512(line.as_ptr().cast()) };
-        lacks = _mm512_min_epu64(lacks, lacking(words, mask, plane));
+        lacks = _mm512_min_epu64(lacks, lacking128(words, mask));
     }
     if !rest.is_empty() {
-        // The quadwords of the partial line (a plane is four or eight words, so `rest` is whole
-        // quadwords).
+        // The quadwords of the partial line (a plane is two quadwords).
         let loaded = (1u8 << (rest.len() / 2)) - 1;
         // SAFETY: the mask selects only quadwords of `rest`, and a masked load reads no other
         // byte nor faults on one; it needs no alignment.
         let words = unsafe { _mm512_maskz_loadu_epi64(loaded, rest.as_ptr().cast()) };
-        lacks = _mm512_min_epu64(lacks, lacking(words, mask, plane));
+        lacks = _mm512_min_epu64(lacks, lacking128(words, mask));
     }
     _mm512_testn_epi64_mask(lacks, lacks) != 0
 }
@@ -128,37 +114,44 @@ impl WindowKernel for Avx512 {
     }
 }
 
-/// The assembly that builds `{x}`'s mask for planes of `$plane_words` words (4 or 8) in every
-/// plane of `zmm16`, from the salts and the `1` at `{constants}` (using `zmm17`).
-macro_rules! line_mask_asm {
-    (8) => {
+/// The assembly that builds `{x}`'s split-block mask (a 256-bit plane's) in `ymm16` from the
+/// salts and the `1` at `{constants}`, shifted right by `$shift` (27, or 28 for a 128-bit
+/// plane's lanes before they are narrowed), using `ymm17`.
+macro_rules! salted_mask_asm {
+    ($shift:literal) => {
         concat!(
             "vpbroadcastd ymm16, {x:e}\n",
             "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]\n",
-            "vpsrld ymm16, ymm16, 27\n",
+            "vpsrld ymm16, ymm16, ",
+            $shift,
+            "\n",
             "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]\n",
             "vpsllvd ymm16, ymm17, ymm16\n",
-            "vshufi64x2 zmm16, zmm16, zmm16, 0x44\n",
-        )
-    };
-    (4) => {
-        concat!(
-            "vpbroadcastd ymm16, {x:e}\n",
-            "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]\n",
-            "vpsrld ymm16, ymm16, 28\n",
-            "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]\n",
-            "vpsllvd ymm16, ymm17, ymm16\n",
-            "vpmovdw xmm16, ymm16\n",
-            "vshufi32x4 zmm16, zmm16, zmm16, 0\n",
         )
     };
 }
 
-/// The assembly of [`lacking`]: what each plane of the line at `{group} + $offset` lacks of the
-/// mask in `zmm16`, into `$into`, each quadword of a plane zero when the plane is whole (using
-/// `zmm19`).
-macro_rules! lacking_asm {
-    ($plane_words:tt, $offset:literal, $into:literal) => {
+/// The assembly of one 256-bit plane's test at `{group} + $offset` against the mask in
+/// `ymm16`: `{found}` ORed with 1 when the plane has every lane's bit (using `k1` and
+/// `{other}`, whose upper bits are zero).
+macro_rules! plane_256_asm {
+    ($offset:literal) => {
+        concat!(
+            "vptestmd k1, ymm16, ymmword ptr [{group} + ",
+            $offset,
+            "]\n",
+            // CF = 1 when every lane has its bit.
+            "kortestb k1, k1\n",
+            "setc {other:l}\n",
+            "or {found:e}, {other:e}\n",
+        )
+    };
+}
+
+/// The assembly of [`lacking128`] for the line at `{group} + $offset` and the 128-bit plane
+/// mask in every plane of `zmm16`, into `$into` (using `zmm19`).
+macro_rules! lacking_128_asm {
+    ($offset:literal, $into:literal) => {
         concat!(
             "vmovdqu64 ",
             $into,
@@ -178,54 +171,28 @@ macro_rules! lacking_asm {
             ", ",
             $into,
             ", zmm19\n",
-            fold_256_asm!($plane_words, $into),
         )
     };
 }
 
-/// The last step of [`lacking_asm!`] for 256-bit planes: each 128 bits ORed with its neighbour.
-macro_rules! fold_256_asm {
-    (4, $into:literal) => {
-        ""
-    };
-    (8, $into:literal) => {
-        concat!(
-            "vshufi64x2 zmm19, ",
-            $into,
-            ", ",
-            $into,
-            ", 0xb1\n",
-            "vporq ",
-            $into,
-            ", ",
-            $into,
-            ", zmm19\n",
-        )
-    };
-}
-
-/// The single-key lookup of a window of one or two lines per key as inline assembly, for
-/// planes of `$plane_words` words: the mask in `zmm16`, each line's lacking planes in `zmm17`
-/// (and `zmm18`, merged with an unsigned minimum), then `CF`... `ZF` clear when some quadword
-/// is zero, that is some plane is whole. `$found` gets 0 or 1.
+/// The single-key assembly of a window shape: `$test` leaves `{found}` 0 or 1 (it starts
+/// zeroed, as does `{other}`); the registers every shape may use are declared clobbered.
 ///
 /// # Safety
 ///
-/// As for `probe_asm!`: the CPU has AVX-512F, VL and DQ, and `$group` is the first of one or
-/// two (`$lines`) 64 readable bytes.
+/// As for `probe_asm!`: the CPU has AVX-512F, VL and DQ, and `$test` reads only the key's
+/// group at `$group`.
 macro_rules! window_probe_asm {
-    ($plane_words:tt, $x:expr, $group:expr, $found:ident, [$($line:expr),*]) => {
+    ($x:expr, $group:expr, $found:ident, [$($test:expr),* $(,)?]) => {
         core::arch::asm!(
             "xor {found:e}, {found:e}",
-            line_mask_asm!($plane_words),
-            $($line,)*
-            "vptestnmq k1, zmm17, zmm17",
-            "kortestb k1, k1",
-            "setnz {found:l}",
+            "xor {other:e}, {other:e}",
+            $($test,)*
             x = in(reg) $x,
             group = in(reg) $group,
             constants = sym crate::arch::x86::INLINE_CONSTANTS,
             found = out(reg) $found,
+            other = out(reg) _,
             out("zmm16") _,
             out("zmm17") _,
             out("zmm18") _,
@@ -272,56 +239,64 @@ fn contains_hash_inline<const PLANE_WORDS: usize, const G: usize>(
     // `zmm16`-`zmm19` and `k1` (declared clobbered), `found` and the flags (no
     // `preserves_flags`), and touches no stack.
     unsafe {
+        // The 128-bit plane mask: 32-bit lanes narrowed to 16 bits, broadcast to every plane.
+        macro_rules! mask_128_asm {
+            () => {
+                concat!(
+                    salted_mask_asm!("28"),
+                    "vpmovdw xmm16, ymm16\n",
+                    "vshufi32x4 zmm16, zmm16, zmm16, 0\n",
+                )
+            };
+        }
         match (PLANE_WORDS, lines) {
-            // Two 256-bit tests into `k1` and `k2`, one per plane, with no broadcast or fold.
-            (8, 1) => core::arch::asm!(
-                "xor {found:e}, {found:e}",
-                "xor {other:e}, {other:e}",
-                "vpbroadcastd ymm16, {x:e}",
-                "vpmulld ymm16, ymm16, ymmword ptr [rip + {constants}]",
-                "vpsrld ymm16, ymm16, 27",
-                "vpbroadcastd ymm17, dword ptr [rip + {constants} + 32]",
-                "vpsllvd ymm16, ymm17, ymm16",
-                "vptestmd k1, ymm16, ymmword ptr [{group}]",
-                "vptestmd k2, ymm16, ymmword ptr [{group} + 32]",
-                // CF = 1 when a plane has every lane's bit.
-                "kortestb k1, k1",
-                "setc {found:l}",
-                "kortestb k2, k2",
-                "setc {other:l}",
-                "or {found:e}, {other:e}",
-                x = in(reg) x,
-                group = in(reg) group,
-                constants = sym crate::arch::x86::INLINE_CONSTANTS,
-                found = out(reg) found,
-                other = out(reg) _,
-                out("zmm16") _,
-                out("zmm17") _,
-                out("k1") _,
-                out("k2") _,
-                options(pure, readonly, nostack),
-            ),
-            (8, _) => window_probe_asm!(
-                8,
+            (8, 1) => window_probe_asm!(
                 x,
                 group,
                 found,
                 [
-                    lacking_asm!(8, "0", "zmm17"),
-                    lacking_asm!(8, "64", "zmm18"),
-                    "vpminuq zmm17, zmm17, zmm18"
+                    salted_mask_asm!("27"),
+                    plane_256_asm!("0"),
+                    plane_256_asm!("32")
                 ]
             ),
-            (_, 1) => window_probe_asm!(4, x, group, found, [lacking_asm!(4, "0", "zmm17")]),
-            _ => window_probe_asm!(
-                4,
+            (8, _) => window_probe_asm!(
                 x,
                 group,
                 found,
                 [
-                    lacking_asm!(4, "0", "zmm17"),
-                    lacking_asm!(4, "64", "zmm18"),
-                    "vpminuq zmm17, zmm17, zmm18"
+                    salted_mask_asm!("27"),
+                    plane_256_asm!("0"),
+                    plane_256_asm!("32"),
+                    plane_256_asm!("64"),
+                    plane_256_asm!("96"),
+                ]
+            ),
+            (_, 1) => window_probe_asm!(
+                x,
+                group,
+                found,
+                [
+                    mask_128_asm!(),
+                    lacking_128_asm!("0", "zmm17"),
+                    "vptestnmq k1, zmm17, zmm17",
+                    // ZF = 0 when some plane lacks nothing.
+                    "kortestb k1, k1",
+                    "setnz {found:l}",
+                ]
+            ),
+            _ => window_probe_asm!(
+                x,
+                group,
+                found,
+                [
+                    mask_128_asm!(),
+                    lacking_128_asm!("0", "zmm17"),
+                    lacking_128_asm!("64", "zmm18"),
+                    "vpminuq zmm17, zmm17, zmm18",
+                    "vptestnmq k1, zmm17, zmm17",
+                    "kortestb k1, k1",
+                    "setnz {found:l}",
                 ]
             ),
         }
