@@ -100,20 +100,13 @@ pub(crate) trait WindowKernel: Token {
         self.contains_any(group, Fixed::<PLANE_WORDS, G>::PLANE, x)
     }
 
-    /// The single-key lookup a window of a fixed shape makes from outside the kernel's
-    /// features (see [`SplitBlockKernel::contains_hash`]).
+    /// The single-key lookup of window `layout` from outside the kernel's features, where the
+    /// kernel has something cheaper than a call into its entry point for the window's shape
+    /// (AVX2 and AVX-512: inline assembly for groups of whole lines); `None` where it has not.
     #[inline(always)]
-    fn contains_hash_fixed<const PLANE_WORDS: usize, const G: usize>(
-        self,
-        layout: Fixed<PLANE_WORDS, G>,
-        words: &[u32],
-        hash: u64,
-    ) -> bool {
-        self.run(ContainsHash {
-            layout,
-            blocks: words,
-            hash,
-        })
+    fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
+        let _ = (layout, words, hash);
+        None
     }
 }
 
@@ -279,7 +272,11 @@ impl<K: WindowKernel, const PLANE_WORDS: usize, const G: usize> BloomOps<K>
 
     #[inline(always)]
     fn contains_hash(self, kernel: K, blocks: &[u32], hash: u64) -> bool {
-        kernel.contains_hash_fixed(self, blocks, hash)
+        kernel.run(ContainsHash {
+            layout: self,
+            blocks,
+            hash,
+        })
     }
 
     #[inline(always)]

@@ -188,9 +188,16 @@ impl Case {
             .map(|&hash| reference_contains(words, reference, hash))
             .collect();
         assert!(want.iter().any(|&w| w) && want.iter().any(|&w| !w));
+        // The filters' single-key path, on the words and on them with a unit's padding after.
+        let mut padded = words.clone();
+        padded.extend([0; 16]);
         for (&hash, &want) in hashes.iter().zip(&want) {
             let got = dispatch.contains_hash(read, words, hash);
             assert_eq!(got, want, "{case} single {hash:#x}");
+            let got = dispatch.window_contains_hash(reference, words, hash);
+            assert_eq!(got, want, "{case} window single {hash:#x}");
+            let got = dispatch.window_contains_hash(reference, &padded, hash);
+            assert_eq!(got, want, "{case} window single, padded {hash:#x}");
         }
         for distance in [0, 8, 128] {
             let mut out = vec![false; keys.len()];

@@ -17,7 +17,7 @@ use super::super::primitives::{SplitBlockKernel, WindowKernel};
 use super::super::x86::{self, load};
 use super::{Avx2, COMPILED_WITH_FEATURES};
 use crate::layout::split_block::LANES;
-use crate::layout::window::{Fixed, Plane};
+use crate::layout::window::{Fixed, Generations, Plane, Shape};
 
 /// The 128-bit plane mask of `x` (eight 16-bit lanes) twice, in both halves of a ymm: the
 /// salted multiply, a shift to four bits, a variable shift of `1` in 32-bit lanes, then the
@@ -80,14 +80,16 @@ impl WindowKernel for Avx2 {
         unsafe { contains_any(group, plane, x) }
     }
 
+    /// Inline assembly for the shapes whose groups are one or two whole lines.
     #[inline(always)]
-    fn contains_hash_fixed<const PLANE_WORDS: usize, const G: usize>(
-        self,
-        layout: Fixed<PLANE_WORDS, G>,
-        words: &[u32],
-        hash: u64,
-    ) -> bool {
-        contains_hash_inline(self, layout, words, hash)
+    fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
+        match layout.shape() {
+            Shape::Two256(layout) => Some(contains_hash_inline(self, layout, words, hash)),
+            Shape::Four128(layout) => Some(contains_hash_inline(self, layout, words, hash)),
+            Shape::Four256(layout) => Some(contains_hash_inline(self, layout, words, hash)),
+            Shape::Eight128(layout) => Some(contains_hash_inline(self, layout, words, hash)),
+            Shape::Three128(_) | Shape::Any(_) => None,
+        }
     }
 
     #[inline(always)]
@@ -200,9 +202,15 @@ fn contains_hash_inline<const PLANE_WORDS: usize, const G: usize>(
     words: &[u32],
     hash: u64,
 ) -> bool {
-    let lines = Fixed::<PLANE_WORDS, G>::GROUP_WORDS / 16;
-    let whole_lines = Fixed::<PLANE_WORDS, G>::GROUP_WORDS.is_multiple_of(16);
-    if COMPILED_WITH_FEATURES || !whole_lines || lines > 2 {
+    let lines = const {
+        let words = Fixed::<PLANE_WORDS, G>::GROUP_WORDS;
+        assert!(
+            words.is_multiple_of(16) && words <= 32,
+            "one or two whole lines"
+        );
+        words / 16
+    };
+    if COMPILED_WITH_FEATURES {
         return token.run(ContainsHash {
             layout,
             blocks: words,

@@ -1,8 +1,11 @@
 //! The inserts and lookups of [`WindowFilter`]: the reads through `filter::view`, the writes
 //! through `filter::write`, as every filter type's.
 
+use core::hash::{BuildHasher, Hash};
+
 use super::WindowFilter;
 use crate::arch::PreHashed;
+use crate::filter::view::Probe;
 use crate::layout::window::with_shape;
 
 /// The text of the read methods' doc examples: a `filter` holding `"apple"` and `"pear"`.
@@ -28,29 +31,53 @@ macro_rules! window_note {
     };
 }
 
+/// The answers every read of [`WindowFilter`] is written from (see `filter::view`): each
+/// operation chooses the window's shape once (`with_shape!`), so that its loop, or its
+/// single-key probe, is compiled with the shape's constants.
+impl<S> Probe for WindowFilter<S> {
+    type Hasher = S;
+
+    #[inline(always)]
+    fn hasher(&self) -> &S {
+        &self.hasher
+    }
+
+    /// Always inlined, down to the kernel's probe, as `View`'s is: a caller's loop of single
+    /// lookups then keeps the probe inline, where a call per lookup costs as much as the probe.
+    #[inline(always)]
+    fn probe(&self, hash: u64) -> bool {
+        // Every word, the last unit's padding included: the length is then a field, not a
+        // product, and the layout addresses only its groups.
+        let words = bytemuck::cast_slice(&self.units);
+        self.kernel.window_contains_hash(self.layout(), words, hash)
+    }
+
+    #[inline]
+    fn probe_all(&self, hashes: &[u64], out: &mut [bool]) {
+        let (kernel, words, distance) = (self.kernel, self.words(), self.prefetch_distance());
+        with_shape!(self.layout(), layout => {
+            kernel.contains_keys(layout, words, &PreHashed, hashes, out, distance)
+        });
+    }
+
+    #[inline]
+    fn probe_keys<K: Hash>(&self, keys: &[K], out: &mut [bool])
+    where
+        S: BuildHasher,
+    {
+        let (kernel, words, distance) = (self.kernel, self.words(), self.prefetch_distance());
+        let hasher = &self.hasher;
+        with_shape!(self.layout(), layout => {
+            kernel.contains_keys(layout, words, hasher, keys, out, distance)
+        });
+    }
+}
+
 read_methods! {
     type: WindowFilter,
     setup: window_setup!(),
     note: window_note!(),
-    probe: |filter, hash| {
-        // Every word, the last unit's padding included: the length is then a field, not a
-        // product, and the layout addresses only its groups.
-        let (kernel, words) = (filter.kernel, bytemuck::cast_slice(&filter.units));
-        with_shape!(filter.layout(), layout => kernel.contains_hash(layout, words, hash))
-    },
-    probe_all: |filter, hashes, out| {
-        let (kernel, words, distance) = (filter.kernel, filter.words(), filter.prefetch_distance());
-        with_shape!(filter.layout(), layout => {
-            kernel.contains_keys(layout, words, &PreHashed, hashes, out, distance)
-        });
-    },
-    probe_keys: |filter, keys, out| {
-        let (kernel, words, distance) = (filter.kernel, filter.words(), filter.prefetch_distance());
-        let hasher = &filter.hasher;
-        with_shape!(filter.layout(), layout => {
-            kernel.contains_keys(layout, words, hasher, keys, out, distance)
-        });
-    },
+    reader: |filter| filter,
     bytes: yes,
 }
 
