@@ -11,13 +11,11 @@ use core::arch::x86_64::{
     _mm256_testz_si256,
 };
 
-use super::super::Token;
-use super::super::batch::ContainsHash;
 use super::super::primitives::{SplitBlockKernel, WindowKernel};
 use super::super::x86::{self, load};
 use super::{Avx2, COMPILED_WITH_FEATURES};
 use crate::layout::split_block::LANES;
-use crate::layout::window::{Fixed, Generations, Plane, Shape};
+use crate::layout::window::{Generations, Plane};
 
 /// The 128-bit plane mask of `x` (eight 16-bit lanes) twice, in both halves of a ymm: the
 /// salted multiply, a shift to four bits, a variable shift of `1` in 32-bit lanes, then the
@@ -83,13 +81,7 @@ impl WindowKernel for Avx2 {
     /// Inline assembly for the shapes whose groups are one or two whole lines.
     #[inline(always)]
     fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
-        match layout.shape() {
-            Shape::Two256(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Four128(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Four256(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Eight128(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Three128(_) | Shape::Any(_) => None,
-        }
+        x86::window_contains_hash_inline(self, layout, words, hash)
     }
 
     #[inline(always)]
@@ -190,109 +182,95 @@ macro_rules! window_probe_asm {
     };
 }
 
-/// The single-key lookup of a window whose groups are one or two whole lines, with the test
-/// as inline assembly, which inlines into a caller compiled without AVX2 where the kernel's
-/// entry point would cost a call per key (see the split-block kernel's
-/// `contains_hash_inline`). It ends with `vzeroupper`, and declares `ymm0`-`ymm15` clobbered.
-/// Other shapes, and callers compiled with AVX2, go through the entry point.
-#[inline(always)]
-fn contains_hash_inline<const PLANE_WORDS: usize, const G: usize>(
-    token: Avx2,
-    layout: Fixed<PLANE_WORDS, G>,
-    words: &[u32],
-    hash: u64,
-) -> bool {
-    let lines = const {
-        let words = Fixed::<PLANE_WORDS, G>::GROUP_WORDS;
-        assert!(
-            words.is_multiple_of(16) && words <= 32,
-            "one or two whole lines"
-        );
-        words / 16
-    };
-    if COMPILED_WITH_FEATURES {
-        return token.run(ContainsHash {
-            layout,
-            blocks: words,
-            hash,
-        });
-    }
-    let group = x86::window_group(layout, words, hash);
-    let x = hash as u32;
-    let found: u64;
-    // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
-    // reads the `lines` 64-byte lines at `group`, the key's group among `words`
-    // (`x86::window_group`), and 36 bytes at `INLINE_CONSTANTS` (a static, addressed
-    // RIP-relative); VEX loads need no alignment. It writes `ymm0`-`ymm4` and the upper halves
-    // of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered, `found`, `other` and the flags
-    // (no `preserves_flags`), and touches no stack.
-    unsafe {
-        // The 128-bit plane mask in both halves of `ymm0`, and the registers the planes'
-        // tests start from: `ymm3` zero, `ymm4` no whole plane yet.
-        macro_rules! mask_128_asm {
-            () => {
-                concat!(
-                    salted_mask_asm!("28"),
-                    "vpackusdw ymm0, ymm0, ymm0\n",
-                    "vpermq ymm0, ymm0, 0x88\n",
-                    "vpxor xmm3, xmm3, xmm3\n",
-                    "vpxor xmm4, xmm4, xmm4\n",
-                )
-            };
+/// The single-key test of a group of one or two whole lines as inline assembly, for
+/// `x86::window_contains_hash_inline`. It ends with `vzeroupper` and declares `ymm0`-`ymm15`
+/// clobbered (see the split-block kernel's `contains_hash_inline`).
+impl x86::WindowProbeAsm for Avx2 {
+    const COMPILED_WITH_FEATURES: bool = COMPILED_WITH_FEATURES;
+
+    #[inline(always)]
+    unsafe fn probe_lines(
+        self,
+        x: u32,
+        group: *const u32,
+        plane_words: usize,
+        lines: usize,
+    ) -> bool {
+        let found: u64;
+        // SAFETY: `token` proves the CPU has AVX2, which every instruction here needs. The asm
+        // reads the `lines` 64-byte lines at `group`, the key's group among `words`
+        // (`x86::window_group`), and 36 bytes at `INLINE_CONSTANTS` (a static, addressed
+        // RIP-relative); VEX loads need no alignment. It writes `ymm0`-`ymm4` and the upper halves
+        // of `ymm0`-`ymm15` (`vzeroupper`), all declared clobbered, `found`, `other` and the flags
+        // (no `preserves_flags`), and touches no stack.
+        unsafe {
+            // The 128-bit plane mask in both halves of `ymm0`, and the registers the planes'
+            // tests start from: `ymm3` zero, `ymm4` no whole plane yet.
+            macro_rules! mask_128_asm {
+                () => {
+                    concat!(
+                        salted_mask_asm!("28"),
+                        "vpackusdw ymm0, ymm0, ymm0\n",
+                        "vpermq ymm0, ymm0, 0x88\n",
+                        "vpxor xmm3, xmm3, xmm3\n",
+                        "vpxor xmm4, xmm4, xmm4\n",
+                    )
+                };
+            }
+            match (plane_words, lines) {
+                (8, 1) => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        salted_mask_asm!("27"),
+                        plane_256_asm!("0"),
+                        plane_256_asm!("32")
+                    ]
+                ),
+                (8, _) => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        salted_mask_asm!("27"),
+                        plane_256_asm!("0"),
+                        plane_256_asm!("32"),
+                        plane_256_asm!("64"),
+                        plane_256_asm!("96"),
+                    ]
+                ),
+                (_, 1) => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        mask_128_asm!(),
+                        planes_128_asm!("0"),
+                        planes_128_asm!("32"),
+                        // ZF = 0 when some plane is whole.
+                        "vptest ymm4, ymm4\n",
+                        "setnz {found:l}\n",
+                    ]
+                ),
+                _ => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        mask_128_asm!(),
+                        planes_128_asm!("0"),
+                        planes_128_asm!("32"),
+                        planes_128_asm!("64"),
+                        planes_128_asm!("96"),
+                        "vptest ymm4, ymm4\n",
+                        "setnz {found:l}\n",
+                    ]
+                ),
+            }
+            // SAFETY: `found` was zeroed, then set to 0 or 1 (`setc` and `or`, or `setnz`).
+            core::hint::assert_unchecked(found <= 1);
         }
-        match (PLANE_WORDS, lines) {
-            (8, 1) => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    salted_mask_asm!("27"),
-                    plane_256_asm!("0"),
-                    plane_256_asm!("32")
-                ]
-            ),
-            (8, _) => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    salted_mask_asm!("27"),
-                    plane_256_asm!("0"),
-                    plane_256_asm!("32"),
-                    plane_256_asm!("64"),
-                    plane_256_asm!("96"),
-                ]
-            ),
-            (_, 1) => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    mask_128_asm!(),
-                    planes_128_asm!("0"),
-                    planes_128_asm!("32"),
-                    // ZF = 0 when some plane is whole.
-                    "vptest ymm4, ymm4\n",
-                    "setnz {found:l}\n",
-                ]
-            ),
-            _ => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    mask_128_asm!(),
-                    planes_128_asm!("0"),
-                    planes_128_asm!("32"),
-                    planes_128_asm!("64"),
-                    planes_128_asm!("96"),
-                    "vptest ymm4, ymm4\n",
-                    "setnz {found:l}\n",
-                ]
-            ),
-        }
-        // SAFETY: `found` was zeroed, then set to 0 or 1 (`setc` and `or`, or `setnz`).
-        core::hint::assert_unchecked(found <= 1);
+        found != 0
     }
-    found != 0
 }

@@ -10,12 +10,11 @@ use core::arch::x86_64::{
     _mm512_or_si512, _mm512_set1_epi64, _mm512_shuffle_epi32, _mm512_testn_epi64_mask,
 };
 
-use super::super::batch::ContainsHash;
 use super::super::primitives::{SplitBlockKernel, WindowKernel};
-use super::super::{Token, x86};
+use super::super::x86;
 use super::{Avx512, COMPILED_WITH_FEATURES};
 use crate::layout::split_block::LANES;
-use crate::layout::window::{Fixed, Generations, Plane, Shape};
+use crate::layout::window::{Generations, Plane};
 
 /// The 128-bit plane mask of `x`: eight 16-bit lanes, narrowed from 32-bit ones (exact: each
 /// is below 2^16).
@@ -91,13 +90,7 @@ impl WindowKernel for Avx512 {
     /// Inline assembly for the shapes whose groups are one or two whole lines.
     #[inline(always)]
     fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
-        match layout.shape() {
-            Shape::Two256(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Four128(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Four256(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Eight128(layout) => Some(contains_hash_inline(self, layout, words, hash)),
-            Shape::Three128(_) | Shape::Any(_) => None,
-        }
+        x86::window_contains_hash_inline(self, layout, words, hash)
     }
 
     #[inline(always)]
@@ -205,111 +198,95 @@ macro_rules! window_probe_asm {
     };
 }
 
-/// The single-key lookup of a window whose groups are one or two whole lines, with the test
-/// as inline assembly, which inlines into a caller compiled without AVX-512 where the
-/// kernel's entry point would cost a call per key (see the split-block kernel's
-/// `contains_hash_inline`). Other shapes, and callers compiled with the kernel's features,
-/// go through the entry point.
-///
-/// Its vector registers are `zmm16`-`zmm19` (EVEX only, outside the SSE/AVX transition state,
-/// so no `vzeroupper`) and the mask register `k1`, all declared clobbered;
-/// `tests/caller_registers.rs` keeps values live in `zmm16` and up across it.
-#[inline(always)]
-fn contains_hash_inline<const PLANE_WORDS: usize, const G: usize>(
-    token: Avx512,
-    layout: Fixed<PLANE_WORDS, G>,
-    words: &[u32],
-    hash: u64,
-) -> bool {
-    let lines = const {
-        let words = Fixed::<PLANE_WORDS, G>::GROUP_WORDS;
-        assert!(
-            words.is_multiple_of(16) && words <= 32,
-            "one or two whole lines"
-        );
-        words / 16
-    };
-    if COMPILED_WITH_FEATURES {
-        return token.run(ContainsHash {
-            layout,
-            blocks: words,
-            hash,
-        });
-    }
-    let group = x86::window_group(layout, words, hash);
-    let x = hash as u32;
-    let found: u64;
-    // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which the
-    // instructions need (EVEX 256- and 512-bit operations and `vptestnmq` into `k1`: F and
-    // VL; `kortestb`: DQ). The asm reads the `lines` 64-byte lines at `group`, the key's
-    // group among `words` (`x86::window_group`), and 36 bytes at `INLINE_CONSTANTS` (a
-    // static, addressed RIP-relative); EVEX loads need no alignment. It writes
-    // `zmm16`-`zmm19` and `k1` (declared clobbered), `found` and the flags (no
-    // `preserves_flags`), and touches no stack.
-    unsafe {
-        // The 128-bit plane mask: 32-bit lanes narrowed to 16 bits, broadcast to every plane.
-        macro_rules! mask_128_asm {
-            () => {
-                concat!(
-                    salted_mask_asm!("28"),
-                    "vpmovdw xmm16, ymm16\n",
-                    "vshufi32x4 zmm16, zmm16, zmm16, 0\n",
-                )
-            };
+/// The single-key test of a group of one or two whole lines as inline assembly, for
+/// `x86::window_contains_hash_inline`. Its vector registers are `zmm16`-`zmm19` (EVEX only,
+/// outside the SSE/AVX transition state, so no `vzeroupper`) and the mask register `k1`, all
+/// declared clobbered; `tests/caller_registers.rs` runs every shape's lookup inside callers
+/// that keep values in vector registers.
+impl x86::WindowProbeAsm for Avx512 {
+    const COMPILED_WITH_FEATURES: bool = COMPILED_WITH_FEATURES;
+
+    #[inline(always)]
+    unsafe fn probe_lines(
+        self,
+        x: u32,
+        group: *const u32,
+        plane_words: usize,
+        lines: usize,
+    ) -> bool {
+        let found: u64;
+        // SAFETY: `token` proves the CPU has AVX2, AVX-512F, AVX-512VL and AVX-512DQ, which the
+        // instructions need (EVEX 256- and 512-bit operations and `vptestnmq` into `k1`: F and
+        // VL; `kortestb`: DQ). The asm reads the `lines` 64-byte lines at `group`, the key's
+        // group among `words` (`x86::window_group`), and 36 bytes at `INLINE_CONSTANTS` (a
+        // static, addressed RIP-relative); EVEX loads need no alignment. It writes
+        // `zmm16`-`zmm19` and `k1` (declared clobbered), `found` and the flags (no
+        // `preserves_flags`), and touches no stack.
+        unsafe {
+            // The 128-bit plane mask: 32-bit lanes narrowed to 16 bits, broadcast to every plane.
+            macro_rules! mask_128_asm {
+                () => {
+                    concat!(
+                        salted_mask_asm!("28"),
+                        "vpmovdw xmm16, ymm16\n",
+                        "vshufi32x4 zmm16, zmm16, zmm16, 0\n",
+                    )
+                };
+            }
+            match (plane_words, lines) {
+                (8, 1) => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        salted_mask_asm!("27"),
+                        plane_256_asm!("0"),
+                        plane_256_asm!("32")
+                    ]
+                ),
+                (8, _) => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        salted_mask_asm!("27"),
+                        plane_256_asm!("0"),
+                        plane_256_asm!("32"),
+                        plane_256_asm!("64"),
+                        plane_256_asm!("96"),
+                    ]
+                ),
+                (_, 1) => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        mask_128_asm!(),
+                        lacking_128_asm!("0", "zmm17"),
+                        "vptestnmq k1, zmm17, zmm17",
+                        // ZF = 0 when some plane lacks nothing.
+                        "kortestb k1, k1",
+                        "setnz {found:l}",
+                    ]
+                ),
+                _ => window_probe_asm!(
+                    x,
+                    group,
+                    found,
+                    [
+                        mask_128_asm!(),
+                        lacking_128_asm!("0", "zmm17"),
+                        lacking_128_asm!("64", "zmm18"),
+                        "vpminuq zmm17, zmm17, zmm18",
+                        "vptestnmq k1, zmm17, zmm17",
+                        "kortestb k1, k1",
+                        "setnz {found:l}",
+                    ]
+                ),
+            }
+            // SAFETY: `found` was zeroed, then only its low byte set to 0 or 1 by `setnz`.
+            core::hint::assert_unchecked(found <= 1);
         }
-        match (PLANE_WORDS, lines) {
-            (8, 1) => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    salted_mask_asm!("27"),
-                    plane_256_asm!("0"),
-                    plane_256_asm!("32")
-                ]
-            ),
-            (8, _) => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    salted_mask_asm!("27"),
-                    plane_256_asm!("0"),
-                    plane_256_asm!("32"),
-                    plane_256_asm!("64"),
-                    plane_256_asm!("96"),
-                ]
-            ),
-            (_, 1) => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    mask_128_asm!(),
-                    lacking_128_asm!("0", "zmm17"),
-                    "vptestnmq k1, zmm17, zmm17",
-                    // ZF = 0 when some plane lacks nothing.
-                    "kortestb k1, k1",
-                    "setnz {found:l}",
-                ]
-            ),
-            _ => window_probe_asm!(
-                x,
-                group,
-                found,
-                [
-                    mask_128_asm!(),
-                    lacking_128_asm!("0", "zmm17"),
-                    lacking_128_asm!("64", "zmm18"),
-                    "vpminuq zmm17, zmm17, zmm18",
-                    "vptestnmq k1, zmm17, zmm17",
-                    "kortestb k1, k1",
-                    "setnz {found:l}",
-                ]
-            ),
-        }
-        // SAFETY: `found` was zeroed, then only its low byte set to 0 or 1 by `setnz`.
-        core::hint::assert_unchecked(found <= 1);
+        found != 0
     }
-    found != 0
 }
