@@ -27,7 +27,7 @@ use std::hint::black_box;
 
 use splitbloom::{
     AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter, WideFilter,
-    WideFilterRef,
+    WideFilterRef, WindowFilter,
 };
 
 /// What a check runs once per round: any closure, or a type whose `run` is forced inline, for an
@@ -464,6 +464,69 @@ fn wide_operations_keep_caller_vector_registers() {
 struct WideLookups(WideFilter);
 
 impl Operation for WideLookups {
+    #[inline(always)]
+    fn run(&mut self, round: u64) -> u64 {
+        u64::from(self.0.contains_hash(hash_of(round))) + 2 * u64::from(self.0.contains(&round))
+    }
+}
+
+/// Every shape a window's single-key lookup has its own path for (one and two lines of 128- and
+/// 256-bit planes), and one it does not (three generations: 48 bytes), as `(items per
+/// generation, fpr, generations)`.
+const WINDOW_SHAPES: [(usize, f64, usize); 5] = [
+    (64, 0.01, 2),
+    (64, 0.01, 4),
+    (64, 0.001, 4),
+    (64, 0.01, 8),
+    (64, 0.01, 3),
+];
+
+#[test]
+fn window_operations_keep_caller_vector_registers() {
+    for kernel in Kernel::available() {
+        for (items, fpr, generations) in WINDOW_SHAPES {
+            let mut window = WindowFilter::with_fpr(items, fpr, generations)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            for round in (0..ROUNDS).step_by(2) {
+                window.insert(&round);
+                window.rotate();
+                window.insert_hash(hash_of(round));
+            }
+            let shape = format!("G = {generations}, {}-bit planes", window.plane_bits());
+            // The single-key lookups on their own, forced inline: the accumulators stay in
+            // registers across them, where a missing clobber of the inline lookup shows.
+            check(
+                &format!("{kernel} WindowFilter single-key lookups ({shape})"),
+                || WindowLookups(window.clone()),
+            );
+            check(&format!("{kernel} WindowFilter ({shape})"), || {
+                let mut window = window.clone();
+                move |round| {
+                    let mut out = [false; 2];
+                    window.contains_hash_batch(black_box(&[hash_of(round), round]), &mut out);
+                    window.insert_batch(black_box(&[round / 3, round / 5]));
+                    let inserted = window.insert(&(round / 2));
+                    if round % 16 == 15 {
+                        window.rotate();
+                    }
+                    u64::from(window.contains_hash(hash_of(round)))
+                        + 2 * u64::from(window.contains(&round))
+                        + 4 * u64::from(out[0])
+                        + 8 * u64::from(out[1])
+                        + 16 * u64::from(inserted)
+                        + 32 * window.count_contained(&[round, round + 1]) as u64
+                }
+            });
+        }
+    }
+}
+
+/// `WindowFilter`'s single-key lookups, forced inline into the accumulating loop.
+struct WindowLookups(WindowFilter);
+
+impl Operation for WindowLookups {
     #[inline(always)]
     fn run(&mut self, round: u64) -> u64 {
         u64::from(self.0.contains_hash(hash_of(round))) + 2 * u64::from(self.0.contains(&round))

@@ -22,7 +22,7 @@ use super::{OnEveryKernel, Operation, OperationOn, Token, portable, scalar};
 use super::{avx2, avx512};
 use crate::kind::Kernel;
 use crate::layout::split_block::LANES;
-use crate::layout::window::Plane;
+use crate::layout::window::{Generations, Plane, with_shape};
 
 /// Whether a kernel can run here, and which one filters use.
 impl Kernel {
@@ -291,6 +291,39 @@ impl Dispatch {
 }
 
 impl Dispatch {
+    /// Whether the pre-hashed key may be present in window `layout` (`words`: at least its
+    /// groups). AVX2 and AVX-512 answer the shapes whose groups are whole lines with inline
+    /// assembly; every other kernel and shape goes through one out-of-line call, inside which
+    /// the shape is chosen ([`WindowContainsHash`]), so that a caller's loop holds one call
+    /// site, as for [`contains_hash`](Dispatch::contains_hash).
+    #[inline(always)]
+    pub(crate) fn window_contains_hash(
+        self,
+        layout: Generations,
+        words: &[u32],
+        hash: u64,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        let inline = match self {
+            Dispatch::Avx2(kernel) => kernel.contains_hash_inline(layout, words, hash),
+            Dispatch::Avx512(kernel) => kernel.contains_hash_inline(layout, words, hash),
+            _ => None,
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let inline = None;
+        match inline {
+            Some(found) => found,
+            None => out_of_line(
+                self,
+                WindowContainsHash {
+                    layout,
+                    words,
+                    hash,
+                },
+            ),
+        }
+    }
+
     /// Whether any plane of `group` (one block index's planes of `plane`'s size) holds every
     /// bit of `x`'s mask, for windows whose planes are not plain words (loaded from atomic
     /// ones).
@@ -315,6 +348,31 @@ impl<K: WindowKernel> OperationOn<K> for ContainsAny<'_> {
     #[inline(always)]
     fn run_on(self, kernel: K) -> bool {
         kernel.contains_any(self.group, self.plane, self.x)
+    }
+}
+
+/// The window's single-key lookup inside a kernel's entry point: the shape chosen
+/// (`with_shape!`), then that shape's lookup.
+struct WindowContainsHash<'a> {
+    layout: Generations,
+    words: &'a [u32],
+    hash: u64,
+}
+
+impl Operation for WindowContainsHash<'_> {
+    type Output = bool;
+}
+
+impl<K: WindowKernel> OperationOn<K> for WindowContainsHash<'_> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        let (words, hash) = (self.words, self.hash);
+        with_shape!(self.layout, layout => ContainsHash {
+            layout,
+            blocks: words,
+            hash,
+        }
+        .run_on(kernel))
     }
 }
 

@@ -120,23 +120,19 @@ impl WindowKernel for Portable {
     }
 
     #[inline(always)]
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
-        let present = WindowKernel::contains_any(self, group, plane, x);
-        let words = plane.words();
-        let target = &mut group[slot * words..(slot + 1) * words];
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
         match plane {
             Plane::Bits256 => {
-                let block: &mut [u32; LANES] = target.try_into().expect("8 words");
+                let block: &mut [u32; LANES] = words.try_into().expect("8 words");
                 SplitBlockKernel::insert(self, block, x);
             }
             Plane::Bits128 => {
                 let mask: [u32; 4] = bytemuck::cast(mask128(x));
-                for (word, bit) in target.iter_mut().zip(mask) {
+                for (word, bit) in words.iter_mut().zip(mask) {
                     *word |= bit;
                 }
             }
         }
-        present
     }
 }
 

@@ -15,7 +15,7 @@ use super::scalar::Scalar;
 use crate::layout::Policy;
 use crate::layout::split_block::{BlockAndKey, LANES, SplitBlock};
 use crate::layout::wide::{WORDS, Wide, WideLocation};
-use crate::layout::window::{Generations, Plane};
+use crate::layout::window::{Fixed, Generations, Plane};
 
 /// The split-block layout's primitives ([`crate::layout::split_block`]).
 pub(crate) trait SplitBlockKernel: Token {
@@ -75,9 +75,39 @@ pub(crate) trait WindowKernel: Token {
     /// Whether any plane of `group` holds every bit of `x`'s mask (branch-free over the
     /// planes).
     fn contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool;
+    /// ORs `x`'s mask into `words`, one plane of size `plane`.
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32);
+
     /// ORs `x`'s mask into the plane of slot `slot`; `true` when some plane already held every
     /// bit (before the insert).
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool;
+    #[inline(always)]
+    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
+        let present = self.contains_any(group, plane, x);
+        let words = plane.words();
+        self.insert_plane(&mut group[slot * words..(slot + 1) * words], plane, x);
+        present
+    }
+
+    /// [`contains_any`](WindowKernel::contains_any) for a group of a shape known at compile
+    /// time (`group` is `G` planes of `PLANE_WORDS` words): by default the general test,
+    /// which the constants fold.
+    #[inline(always)]
+    fn contains_fixed<const PLANE_WORDS: usize, const G: usize>(
+        self,
+        group: &[u32],
+        x: u32,
+    ) -> bool {
+        self.contains_any(group, Fixed::<PLANE_WORDS, G>::PLANE, x)
+    }
+
+    /// The single-key lookup of window `layout` from outside the kernel's features, where the
+    /// kernel has something cheaper than a call into its entry point for the window's shape
+    /// (AVX2 and AVX-512: inline assembly for groups of whole lines); `None` where it has not.
+    #[inline(always)]
+    fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
+        let _ = (layout, words, hash);
+        None
+    }
 }
 
 /// A Bloom layout's whole-key operations on kernel `K`, written once per layout over its
@@ -192,6 +222,52 @@ impl<K: WindowKernel> BloomOps<K> for Generations {
         // SAFETY: as for `contains`.
         let group = unsafe { blocks.get_unchecked_mut(self.group(at.block as usize)) };
         WindowKernel::insert(kernel, group, self.plane, self.newest, at.x)
+    }
+
+    #[inline(always)]
+    fn contains_hash(self, kernel: K, blocks: &[u32], hash: u64) -> bool {
+        kernel.run(ContainsHash {
+            layout: self,
+            blocks,
+            hash,
+        })
+    }
+
+    #[inline(always)]
+    fn insert_hash(self, kernel: K, blocks: &mut [u32], hash: u64) -> bool {
+        kernel.run(InsertHash {
+            layout: self,
+            blocks,
+            hash,
+        })
+    }
+}
+
+impl<K: WindowKernel, const PLANE_WORDS: usize, const G: usize> BloomOps<K>
+    for Fixed<PLANE_WORDS, G>
+{
+    #[inline(always)]
+    unsafe fn contains(self, kernel: K, blocks: &[u32], at: BlockAndKey) -> bool {
+        let start = Self::group_start(at.block);
+        // SAFETY: every word of the key's block index's group is below `blocks.len()`: the
+        // caller's contract, and `Fixed`'s promise (that of `Generations`).
+        let group = unsafe { blocks.get_unchecked(start..start + Self::GROUP_WORDS) };
+        kernel.contains_fixed::<PLANE_WORDS, G>(group, at.x)
+    }
+
+    /// As for [`Generations`], with the shape's constants.
+    #[inline(always)]
+    unsafe fn insert(self, kernel: K, blocks: &mut [u32], at: BlockAndKey) -> bool {
+        let start = Self::group_start(at.block);
+        // SAFETY: as for `contains`.
+        let group = unsafe { blocks.get_unchecked_mut(start..start + Self::GROUP_WORDS) };
+        let present = kernel.contains_fixed::<PLANE_WORDS, G>(group, at.x);
+        let newest = self.newest * PLANE_WORDS;
+        // SAFETY: `self.newest < G` (`accepts`, which the caller checked), so the newest plane
+        // is words of the group.
+        let plane = unsafe { group.get_unchecked_mut(newest..newest + PLANE_WORDS) };
+        kernel.insert_plane(plane, Self::PLANE, at.x);
+        present
     }
 
     #[inline(always)]

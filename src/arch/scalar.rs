@@ -49,6 +49,11 @@ impl WindowKernel for Scalar {
     }
 
     #[inline(always)]
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
+        window::plane_insert(words, plane, x);
+    }
+
+    #[inline(always)]
     fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
         window::insert(group, plane, slot, x)
     }
