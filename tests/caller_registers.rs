@@ -523,6 +523,61 @@ fn window_operations_keep_caller_vector_registers() {
     }
 }
 
+/// The window's single-key assembly of each kernel and shape on its own (the hook has no
+/// branch into a kernel's entry point, which would make the compiler keep the accumulators on
+/// the stack around it): groups with planes that hold some keys and planes that hold every
+/// bit, so the lookups answer both ways.
+#[test]
+fn window_assembly_keeps_caller_vector_registers() {
+    use splitbloom::__kernel_testing::WindowProbe;
+    // 64 groups of two lines: plane words with a third of their bits set, every fifth group
+    // with all of them.
+    let groups: Vec<[u32; 32]> = (0..64u64)
+        .map(|group| {
+            core::array::from_fn(|word| {
+                if group % 5 == 0 {
+                    u32::MAX
+                } else {
+                    let bits = hash_of(group * 32 + word as u64);
+                    (bits as u32) & ((bits >> 32) as u32) & 0x5555_5555
+                        | (bits as u32 & 0x0f0f_0f0f)
+                }
+            })
+        })
+        .collect();
+    let mut probed = 0;
+    for kernel in Kernel::available() {
+        for (plane_bits, lines) in [(128, 1), (256, 1), (128, 2), (256, 2)] {
+            let Some(probe) = WindowProbe::new(kernel, plane_bits, lines) else {
+                continue;
+            };
+            probed += 1;
+            let answers: Vec<bool> = (0..ROUNDS)
+                .map(|round| probe.probe(hash_of(round) as u32, &groups[(round % 64) as usize]))
+                .collect();
+            assert!(answers.contains(&true) && answers.contains(&false));
+            check(
+                &format!("{kernel} window assembly, {plane_bits}-bit planes, {lines} line(s)"),
+                || WindowAssembly(probe, groups.clone()),
+            );
+        }
+    }
+    if std::is_x86_feature_detected!("avx2") {
+        assert!(probed >= 4, "the AVX2 assembly was not reached");
+    }
+}
+
+/// One kernel's window assembly for one shape, forced inline into the accumulating loop.
+struct WindowAssembly(splitbloom::__kernel_testing::WindowProbe, Vec<[u32; 32]>);
+
+impl Operation for WindowAssembly {
+    #[inline(always)]
+    fn run(&mut self, round: u64) -> u64 {
+        let group = &self.1[(round % 64) as usize];
+        u64::from(self.0.probe(hash_of(round) as u32, group))
+    }
+}
+
 /// `WindowFilter`'s single-key lookups, forced inline into the accumulating loop.
 struct WindowLookups(WindowFilter);
 
