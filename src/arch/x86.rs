@@ -16,7 +16,7 @@ use core::arch::x86_64::{
     _mm256_sllv_epi32, _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testc_si256,
 };
 
-use super::batch::ContainsHash;
+use super::primitives::ContainsHash;
 use super::primitives::WindowKernel;
 use crate::layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index};
 use crate::layout::wide::{self, GROUP_BLOCKS, WORDS, Wide};
