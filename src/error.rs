@@ -244,7 +244,7 @@ impl fmt::Display for Bytes {
             value /= 1024.0;
             unit += 1;
         }
-        if unit == 0 || value.fract() == 0.0 {
+        if unit == 0 || libm::trunc(value) == value {
             write!(f, "{value} {}", UNITS[unit])
         } else {
             write!(f, "{value:.1} {}", UNITS[unit])

@@ -1,5 +1,6 @@
-//! The operations every Bloom layout shares, written once: the single-key insert and lookup,
-//! and the batch loops with their prefetching, over a layout's [`BloomOps`]. Each runs inside a
+//! The batch operations every Bloom layout shares, written once over a layout's [`BloomOps`]:
+//! the batch loops with their prefetching (the single-key insert and lookup are beside
+//! `BloomOps`, in `primitives.rs`). Each runs inside a
 //! kernel's entry point ([`Token::run`]), so the layout's primitives inline into it with the
 //! kernel's instructions, hashing included for keyed batches; pre-hashed batches use the
 //! identity hasher [`PreHashed`].
@@ -56,59 +57,6 @@ pub(crate) fn prefetch_distance<P: Policy>(bytes: usize) -> usize {
         P::PREFETCH_DISTANCE
     } else {
         0
-    }
-}
-
-/// The single-key lookup: locate, then the layout's test, inside one entry point.
-pub(crate) struct ContainsHash<'a, P: Policy> {
-    pub(crate) layout: P,
-    pub(crate) blocks: &'a [P::Block],
-    pub(crate) hash: u64,
-}
-
-impl<P: Policy> Operation for ContainsHash<'_, P> {
-    type Output = bool;
-}
-
-impl<K: Token, P: BloomOps<K>> OperationOn<K> for ContainsHash<'_, P> {
-    #[inline(always)]
-    fn run_on(self, kernel: K) -> bool {
-        let Self {
-            layout,
-            blocks,
-            hash,
-        } = self;
-        assert!(layout.accepts(blocks.len()), "a filter's shape");
-        let at = layout.locate(hash, blocks.len());
-        // SAFETY: `at` is the location of `hash` among `blocks`, whose length the layout
-        // accepts (checked above).
-        unsafe { layout.contains(kernel, blocks, at) }
-    }
-}
-
-/// The single-key insert: locate, then the layout's insert; `true` when every bit was set.
-pub(crate) struct InsertHash<'a, P: Policy> {
-    pub(crate) layout: P,
-    pub(crate) blocks: &'a mut [P::Block],
-    pub(crate) hash: u64,
-}
-
-impl<P: Policy> Operation for InsertHash<'_, P> {
-    type Output = bool;
-}
-
-impl<K: Token, P: BloomOps<K>> OperationOn<K> for InsertHash<'_, P> {
-    #[inline(always)]
-    fn run_on(self, kernel: K) -> bool {
-        let Self {
-            layout,
-            blocks,
-            hash,
-        } = self;
-        assert!(layout.accepts(blocks.len()), "a filter's shape");
-        let at = layout.locate(hash, blocks.len());
-        // SAFETY: as for `ContainsHash`.
-        unsafe { layout.insert(kernel, blocks, at) }
     }
 }
 

@@ -13,10 +13,10 @@
 use core::hash::{BuildHasher, Hash};
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::batch::{ContainsHash, ContainsKeys, InsertHash, InsertKeys};
+use super::batch::{ContainsKeys, InsertKeys};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
-use super::primitives::{BloomLayout, SplitBlockKernel, WindowKernel};
+use super::primitives::{BloomOps, ContainsHash, InsertHash, SplitBlockKernel, WindowKernel};
 use super::{OnEveryKernel, Operation, OperationOn, Token, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
@@ -411,3 +411,31 @@ impl<K: SplitBlockKernel> OperationOn<K> for ContainsBlock<'_> {
         SplitBlockKernel::contains(kernel, self.0, self.1)
     }
 }
+
+/// A Bloom layout every kernel of this target implements: what the filters' generic code
+/// bounds its layout parameter by, so that [`Dispatch`] can run its
+/// operations on whichever kernel a filter holds.
+pub(crate) trait BloomLayout:
+    BloomOps<scalar::Scalar> + BloomOps<portable::Portable> + BloomArch
+{
+}
+
+impl<P: BloomOps<scalar::Scalar> + BloomOps<portable::Portable> + BloomArch> BloomLayout for P {}
+
+/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
+#[cfg(target_arch = "x86_64")]
+pub(crate) trait BloomArch: BloomOps<avx2::Avx2> + BloomOps<avx512::Avx512> {}
+#[cfg(target_arch = "x86_64")]
+impl<P: BloomOps<avx2::Avx2> + BloomOps<avx512::Avx512>> BloomArch for P {}
+
+/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
+#[cfg(target_arch = "aarch64")]
+pub(crate) trait BloomArch: BloomOps<neon::Neon> {}
+#[cfg(target_arch = "aarch64")]
+impl<P: BloomOps<neon::Neon>> BloomArch for P {}
+
+/// The kernels of this architecture, as a bound: none beyond scalar and portable here.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(crate) trait BloomArch {}
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+impl<P> BloomArch for P {}

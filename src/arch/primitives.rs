@@ -2,16 +2,14 @@
 //! ([`SplitBlockKernel`], [`WideKernel`], [`WindowKernel`]) that every kernel's folder
 //! implements, and
 //! [`BloomOps`], each layout's whole-key test and insert written once over its trait, which the
-//! operations of `batch.rs` call.
+//! operations of `batch.rs` call; and the single-key operations ([`ContainsHash`],
+//! [`InsertHash`]), here because the kernels' single-key hooks default to them.
 //!
 //! A layout's primitives work on one block and an in-block hash; where a key's blocks are comes
 //! from the layout's [`Policy`]. The primitives must match the layout's scalar reference
 //! (`crate::layout`) bit for bit, on every output: the answer and the bytes a write leaves.
 
-use super::Token;
-use super::batch::{ContainsHash, InsertHash};
-use super::portable::Portable;
-use super::scalar::Scalar;
+use super::{Operation, OperationOn, Token};
 use crate::layout::Policy;
 use crate::layout::split_block::{BlockAndKey, LANES, SplitBlock};
 use crate::layout::wide::{WORDS, Wide, WideLocation};
@@ -289,30 +287,55 @@ impl<K: WindowKernel, const PLANE_WORDS: usize, const G: usize> BloomOps<K>
     }
 }
 
-/// A Bloom layout every kernel of this target implements: what the filters' generic code
-/// bounds its layout parameter by, so that [`Dispatch`](super::Dispatch) can run its
-/// operations on whichever kernel a filter holds.
-pub(crate) trait BloomLayout: BloomOps<Scalar> + BloomOps<Portable> + BloomArch {}
-
-impl<P: BloomOps<Scalar> + BloomOps<Portable> + BloomArch> BloomLayout for P {}
-
-/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
-#[cfg(target_arch = "x86_64")]
-pub(crate) trait BloomArch:
-    BloomOps<super::avx2::Avx2> + BloomOps<super::avx512::Avx512>
-{
+/// The single-key lookup: locate, then the layout's test, inside one entry point.
+pub(crate) struct ContainsHash<'a, P: Policy> {
+    pub(crate) layout: P,
+    pub(crate) blocks: &'a [P::Block],
+    pub(crate) hash: u64,
 }
-#[cfg(target_arch = "x86_64")]
-impl<P: BloomOps<super::avx2::Avx2> + BloomOps<super::avx512::Avx512>> BloomArch for P {}
 
-/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
-#[cfg(target_arch = "aarch64")]
-pub(crate) trait BloomArch: BloomOps<super::neon::Neon> {}
-#[cfg(target_arch = "aarch64")]
-impl<P: BloomOps<super::neon::Neon>> BloomArch for P {}
+impl<P: Policy> Operation for ContainsHash<'_, P> {
+    type Output = bool;
+}
 
-/// The kernels of this architecture, as a bound: none beyond scalar and portable here.
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(crate) trait BloomArch {}
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-impl<P> BloomArch for P {}
+impl<K: Token, P: BloomOps<K>> OperationOn<K> for ContainsHash<'_, P> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        let Self {
+            layout,
+            blocks,
+            hash,
+        } = self;
+        assert!(layout.accepts(blocks.len()), "a filter's shape");
+        let at = layout.locate(hash, blocks.len());
+        // SAFETY: `at` is the location of `hash` among `blocks`, whose length the layout
+        // accepts (checked above).
+        unsafe { layout.contains(kernel, blocks, at) }
+    }
+}
+
+/// The single-key insert: locate, then the layout's insert; `true` when every bit was set.
+pub(crate) struct InsertHash<'a, P: Policy> {
+    pub(crate) layout: P,
+    pub(crate) blocks: &'a mut [P::Block],
+    pub(crate) hash: u64,
+}
+
+impl<P: Policy> Operation for InsertHash<'_, P> {
+    type Output = bool;
+}
+
+impl<K: Token, P: BloomOps<K>> OperationOn<K> for InsertHash<'_, P> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        let Self {
+            layout,
+            blocks,
+            hash,
+        } = self;
+        assert!(layout.accepts(blocks.len()), "a filter's shape");
+        let at = layout.locate(hash, blocks.len());
+        // SAFETY: as for `ContainsHash`.
+        unsafe { layout.insert(kernel, blocks, at) }
+    }
+}

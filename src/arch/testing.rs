@@ -2,7 +2,7 @@
 //! benchmarks that check every kernel against the scalar oracle. Not part of the stable API
 //! (re-exported, hidden, as `splitbloom::__kernel_testing`).
 
-use super::batch::InsertHash;
+use super::primitives::InsertHash;
 use super::{Dispatch, PreHashed};
 use crate::kind::Kernel;
 use crate::layout::Policy;

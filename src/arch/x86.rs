@@ -20,7 +20,7 @@ use core::arch::x86_64::{
 use core::arch::x86_64::_pdep_u64;
 use core::hint::select_unpredictable;
 
-use super::batch::ContainsHash;
+use super::primitives::ContainsHash;
 use super::primitives::WindowKernel;
 use crate::layout::quotient::{BucketEnds, MetadataBits, Width};
 use crate::layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index};

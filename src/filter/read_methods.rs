@@ -11,9 +11,9 @@
 /// * `setup`: doc-example lines that bind `filter` holding the keys `"apple"` and `"pear"`,
 ///   inserted both with `insert` and with `insert_bytes`;
 /// * `note`: a sentence on how this type answers, added to each method's docs;
-/// * `reader`: how a `&self` becomes a [`Probe`], or `probe`: how the type answers a hash (and
+/// * `reader`: how a `&self` becomes a [`Probe`](crate::filter::view::Probe), or `probe`: how the type answers a hash (and
 ///   optionally `probe_all`, a batch of them, and `probe_keys`, a batch of keys it hashes
-///   itself), from which its [`Probe`] impl is written;
+///   itself), from which its `Probe` impl is written;
 /// * `bytes`: whether to write the byte-key methods too.
 macro_rules! read_methods {
     (

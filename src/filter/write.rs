@@ -10,7 +10,7 @@
 //!
 //! Every write returns a `Result` whose error type is the type's own: [`Infallible`] for the
 //! filters that never refuse a key (the public method unwraps it through [`Finish`], which
-//! costs nothing), [`Error`](crate::Error) for [`ScalableFilter`], whose insert may need a new
+//! costs nothing), [`Error`] for [`ScalableFilter`], whose insert may need a new
 //! stage, and for [`QuotientFilter`](crate::QuotientFilter), which can be full. A batch stops
 //! at its first error, and the error learns how many keys of the whole batch went in before it
 //! ([`Insert::after`]), however the batch was cut into chunks.
@@ -59,7 +59,7 @@ pub(crate) trait Insert {
     /// The hasher keys go through.
     type Hasher;
 
-    /// Why an insert can fail: [`Infallible`](core::convert::Infallible) when it cannot.
+    /// Why an insert can fail: [`Infallible`] when it cannot.
     type Error;
 
     /// The hasher keys go through.

@@ -153,7 +153,7 @@ macro_rules! planes_128_asm {
     };
 }
 
-/// The single-key assembly of a window shape, for [`contains_hash_inline`]: `$test` leaves
+/// The single-key assembly of a window shape, for `x86::window_contains_hash_inline`: `$test` leaves
 /// `{found}` 0 or 1 (it starts zeroed, as does `{other}`), then `vzeroupper`. Every register
 /// `ymm0`-`ymm15` is declared clobbered, for `vzeroupper` (see the split-block kernel's
 /// `contains_hash_inline`).
