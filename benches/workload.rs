@@ -1,6 +1,8 @@
 //! The streamed workload, as a plain benchmark binary next to Boost.Bloom's anchor
 //! (`../shared/anchors/boost-bloom/bench.cpp`), whose workload, seeds and JSON field names it
-//! follows, so that the two can be run back to back and put side by side.
+//! follows, so that the two can be run back to back and put side by side. Boost.Bloom's filter
+//! also runs in this process, as the contender `boost-fmb32x8` (`boost/shim.rs`), where
+//! `build.rs` found its headers; the binary says so when it is left out.
 //!
 //! * Per N: N distinct random `u64` keys and 10M distinct negatives, disjoint from the keys,
 //!   drawn exactly as bench.cpp draws them (Xoshiro256++ seeded by SplitMix64 from
@@ -10,6 +12,9 @@
 //!   larger).
 //! * 10 bits per key: every contender gets `ceil(N * 10 / 256)` blocks of 256 bits (Boost's
 //!   rounding), u64 keys hashed by each contender's own hasher.
+//! * Answers are checked once, outside the timed loops: no false negative, the false positives
+//!   over all negatives, and the same answers key by key, from the contender's own loop and
+//!   from its batches.
 //! * Timed, in rounds that interleave the contenders (median of the rounds, each round the
 //!   median of its slices of 16384 keys, see [`timed_slices`]; each contender's round starts
 //!   with an untimed pass of lookups that brings its filter back into the caches): single-key lookups
@@ -47,6 +52,9 @@ use std::time::Instant;
 
 use splitbloom::{__kernel_testing as raw, Filter, Kernel, Xxh3};
 
+#[cfg(boost_bloom)]
+#[path = "boost/shim.rs"]
+mod boost_bloom;
 #[path = "support/env.rs"]
 mod env;
 #[path = "support/opaque.rs"]
@@ -63,6 +71,8 @@ const POS_CAP: usize = 10_000_000;
 const LOOKUPS: usize = 1_000_000;
 const BATCH_CHUNK: usize = 1024;
 const SEED: u64 = 24301;
+/// Boost.Bloom's contender, named as its own benchmark names it in its JSON rows.
+const BOOST: &str = "boost-fmb32x8";
 
 /// Xoshiro256++ seeded with SplitMix64, written out so that the keys match bench.cpp's bit for
 /// bit (its `below` is Lemire's multiply-shift with rejection, also copied in shape).
@@ -183,6 +193,17 @@ trait Contender: Sized {
         None
     }
     fn contains(&self, key: u64) -> bool;
+    /// How many of `queries` the filter may contain, one key at a time (`hits +=
+    /// contains(key)`, no branch on the answer). A contender compiled in another language runs
+    /// this loop there, so that no call crosses the language boundary per key.
+    #[inline(always)]
+    fn count_contained(&self, queries: &[u64]) -> u64 {
+        let mut hits = 0u64;
+        for key in queries {
+            hits += u64::from(self.contains(*key));
+        }
+        hits
+    }
     /// Whether the batch API exists (`contains_batch` is only called then).
     const BATCH: bool = false;
     fn contains_batch(&self, _keys: &[u64], _out: &mut [bool]) {}
@@ -361,11 +382,7 @@ fn timed<R>(keys: usize, op: impl FnOnce() -> R) -> (f64, R) {
 
 #[inline(never)]
 fn lookup_loop<C: Contender>(filter: &C, queries: &[u64]) -> u64 {
-    let mut hits = 0u64;
-    for key in queries {
-        hits += u64::from(filter.contains(*key));
-    }
-    hits
+    filter.count_contained(queries)
 }
 
 #[inline(never)]
@@ -500,6 +517,15 @@ impl<C: Contender> Entry<C> {
             negatives: work.negatives.len(),
             ..Row::default()
         };
+        // The loop's counts are those of `contains` called key by key from here.
+        for queries in [&work.negatives, &work.keys] {
+            let sample = &queries[..queries.len().min(LOOKUPS)];
+            let by_key = sample.iter().filter(|&&key| filter.contains(key)).count();
+            if by_key as u64 != lookup_loop(&filter, sample) {
+                eprintln!("!!! {name} at N={n}: key-by-key answers differ from its lookup loop's");
+                row.inconsistent = true;
+            }
+        }
         if C::BATCH {
             let batch = C::build_batch(blocks, &work.keys).expect("batch build");
             let mut out = vec![false; BATCH_CHUNK];
@@ -644,6 +670,8 @@ fn run_size(n: usize, reps: usize) -> Vec<Row> {
     }
     add::<SbbfRs>(&mut entries, "sbbf-rs-safe", n, blocks, &work);
     add::<Fastbloom>(&mut entries, "fastbloom", n, blocks, &work);
+    #[cfg(boost_bloom)]
+    add::<boost_bloom::BoostBloom>(&mut entries, BOOST, n, blocks, &work);
 
     let build_reps = if n <= 1_000_000 {
         5
@@ -748,6 +776,21 @@ fn main() {
         raw::prefetch().1,
         raw::prefetch_level(),
     );
+    #[cfg(boost_bloom)]
+    {
+        let mut rng = Xoshiro256pp::new(SEED);
+        let keys: Vec<u64> = (0..100_000).map(|_| rng.next()).collect();
+        assert!(
+            boost_bloom::hash_matches(&keys),
+            "the hash column's mulx64 is not Boost.Bloom's hash"
+        );
+        println!("{BOOST}: Boost.Bloom compiled into this process (g++ -O3 -march=native)");
+    }
+    #[cfg(not(boost_bloom))]
+    println!(
+        "{BOOST}: Boost.Bloom is left out: its headers were not found when this benchmark was \
+         built (see benches/build.rs)"
+    );
     let started = Instant::now();
     let mut rows = Vec::new();
     for &n in &sizes {
@@ -806,6 +849,7 @@ fn main() {
             },
         );
     }
+    boost_ratios(&rows);
     println!("total runtime: {:.1}s", started.elapsed().as_secs_f64());
     if let Ok(path) = std::env::var("SPLITBLOOM_WORKLOAD_JSON") {
         std::fs::write(&path, json(&cpu, &command, &rows)).expect("write the JSON file");
@@ -814,6 +858,45 @@ fn main() {
     if rows.iter().any(|row| row.inconsistent) {
         eprintln!("FAILED: false negatives or inconsistent answers (see above)");
         std::process::exit(2);
+    }
+}
+
+/// Boost.Bloom's time over each splitbloom kernel's, measured in this process: above 1 where
+/// splitbloom is faster. Its rows start with N, not a contender, so that readers of the main
+/// table (`scripts/measure-cpu.sh`'s summary) do not take them for contenders' rows.
+fn boost_ratios(rows: &[Row]) {
+    let has = |prefix: &str| rows.iter().any(|row| row.contender.starts_with(prefix));
+    if !has(BOOST) || !has("splitbloom-") {
+        return;
+    }
+    println!("\n{BOOST}'s time / splitbloom's, in this process (above 1: splitbloom is faster)");
+    println!(
+        "{:<5} {:<20} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+        "N", "splitbloom", "build", "bbuild", "pos", "neg", "bpos", "bneg"
+    );
+    for row in rows
+        .iter()
+        .filter(|row| row.contender.starts_with("splitbloom-"))
+    {
+        let Some(boost) = rows
+            .iter()
+            .find(|other| other.n == row.n && other.contender == BOOST)
+        else {
+            continue;
+        };
+        let over =
+            |measure: fn(&Row) -> &Samples| ratio(measure(boost).median(), measure(row).median());
+        println!(
+            "{:<5} {:<20} {:>7} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            format!("1e{}", (row.n as f64).log10().round()),
+            row.contender,
+            over(|row| &row.build),
+            over(|row| &row.bulk_build),
+            over(|row| &row.pos),
+            over(|row| &row.neg),
+            over(|row| &row.bpos),
+            over(|row| &row.bneg),
+        );
     }
 }
 
