@@ -48,8 +48,8 @@
 //! | answers from stored bytes without copying them | [`FilterRef`]; [`WideFilterRef`] for a [`WideFilter`]'s |
 //! | a Parquet column chunk's bloom filter | [`parquet`], with [`ParquetHash`](parquet::ParquetHash) |
 //!
-//! Removal and expiry are different needs: a [`CountingFilter`] forgets a key when its owner
-//! says so (and only a key that was inserted may be removed), a [`WindowFilter`] forgets every
+//! Removal and expiry are different needs: a [`QuotientFilter`] (or a [`CountingFilter`])
+//! forgets a key when its owner says so (and only a key that was inserted may be removed), a [`WindowFilter`] forgets every
 //! key of a period at once when the period leaves the window.
 //!
 //! * **Hasher**: keep the default, [`Xxh3`] (XXH3, hasher id 4), on every target. The

@@ -2,7 +2,8 @@
 //! format the same way. Another format is one more variant here.
 
 use splitbloom::{
-    FilterHasher, FilterRef, LayoutKind, ScalableFilter, WideFilterRef, WindowFilter,
+    FilterHasher, FilterRef, LayoutKind, QuotientFilterRef, ScalableFilter, WideFilterRef,
+    WindowFilter,
 };
 
 use crate::filter_file::{FilterFile, Format};
@@ -13,6 +14,8 @@ pub enum AnyFilter<'a, S> {
     SplitBlock(FilterRef<'a, S>),
     /// `SBLM` with the wide layout, viewed in place.
     Wide(WideFilterRef<'a, S>),
+    /// `SBLM` with the quotient layout, viewed in place.
+    Quotient(QuotientFilterRef<'a, S>),
     /// `SBLS`: its stages, copied out of the bytes.
     Scalable(ScalableFilter<S>),
     /// `SBLW`: its generations, copied out of the bytes.
@@ -27,6 +30,9 @@ impl<'a, S: FilterHasher> AnyFilter<'a, S> {
         Ok(match file.format {
             Format::Plain(header) if header.layout == LayoutKind::Wide => {
                 AnyFilter::Wide(WideFilterRef::from_bytes_with_hasher_type(bytes)?)
+            }
+            Format::Plain(header) if header.layout == LayoutKind::Quotient => {
+                AnyFilter::Quotient(QuotientFilterRef::from_bytes_with_hasher_type(bytes)?)
             }
             Format::Plain(_) => {
                 AnyFilter::SplitBlock(FilterRef::from_bytes_with_hasher_type(bytes)?)
@@ -43,6 +49,7 @@ impl<'a, S: FilterHasher> AnyFilter<'a, S> {
         match self {
             AnyFilter::SplitBlock(filter) => filter.hasher(),
             AnyFilter::Wide(filter) => filter.hasher(),
+            AnyFilter::Quotient(filter) => filter.hasher(),
             AnyFilter::Scalable(filter) => filter.hasher(),
             AnyFilter::Window(filter) => filter.hasher(),
         }
@@ -53,6 +60,7 @@ impl<'a, S: FilterHasher> AnyFilter<'a, S> {
         match self {
             AnyFilter::SplitBlock(filter) => filter.contains_hash_batch(hashes, out),
             AnyFilter::Wide(filter) => filter.contains_hash_batch(hashes, out),
+            AnyFilter::Quotient(filter) => filter.contains_hash_batch(hashes, out),
             AnyFilter::Scalable(filter) => filter.contains_hash_batch(hashes, out),
             AnyFilter::Window(filter) => filter.contains_hash_batch(hashes, out),
         }

@@ -2,8 +2,8 @@
 //! as far as its headers announce.
 //!
 //! Every format the library and the Redis module write is recognized by its magic bytes
-//! ([`Format`]): `SBLM` for a `Filter` or a `WideFilter` (what `SBF.DUMP` returns for a
-//! non-scaling filter), `SBLS` for a `ScalableFilter` (`SBF.DUMP` of a scaling one) and `SBLW`
+//! ([`Format`]): `SBLM` for a `Filter`, a `WideFilter` (what `SBF.DUMP` returns for a
+//! non-scaling filter) or a `QuotientFilter`, `SBLS` for a `ScalableFilter` (`SBF.DUMP` of a scaling one) and `SBLW`
 //! for a `WindowFilter`. Another format is one more variant of [`Format`], its arm in
 //! [`FilterFile::start`] and [`PendingFile::read`], and its arms in `any_filter`.
 //!
@@ -24,8 +24,8 @@ use splitbloom::{HasherKind, WindowFilter, Xxh3};
 /// What a filter file holds, told by its magic bytes.
 #[derive(Clone, Copy, Debug)]
 pub enum Format {
-    /// `SBLM`: a `Filter` (layout 0) or a `WideFilter` (layouts 1 and 2), with its checked
-    /// header.
+    /// `SBLM`: a `Filter` (layout 0), a `WideFilter` (layouts 1 and 2) or a `QuotientFilter`
+    /// (layouts 5 and 6), with its checked header.
     Plain(Header),
     /// `SBLS`: a `ScalableFilter`, a chain of `SBLM` stages.
     Scalable,

@@ -1,5 +1,6 @@
-//! Output files (`build -o`, `merge -o`): written whole or not at all, never over something that
-//! is not a regular file, never leaving a temporary file behind.
+//! Output files (`build -o`, `merge -o`, the filter file `remove` rewrites): written whole or
+//! not at all, never over something that is not a regular file, never leaving a temporary file
+//! behind.
 //!
 //! * The target is checked **before** any input is read: it may be missing, or a regular file.
 //!   A directory (or a path ending in `/`), FIFO, socket or device is refused with an error;

@@ -1,7 +1,7 @@
 //! What `info` and the summaries of `build` and `merge` report about a filter.
 
 use splitbloom::format;
-use splitbloom::{Filter, LayoutKind, WideFilter, math};
+use splitbloom::{Filter, LayoutKind, TagBits, WideFilter, math};
 
 use crate::json;
 
@@ -9,15 +9,18 @@ use crate::json;
 pub struct Stats {
     /// The filter's layout.
     pub layout: LayoutKind,
-    /// Blocks a key's bits go into: 1, or 2 for a two-probe wide filter.
+    /// Blocks a key's bits go into: 1, or 2 for a two-probe wide filter; 2 for a quotient
+    /// filter (the blocks a key's tag may be in).
     pub probes: u8,
-    /// Blocks (32 bytes each in the split-block layout, 64 in the wide one).
+    /// The tag width of a quotient filter; `None` for the Bloom layouts.
+    pub tag_bits: Option<TagBits>,
+    /// Blocks (32 bytes each in the split-block layout, 64 in the wide and quotient ones).
     pub blocks: usize,
     /// Serialized size: header and bitset.
     pub bytes: usize,
-    /// Fraction of bits set.
+    /// Fraction of bits set (of a quotient filter: of slots in use, its load).
     pub fill_ratio: f64,
-    /// Distinct keys estimated from the fill.
+    /// Distinct keys estimated from the fill (of a quotient filter: the tags it holds, exact).
     pub estimated_items: f64,
     /// False-positive rate of the filter as it is.
     pub estimated_fpr: f64,
@@ -29,6 +32,7 @@ impl Stats {
         Stats {
             layout: LayoutKind::SplitBlock,
             probes: 1,
+            tag_bits: None,
             blocks,
             bytes: format::HEADER_BYTES + blocks * splitbloom::BLOCK_BYTES,
             fill_ratio,
@@ -59,6 +63,7 @@ impl Stats {
         Stats {
             layout: LayoutKind::Wide,
             probes,
+            tag_bits: None,
             blocks,
             bytes: format::HEADER_BYTES + blocks * math::wide::WIDE_BLOCK_BYTES,
             fill_ratio,
@@ -72,8 +77,28 @@ impl Stats {
         Stats::wide(filter.num_blocks(), filter.probes(), filter.fill_ratio())
     }
 
-    /// The layout as the summaries name it: `split-block`, or `wide (2 probes)`.
+    /// The statistics of a quotient filter of `blocks` blocks of `tag_bits` tags holding
+    /// `len` of them (copies counted), with this rate: its fill is its load.
+    pub fn quotient(blocks: usize, tag_bits: TagBits, len: usize, estimated_fpr: f64) -> Stats {
+        let slots = blocks as f64 * tag_bits.slots_per_block() as f64;
+        Stats {
+            layout: LayoutKind::Quotient,
+            probes: 2,
+            tag_bits: Some(tag_bits),
+            blocks,
+            bytes: format::HEADER_BYTES + blocks * math::quotient::QUOTIENT_BLOCK_BYTES,
+            fill_ratio: len as f64 / slots,
+            estimated_items: len as f64,
+            estimated_fpr,
+        }
+    }
+
+    /// The layout as the summaries name it: `split-block`, `wide (2 probes)` or
+    /// `quotient (8-bit tags)`.
     pub fn describe_layout(&self) -> String {
+        if let Some(tag_bits) = self.tag_bits {
+            return format!("{} ({}-bit tags)", self.layout.name(), tag_bits.bits());
+        }
         match self.layout {
             LayoutKind::Wide => format!(
                 "wide ({} {})",
@@ -84,18 +109,27 @@ impl Stats {
         }
     }
 
-    /// The JSON members the summaries of `build` and `merge` share, without braces: layout,
-    /// probes, estimated items, bytes, blocks and estimated rate.
+    /// The JSON members the summaries of `build`, `merge` and `remove` share, without braces:
+    /// layout, probes (and a quotient filter's tag width), estimated items, bytes, blocks and
+    /// estimated rate.
     pub fn json_members(&self) -> String {
         format!(
-            "\"layout\":\"{}\",\"probes\":{},\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}",
+            "\"layout\":\"{}\",\"probes\":{},{}\"estimated_items\":{},\"bytes\":{},\"blocks\":{},\"estimated_fpr\":{}",
             self.layout.name(),
             self.probes,
+            self.tag_bits_member(),
             json::number(self.estimated_items.round()),
             self.bytes,
             self.blocks,
             json::number(self.estimated_fpr),
         )
+    }
+
+    /// `"tag_bits":8,` for a quotient filter, nothing for the Bloom layouts.
+    pub fn tag_bits_member(&self) -> String {
+        self.tag_bits.map_or(String::new(), |bits| {
+            format!("\"tag_bits\":{},", bits.bits())
+        })
     }
 
     /// Bits of bitset per estimated key, once at least one key is estimated.

@@ -4,7 +4,9 @@
 use std::path::PathBuf;
 
 use splitbloom::format::{self, Header};
-use splitbloom::{FilterHasher, FilterRef, LayoutKind, ScalableFilter, WindowFilter, math};
+use splitbloom::{
+    FilterHasher, FilterRef, LayoutKind, QuotientFilterRef, ScalableFilter, WindowFilter, math,
+};
 
 use crate::Status;
 use crate::filter_file::{FilterFile, Format};
@@ -16,8 +18,8 @@ use crate::stats::Stats;
 /// Options of `splitbloom info`.
 #[derive(clap::Args)]
 pub struct Options {
-    /// The filter file: a filter or a wide filter (SBLM), a scalable filter (SBLS, what
-    /// `SBF.DUMP` returns for a scaling filter) or a window filter (SBLW).
+    /// The filter file: a filter, a wide filter or a quotient filter (SBLM), a scalable filter
+    /// (SBLS, what `SBF.DUMP` returns for a scaling filter) or a window filter (SBLW).
     filter: PathBuf,
     #[arg(long, help = crate::json::SHORT_HELP, long_help = crate::json::LONG_HELP)]
     json: bool,
@@ -30,6 +32,13 @@ pub fn run(options: &Options) -> Result<Status, String> {
     require_supported(name, file.hasher)?;
     let error = |error: splitbloom::Error| format!("{}: {error}", name.display());
     match file.format {
+        Format::Plain(header) if header.layout == LayoutKind::Quotient => {
+            require_hasher(name, file.hasher)?;
+            with_hasher!(file.hasher, S => {
+                let filter = QuotientFilterRef::<S>::from_bytes_with_hasher_type(&file.bytes).map_err(error)?;
+                quotient(&file, &filter, options)
+            })
+        }
         Format::Plain(header) => plain(&file, &header, options),
         Format::Scalable => {
             require_hasher(name, file.hasher)?;
@@ -124,6 +133,48 @@ fn plain(file: &FilterFile, header: &Header, options: &Options) -> Result<Status
         out!("bytes            {}", file.bytes.len())?;
         print_estimates(&stats)?;
     }
+    Ok(Status::Success)
+}
+
+/// A quotient filter: its tags, exactly counted, the slots they fill and the rate that load
+/// gives.
+fn quotient<S: FilterHasher>(
+    file: &FilterFile,
+    filter: &QuotientFilterRef<'_, S>,
+    options: &Options,
+) -> Result<Status, String> {
+    let (len, capacity, load) = (filter.len(), filter.capacity(), filter.load());
+    let stats = Stats::quotient(
+        filter.num_blocks(),
+        filter.tag_bits(),
+        len,
+        filter.estimated_fpr(),
+    );
+    let seed = filter.hasher().seed();
+    if options.json {
+        out!(
+            "{{{},\"tag_bits\":{},\"blocks\":{},\"len\":{len},\"capacity\":{capacity},\"load\":{}}}",
+            json_common(file, &stats, seed),
+            filter.tag_bits().bits(),
+            stats.blocks,
+            json::number(load),
+        )?;
+        return Ok(Status::Success);
+    }
+    print_head(file, &stats.describe_layout(), seed)?;
+    out!("blocks           {}", stats.blocks)?;
+    out!("bytes            {}", file.bytes.len())?;
+    out!("keys             {len} (exact; copies of a key counted)")?;
+    out!("slots            {capacity}")?;
+    out!(
+        "load             {load:.4} (sized for {}; inserts may fail from about 0.99)",
+        math::quotient::DESIGN_LOAD
+    )?;
+    match stats.bits_per_key() {
+        Some(bits) => out!("bits per key     {bits:.2}")?,
+        None => out!("bits per key     unknown (the filter is empty)")?,
+    }
+    out!("estimated FPR    {:.6}%", 100.0 * stats.estimated_fpr)?;
     Ok(Status::Success)
 }
 

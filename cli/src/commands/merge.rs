@@ -78,6 +78,10 @@ pub fn run(options: &Options) -> Result<Status, String> {
 /// The checked header of the `SBLM` filter at `path`; other formats are refused, saying why.
 fn plain_header(path: &Path) -> Result<Header, String> {
     match FilterFile::start(path)?.format {
+        Format::Plain(header) if header.layout == LayoutKind::Quotient => Err(format!(
+            "cannot merge {}: it is a quotient filter, and merge takes filters and wide filters (SBLM) of the same size; quotient filters do not combine as sets of bits (each key's tag has a place of its own): build one from both key lists instead",
+            path.display()
+        )),
         Format::Plain(header) => Ok(header),
         other => Err(format!(
             "cannot merge {}: it is {} ({}), and merge takes filters and wide filters (SBLM) of the same size; {}",

@@ -8,6 +8,7 @@ pub mod merge;
 #[cfg(feature = "parquet")]
 pub mod parquet_info;
 pub mod query;
+pub mod remove;
 
 use clap::Subcommand;
 
@@ -27,12 +28,22 @@ pub enum Command {
     /// Print the keys that may be in a filter (exit 1 when none is printed).
     ///
     /// Keys are read and hashed as by `build`, and each is answered as soon as it is read.
-    /// The filter file is of any format `info` reads (SBLM, SBLS, SBLW). Its headers are
+    /// The filter file is of any format `info` reads (SBLM, SBLS, SBLW), a quotient filter
+    /// included. Its headers are
     /// checked first, then the file (exactly the size they announce) is read into memory and
     /// its checksums verified. A key that cannot be read (longer than --max-key-bytes) is
     /// reported after the keys before it are answered. Exit status: 0 when at least one key
     /// was printed, 1 when none was, 2 on error.
     Query(query::Options),
+    /// Remove keys from a quotient filter file (`build --layout quotient`).
+    ///
+    /// Keys are read and hashed as by `build`; each takes out one copy of its key, and the
+    /// summary says how many were found (the others were certainly absent). The file is
+    /// replaced atomically once every key is removed, or written to -o; on any error it is left
+    /// as it was. Remove only keys that were added: a key never added can match another key's
+    /// tag (a false positive) and take it out, and that key would then be reported absent.
+    /// Other filter types cannot remove keys, and are refused.
+    Remove(remove::Options),
     /// Print each line the first time it is (probably) seen.
     ///
     /// Each line is printed as soon as it is read, so a live stream works (`tail -f log |
@@ -45,8 +56,9 @@ pub enum Command {
     /// Show what a filter file holds: its format, layout, size, fill, estimated keys and
     /// false-positive rate.
     ///
-    /// Reads every format the library and the Redis module write: a filter or a wide filter
-    /// (magic SBLM; `SBF.DUMP` of a non-scaling filter), a scalable filter (SBLS; `SBF.DUMP` of
+    /// Reads every format the library and the Redis module write: a filter, a wide filter or a
+    /// quotient filter (magic SBLM; `SBF.DUMP` of a non-scaling filter), with a quotient
+    /// filter's tag width, keys and load, a scalable filter (SBLS; `SBF.DUMP` of
     /// a scaling one), with its parameters and each stage, and a window filter (SBLW), with
     /// its generations and rotations.
     Info(info::Options),
@@ -93,6 +105,7 @@ impl Command {
         match self {
             Command::Build(options) => build::run(&options),
             Command::Query(options) => query::run(&options),
+            Command::Remove(options) => remove::run(&options),
             Command::Dedup(options) => dedup::run(&options),
             Command::Info(options) => info::run(&options),
             Command::Merge(options) => merge::run(&options),

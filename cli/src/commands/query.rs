@@ -16,7 +16,8 @@ use crate::keys::{InputOptions, KeyBatch, KeyWriter};
 #[derive(clap::Args)]
 pub struct Options {
     /// The filter file: written by `build` or `merge`, by the library (a `Filter`, `WideFilter`,
-    /// `ScalableFilter` or `WindowFilter`), or dumped from Redis with `SBF.DUMP`.
+    /// `QuotientFilter`, `ScalableFilter` or `WindowFilter`), or dumped from Redis with
+    /// `SBF.DUMP`.
     filter: PathBuf,
     /// Keys to test; without keys and without `-i`, keys are read from standard input.
     keys: Vec<OsString>,

@@ -1,7 +1,7 @@
 //! `splitbloom build`: keys in, a filter file out; its summary, its warnings, its sizing
 //! errors, and `--layout`.
 
-use splitbloom::{Filter, LayoutKind, WideFilter};
+use splitbloom::{Filter, LayoutKind, QuotientFilter, TagBits, WideFilter};
 
 use crate::support::{
     fails, joined, path, records, refused, run, sample_keys, scratch, succeeded, temporaries,
@@ -334,4 +334,105 @@ fn rates_take_percentages_and_redisbloom_names() {
         help.contains("capacity") && help.contains("error-rate"),
         "{help}"
     );
+}
+
+/// A quotient build is byte for byte the library's `QuotientFilter::with_fpr` with a copy of
+/// each line's key (`insert_copy_bytes`), duplicates included; `--tag-bits` sizes it as
+/// `with_capacity` does; its summary and `info` give the layout and tag width.
+#[test]
+fn quotient_builds_are_the_librarys_bytes() {
+    let dir = scratch("cli_layout_quotient");
+    let input: Vec<u8> = [keys(0..3000), keys(0..10)].concat();
+    let file = path(&dir, "q.sbf");
+    let summary = run(
+        &[
+            "build", "-n", "3000", "-p", "0.01", "--layout", "quotient", "-o", &file, "--json",
+        ],
+        &input,
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&succeeded(summary)).unwrap();
+    assert_eq!(summary["layout"], "quotient");
+    assert_eq!(summary["tag_bits"], 8);
+    assert_eq!(summary["keys"], 3010);
+    assert_eq!(summary["estimated_items"], 3010);
+    let mut expected = QuotientFilter::with_fpr(3000, 0.01).unwrap();
+    for key in input
+        .split(|&byte| byte == b'\n')
+        .filter(|key| !key.is_empty())
+    {
+        expected.insert_copy_bytes(key).unwrap();
+    }
+    assert_eq!(std::fs::read(&file).unwrap(), expected.to_bytes());
+    assert_eq!(expected.count_bytes(b"key-3"), 2);
+
+    let sixteen = path(&dir, "sixteen.sbf");
+    succeeded(run(
+        &[
+            "build",
+            "-n",
+            "3000",
+            "-p",
+            "0.01",
+            "--layout",
+            "quotient",
+            "--tag-bits",
+            "16",
+            "-o",
+            &sixteen,
+        ],
+        &input,
+    ));
+    let filter = QuotientFilter::from_bytes(&std::fs::read(&sixteen).unwrap()).unwrap();
+    assert_eq!(filter.tag_bits(), TagBits::Sixteen);
+    let capacity = QuotientFilter::with_capacity(3000, TagBits::Sixteen).unwrap();
+    assert_eq!(filter.num_blocks(), capacity.num_blocks());
+    let info = String::from_utf8(succeeded(run(&["info", &sixteen], b""))).unwrap();
+    assert!(
+        info.contains("layout           quotient (16-bit tags)"),
+        "{info}"
+    );
+    assert!(info.contains("keys             3010 "), "{info}");
+}
+
+/// A quotient filter that cannot take another key is an error naming how many keys went in,
+/// and nothing is written; --tag-bits that cannot meet --fpr, or without the quotient layout,
+/// and --hasher parquet are refused before any key is read.
+#[test]
+fn quotient_build_errors() {
+    let dir = scratch("cli_layout_quotient_errors");
+    let out = path(&dir, "q.sbf");
+    let quotient = [
+        "build", "-n", "100", "-p", "0.01", "--layout", "quotient", "-o", &out,
+    ];
+    let output = run(&quotient, &keys(0..1000));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    fails(output, "the quotient filter for --items 100 is full after ");
+    let went_in: u64 = stderr
+        .split("full after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|count| count.parse().ok())
+        .unwrap_or_else(|| panic!("{stderr}"));
+    // At least the keys it is sized for, and no more than its slots.
+    let slots = QuotientFilter::with_fpr(100, 0.01).unwrap().capacity() as u64;
+    assert!((100..=slots).contains(&went_in), "{stderr}");
+    assert!(stderr.contains("larger --items"), "{stderr}");
+    assert!(!std::path::Path::new(&out).exists());
+    assert!(temporaries(&dir).is_empty());
+    // The keys it is sized for fit.
+    succeeded(run(&quotient, &keys(0..100)));
+
+    let build = |extra: &[&str]| {
+        let start = ["build", "-n", "100", "-o", &out];
+        run(&[&start[..], extra].concat(), b"a\n")
+    };
+    let low = ["-p", "0.001", "--layout", "quotient", "--tag-bits", "8"];
+    fails(build(&low), "use --tag-bits 16");
+    let parquet = ["-p", "0.01", "--layout", "quotient", "--hasher", "parquet"];
+    fails(build(&parquet), "another --hasher for --layout quotient");
+    fails(
+        build(&["-p", "0.01", "--tag-bits", "8"]),
+        "add --layout quotient",
+    );
+    assert!(temporaries(&dir).is_empty());
 }

@@ -1,10 +1,12 @@
 //! Every format the library and the Redis module write, read by `query`, `info` and `merge`:
-//! split-block and wide filters (`SBLM`, layouts 0, 1 and 2), scalable filters (`SBLS`, what
+//! split-block, wide and quotient filters (`SBLM`, layouts 0, 1, 2, 5 and 6), scalable filters (`SBLS`, what
 //! `SBF.DUMP` returns for a scaling filter) and window filters (`SBLW`); and files that are not
 //! filters, refused with what they look like.
 
 use splitbloom::parquet::ParquetHash;
-use splitbloom::{Filter, ScalableFilter, ScalableParameters, WideFilter, WindowFilter};
+use splitbloom::{
+    Filter, QuotientFilter, ScalableFilter, ScalableParameters, WideFilter, WindowFilter,
+};
 
 use crate::support::{fails, path, run, scratch, succeeded};
 
@@ -46,6 +48,12 @@ fn cases() -> Vec<Case> {
         wide_two.insert_bytes(key);
     }
     assert_eq!(wide_two.probes(), 2);
+    let mut quotient = QuotientFilter::with_fpr(2000, 0.01).unwrap();
+    let mut quotient_sixteen = QuotientFilter::with_fpr(2000, 1e-4).unwrap();
+    for key in &members {
+        quotient.insert_copy_bytes(key).unwrap();
+        quotient_sixteen.insert_copy_bytes(key).unwrap();
+    }
     let mut scalable = ScalableFilter::with_fpr(200, 0.01).unwrap();
     let parameters = ScalableParameters::new(200, 0.01);
     let mut scalable_parquet =
@@ -92,6 +100,22 @@ fn cases() -> Vec<Case> {
             wide_two.to_bytes(),
             "filter",
             "wide",
+            2,
+            None,
+        ),
+        case(
+            "quotient.sbf",
+            quotient.to_bytes(),
+            "filter",
+            "quotient",
+            2,
+            None,
+        ),
+        case(
+            "quotient-sixteen.sbf",
+            quotient_sixteen.to_bytes(),
+            "filter",
+            "quotient",
             2,
             None,
         ),
@@ -153,6 +177,17 @@ fn query_and_info_read_every_format() {
         assert_eq!(json["layout"], case.layout, "{}: {json}", case.name);
         assert_eq!(json["probes"], case.probes, "{}: {json}", case.name);
         assert_eq!(json["bytes"], case.bytes.len(), "{}: {json}", case.name);
+        if case.layout == "quotient" {
+            // A quotient filter counts its keys exactly, and says its tag width.
+            assert_eq!(json["len"], case.members, "{}: {json}", case.name);
+            assert_eq!(
+                json["estimated_items"], case.members,
+                "{}: {json}",
+                case.name
+            );
+            let bits = json["tag_bits"].as_u64();
+            assert!(bits == Some(8) || bits == Some(16), "{}: {json}", case.name);
+        }
         let items = json["estimated_items"].as_f64().unwrap();
         let expected = case.members as f64;
         assert!(
@@ -168,7 +203,13 @@ fn query_and_info_read_every_format() {
             case.name
         );
         let text = String::from_utf8(succeeded(run(&["info", &file], b""))).unwrap();
-        assert!(text.contains("estimated items"), "{}: {text}", case.name);
+        // A quotient filter's keys are counted, not estimated.
+        let items = if case.layout == "quotient" {
+            format!("keys             {} ", case.members)
+        } else {
+            "estimated items".to_owned()
+        };
+        assert!(text.contains(&items), "{}: {text}", case.name);
         // From a pipe, read exactly as far as the headers announce: a byte short or a byte too
         // many is an error.
         let piped = succeeded(run(&["info", "--json", "/dev/stdin"], &case.bytes));
@@ -329,6 +370,17 @@ fn merge_takes_wide_filters_and_refuses_other_formats() {
     fails(
         run(&["merge", &window, &a, "-o", &out], b""),
         "windows do not combine",
+    );
+    let quotient = path(&dir, "quotient.sbf");
+    succeeded(run(
+        &[
+            "build", "-n", "100", "-p", "0.01", "--layout", "quotient", "-o", &quotient,
+        ],
+        b"x\n",
+    ));
+    fails(
+        run(&["merge", &quotient, &quotient, "-o", &out], b""),
+        "quotient filters do not combine",
     );
 }
 

@@ -21,3 +21,4 @@ mod output_file;
 #[cfg(feature = "parquet")]
 mod parquet_info;
 mod query;
+mod remove;

@@ -80,6 +80,40 @@ use view::{QuotientView, quotient_methods};
 /// (`_hash`: the low 8 or 16 bits are the tag, the others choose the bucket), keys given as
 /// exactly their bytes (`_bytes`), and batches (`_batch`), which prefetch both blocks of each
 /// key well before probing them on filters larger than half the L2 cache.
+///
+/// **Many writers.** Reads take `&self`, so any number of threads may read a filter that no
+/// thread is writing; inserts and removals take `&mut self`. Writers on several threads share
+/// one filter behind a `std::sync::Mutex` and hand it batches, so that one lock covers many
+/// keys (below); or each keeps a filter of its own for a shard of the keys, routed by a hash other than the
+/// filter's (another seed): the filter's hash picks the bucket with its high bits and the tag
+/// with its low ones, so shards chosen by either would crowd their keys into part of their
+/// blocks or narrow their tags. There is no lock-free form: an insert may write either of a
+/// key's two blocks and move a stored tag into a third, so it would lock up to three blocks,
+/// where a lock taken once per batch costs little next to the batch (measured in
+/// `BENCHMARKS.md`, "Quotient").
+///
+/// ```
+/// use std::sync::Mutex;
+/// use splitbloom::QuotientFilter;
+///
+/// let shared = Mutex::new(QuotientFilter::with_fpr(10_000, 0.01)?);
+/// let keys: Vec<u64> = (0..4_000).collect();
+/// std::thread::scope(|scope| {
+///     for part in keys.chunks(1_000) {
+///         let shared = &shared;
+///         scope.spawn(move || {
+///             for batch in part.chunks(256) {
+///                 let mut filter = shared.lock().unwrap();
+///                 filter.insert_copy_batch(batch).expect("sized for these keys");
+///             }
+///         });
+///     }
+/// });
+/// let filter = shared.into_inner().unwrap();
+/// assert_eq!(filter.len(), 4_000);
+/// assert!(keys.iter().all(|key| filter.contains(key)));
+/// # Ok::<(), splitbloom::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct QuotientFilter<S = Xxh3> {
     blocks: Blocks<QuotientBlock>,
