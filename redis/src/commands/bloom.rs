@@ -2,6 +2,7 @@
 //! `CARD`, as RedisBloom 2.4 answers them.
 
 use super::*;
+use crate::bloom::insert::Refusal;
 
 /// What `ADD`/`INSERT` create a missing key with.
 struct Create {
@@ -22,21 +23,13 @@ impl Create {
     }
 
     fn make(&self, ctx: &Context) -> Result<Sbf, RedisError> {
-        let cannot = |error| RedisError::String(format!("ERR could not create filter: {error}"));
-        if self.scaling {
-            check_memory(
-                ctx,
-                Part::bytes_for(
-                    layout_for_rate(self.error_rate),
-                    usize::try_from(self.capacity).unwrap_or(usize::MAX),
-                    self.error_rate * crate::bloom::TIGHTENING_RATIO,
-                ),
-            )?;
-            Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
-        } else {
-            check_memory(ctx, Part::bytes_for_rate(self.capacity, self.error_rate))?;
-            Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
-        }
+        let expansion = self.scaling.then_some(self.expansion);
+        check_memory(
+            ctx,
+            Sbf::new_bytes(self.capacity, self.error_rate, expansion),
+        )?;
+        Sbf::new(self.capacity, self.error_rate, expansion)
+            .map_err(|error| RedisError::String(format!("ERR could not create filter: {error}")))
     }
 }
 
@@ -47,71 +40,30 @@ fn add_all(
     sbf: &mut Sbf,
     items: &[RedisString],
 ) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
-    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
-    let hashes = sbf.hash_keys(&keys).ok_or_else(|| err(RESTORING))?;
-    // One batch lookup first: it overlaps the cache misses, and the inserts below then find
-    // their blocks in cache.
-    let mut present = vec![false; hashes.len()];
-    sbf.contains_hash_batch(&hashes, &mut present);
-    let mut new = Vec::with_capacity(hashes.len());
-    let mut stop = None;
-    for (&hash, &present) in hashes.iter().zip(&present) {
-        if present {
-            new.push(false);
-            continue;
-        }
-        match insert_new(ctx, sbf, hash) {
-            Ok(added) => {
-                sbf.items = sbf.items.saturating_add(u64::from(added));
-                new.push(added);
-            }
-            Err(message) => {
-                stop = Some(message);
-                break;
-            }
-        }
+    if sbf.is_restoring() {
+        return Err(err(RESTORING));
     }
+    let mut hashes = Vec::with_capacity(items.len());
+    sbf.hash_keys(items.iter().map(RedisString::as_slice), &mut hashes);
+    let mut new = vec![false; hashes.len()];
+    let mut may_allocate = |bytes| check_memory(ctx, bytes).is_ok();
+    let stop = match sbf.insert_hashes(&hashes, &mut new, &mut may_allocate) {
+        Ok(()) => None,
+        Err((processed, refusal)) => {
+            new.truncate(processed);
+            Some(match refusal {
+                Refusal::Full => FULL,
+                Refusal::TooTight => TOO_TIGHT,
+                Refusal::TooLarge => CANNOT_GROW,
+                Refusal::NoMemory => NO_STAGE,
+                Refusal::Restoring => RESTORING,
+            })
+        }
+    };
     Ok((new, stop))
 }
 
-/// Inserts a key the batch lookup did not find (an earlier key of the same batch may have
-/// set its bits since): whether it was new, or the error that stops the batch.
-fn insert_new(ctx: &Context, sbf: &mut Sbf, hash: u64) -> Result<bool, &'static str> {
-    match &mut sbf.body {
-        Body::Restoring(_) => Err(RESTORING),
-        Body::Plain(part) => {
-            // A plain filter of known capacity is a NONSCALING one: full at its capacity.
-            // Loaded without a capacity (0), it never refuses an item: it only fills up.
-            let filter = part.bits_mut();
-            if sbf.capacity > 0 && sbf.items >= sbf.capacity && !filter.contains_hash(hash) {
-                return Err(FULL);
-            }
-            Ok(filter.insert_hash(hash))
-        }
-        Body::Chain(chain) => {
-            if chain.is_full() && !chain.contains_hash(hash) {
-                if !sbf.scaling {
-                    return Err(FULL);
-                }
-                let (capacity, bytes) = chain.next_stage();
-                if bytes == u64::MAX {
-                    return Err(CANNOT_GROW);
-                }
-                // Error rates halve with every sub-filter; past some point a split-block
-                // filter reaches them only with absurd sizes (a classic filter needs 512 bits
-                // per item only below 1e-100).
-                if bytes > capacity.saturating_mul(64).max(64 << 10) {
-                    return Err(TOO_TIGHT);
-                }
-                if check_memory(ctx, bytes).is_err() {
-                    return Err(NO_STAGE);
-                }
-            }
-            chain.insert_hash(hash).map_err(|_| NO_STAGE)
-        }
-    }
-}
-
+const NO_STAGE: &str = "OOM cannot create a new sub-filter: maxmemory, MAX_FILTER_BYTES or the system allocator refused it";
 const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
 const CANNOT_GROW: &str = "ERR Maximum expansions reached: the next sub-filter's capacity is beyond what a filter can hold (lower EXPANSION)";
 
@@ -290,8 +242,8 @@ pub(super) fn insert_(ctx: &Context, args: &[RedisString]) -> RedisResult {
 /// RedisBloom answers.
 fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<bool> {
     let mut answers = vec![false; items.len()];
-    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
     let window = window::read_window(ctx, key, |window| {
+        let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
         window.filter.contains_bytes_batch(&keys, &mut answers)
     });
     if window.is_some() {
@@ -299,7 +251,9 @@ fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<
     }
     let key = ctx.open_key(key);
     if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
-        sbf.contains_bytes_batch(&keys, &mut answers);
+        let mut hashes = Vec::with_capacity(items.len());
+        sbf.hash_keys(items.iter().map(RedisString::as_slice), &mut hashes);
+        sbf.contains_hash_batch(&hashes, &mut answers);
     }
     answers
 }

@@ -5,9 +5,7 @@
 use redis_module::{Context, RedisError, RedisResult, RedisString, RedisValue, raw};
 use splitbloom::FilterHasher;
 
-use crate::bloom::chain::Chain;
-use crate::bloom::stage::{Part, layout_for_rate};
-use crate::bloom::{Body, Meta, Restore, Sbf};
+use crate::bloom::{Meta, Sbf};
 use crate::memory::{check_memory, check_value};
 use crate::{Hash, SBF_TYPE};
 
@@ -85,7 +83,6 @@ fn err(message: &'static str) -> RedisError {
 const NOT_FOUND: &str = "ERR not found";
 const RESTORING: &str = "ERR the filter is being restored: finish its LOADCHUNK sequence first";
 const FULL: &str = "ERR non scaling filter is full";
-const NO_STAGE: &str = "OOM cannot create a new sub-filter: maxmemory, MAX_FILTER_BYTES or the system allocator refused it";
 
 fn text(arg: &RedisString) -> Option<&str> {
     arg.try_as_str().ok()

@@ -7,13 +7,8 @@ use redis_module::native_types::RedisType;
 use redis_module::raw;
 
 use super::{ModuleValue, methods};
-use crate::bloom::stage::{Bitset, Part};
-use crate::bloom::{Body, Meta, Sbf};
+use crate::bloom::{Meta, Sbf};
 use crate::memory::check_value;
-
-/// The bytes of an `SBLM` header that say what the filter is (magic, version, hasher, layout,
-/// seed, blocks); its checksum comes after.
-const SHAPE: usize = 24;
 
 pub static SBF_TYPE: RedisType =
     RedisType::new("SBFfilter", Sbf::ENCODING_VERSION, methods::<Sbf>());
@@ -38,21 +33,12 @@ impl ModuleValue for Sbf {
     /// otherwise).
     fn save(&self, rdb: *mut raw::RedisModuleIO) {
         raw::save_slice(rdb, &self.meta().encode());
-        let (stages, partial): (Vec<&dyn Bitset>, &[u8]) = match &self.body {
-            Body::Restoring(restore) => (
-                restore.done.iter().map(Part::bits).collect(),
-                restore
-                    .partial
-                    .get(splitbloom::format::HEADER_BYTES..)
-                    .unwrap_or(&[]),
-            ),
-            _ => (self.stages(), &[]),
-        };
+        let (stages, partial) = self.stored_stages();
         raw::save_unsigned(rdb, stages.len() as u64);
         for stage in stages {
             raw::save_slice(rdb, &stage.to_bytes());
         }
-        raw::save_slice(rdb, partial);
+        raw::save_slice(rdb, &partial);
     }
 
     fn load(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
@@ -67,22 +53,12 @@ impl ModuleValue for Sbf {
         if count > meta.stage_blocks.len() as u64 {
             return Err("more stages in RDB than its header has".into());
         }
-        let mut stages = Vec::with_capacity(count as usize);
+        let mut sbf = Sbf::restoring(meta);
         for index in 0..count as usize {
-            let bytes = raw::load_string_buffer(rdb).map_err(io)?;
-            // The stage's own header must be the one the value's header gives it before its
-            // bytes are copied into a filter.
-            let declared = meta.stage_header(index);
-            if bytes.as_ref().get(..SHAPE) != Some(&declared[..SHAPE]) {
-                return Err(format!("stage {index} does not match its header"));
-            }
-            stages.push(
-                Part::from_bytes(bytes.as_ref())
-                    .map_err(|error| format!("bad filter in RDB: {error}"))?,
-            );
+            sbf.push_stage(index, raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
         }
-        let partial = raw::load_string_buffer(rdb).map_err(io)?;
-        Sbf::assemble(meta, stages, partial.as_ref())
+        sbf.push_partial(raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
+        Ok(sbf)
     }
 
     /// `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them: one argument of at most 16 MiB
