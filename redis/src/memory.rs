@@ -148,14 +148,15 @@ impl ServerMemory {
     }
 }
 
-/// The bytes the crate allocates for `bytes` of blocks, of either layout: their size, except
-/// that bitsets of 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can
-/// start on a huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the
-/// figure).
-pub fn allocated_for(bytes: usize) -> usize {
+/// The bytes the crate allocates for `bytes` of blocks aligned to `align`, as the server's
+/// allocator is asked for them: their size (plus the alignment, which the module's allocator
+/// makes itself: [`allocation_size`](crate::alloc::allocation_size)), except that bitsets of
+/// 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can start on a
+/// huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the figure).
+pub fn allocated_for(bytes: usize, align: usize) -> usize {
     const HUGE_PAGE: usize = 2 << 20;
     if bytes < 8 << 20 {
-        bytes
+        Layout::from_size_align(bytes.max(1), align).map_or(bytes, crate::alloc::allocation_size)
     } else {
         bytes.next_multiple_of(HUGE_PAGE) + HUGE_PAGE
     }

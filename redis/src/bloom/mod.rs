@@ -274,7 +274,7 @@ impl<L: Layout> Filters<L> {
         };
         let bits: usize = self
             .allocated()
-            .map(|stage| allocated_for(stage.size_in_bytes()))
+            .map(|stage| allocated_for(stage.size_in_bytes(), L::BLOCK_BYTES))
             .sum();
         vectors + bits
     }
