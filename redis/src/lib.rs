@@ -37,6 +37,7 @@ mod bloom;
 mod commands;
 mod config;
 mod memory;
+mod stream;
 mod types;
 mod window;
 

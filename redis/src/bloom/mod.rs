@@ -17,6 +17,7 @@ use splitbloom::{
 
 use crate::Hash;
 use crate::memory::allocated_for;
+use crate::stream::Received;
 
 pub mod insert;
 pub mod meta;
@@ -44,15 +45,12 @@ pub enum Filters<L: Layout> {
     Restoring(Restore<L>),
 }
 
-/// A value being restored by `LOADCHUNK` (or read from an RDB in that state).
+/// A value being restored by `LOADCHUNK` (or read from an RDB in that state): its header and
+/// the stages received.
 #[derive(Clone, Debug)]
 pub struct Restore<L: Layout> {
     pub meta: Meta,
-    /// The stages received whole, oldest first.
-    pub done: Vec<Stage<L>>,
-    /// The next stage, allocated when its first chunk came, and the bitset bytes it has
-    /// received.
-    pub partial: Option<(Stage<L>, usize)>,
+    pub received: Received<Stage<L>>,
 }
 
 /// A value's filters, of either layout.
@@ -249,7 +247,10 @@ impl<L: Layout> Filters<L> {
     /// stages.
     fn allocated(&self) -> impl Iterator<Item = &Stage<L>> {
         let (stages, partial) = match self {
-            Filters::Restoring(restore) => (&restore.done[..], restore.partial.as_ref()),
+            Filters::Restoring(restore) => (
+                &restore.received.done[..],
+                restore.received.partial.as_ref(),
+            ),
             _ => (self.stages(), None),
         };
         stages.iter().chain(partial.map(|(stage, _)| stage))
@@ -269,7 +270,7 @@ impl<L: Layout> Filters<L> {
             Filters::Chain(chain) => size_of_val(chain.stages()),
             Filters::Plain(_) => 0,
             Filters::Restoring(restore) => {
-                restore.done.capacity() * size_of::<Stage<L>>() + restore.meta.heap_bytes()
+                restore.received.done.capacity() * size_of::<Stage<L>>() + restore.meta.heap_bytes()
             }
         };
         let bits: usize = self

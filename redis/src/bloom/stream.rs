@@ -1,39 +1,33 @@
-//! The byte stream of `SCANDUMP`/`LOADCHUNK` and AOF rewrites, after the header ([`Meta`]):
-//! every stage's bitset, oldest stage first, in chunks of at most 16 MiB that never cross a
-//! stage. Each chunk is its bitset bytes followed by the XXH3-64 of them seeded with the
-//! chunk's offset in the stream, so a chunk is checked, and bound to its place, on its own: a
-//! whole-stage checksum would make the first chunk of a 200 MB stage hash all of it while every
-//! other client waits. A stage's bytes go out and back in through the crate's
-//! `BloomFilter::bitset_bytes` and `load_bitset_bytes`, so nothing is copied whole.
+//! A value's byte stream for `SCANDUMP`/`LOADCHUNK`, the RDB and AOF rewrites: its header
+//! ([`Meta`]), then every stage's bitset in [`crate::stream`]'s chunks, through the crate's
+//! `BloomFilter::bitset_bytes` and `load_bitset_bytes`.
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use splitbloom::layout::{SplitBlock, Wide};
 use splitbloom::{Layout, LayoutKind, ScalableFilter};
 
-use super::meta::Meta;
+use super::meta::{Meta, STAGE_HEADER};
 use super::{Body, Filters, Restore, Sbf, Stage, ValueLayout, with_filters};
 use crate::Hash;
+use crate::stream::{Chunked, Received, check_chunk, chunk_at};
 
-/// The largest chunk `SCANDUMP` returns, as RedisBloom's (16 MiB): small enough that building
-/// and sending one reply stalls other clients for milliseconds, not for the whole filter.
-pub const MAX_CHUNK: usize = 16 << 20;
+/// A stage's bitset, through the crate's `bitset_bytes` and `load_bitset_bytes`.
+impl<L: Layout> Chunked for Stage<L> {
+    fn stream_len(&self) -> usize {
+        self.size_in_bytes()
+    }
 
-/// Bytes of a chunk's checksum, after its bitset bytes.
-const CHECK: usize = 8;
+    fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
+        self.bitset_bytes(range).ok()
+    }
 
-/// Bitset bytes in a full chunk: whole words of either layout.
-const MAX_PAYLOAD: usize = MAX_CHUNK - CHECK;
-
-/// Bytes of a stage of `bitset` bytes in the stream: the bitset and one checksum per chunk.
-fn wire_len(bitset: u64) -> u64 {
-    bitset + CHECK as u64 * bitset.div_ceil(MAX_PAYLOAD as u64)
+    fn load_stream_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), String> {
+        self.load_bitset_bytes(offset, bytes)
+            .map_err(|error| error.to_string())
+    }
 }
-
-/// What `push_bitset` answers for bytes that are not the next chunk of the stream.
-pub const TOO_BIG: &str = "not the next chunk of the filter";
-/// What `push_chunk` answers for a chunk whose checksum does not match.
-const BAD_CHUNK: &str = "chunk checksum mismatch";
 
 impl Sbf {
     /// A value that `LOADCHUNK` will fill, of the layout its header names.
@@ -41,8 +35,7 @@ impl Sbf {
         fn empty<L: ValueLayout>(meta: Meta) -> Body {
             L::body(Filters::Restoring(Restore {
                 meta,
-                done: Vec::new(),
-                partial: None,
+                received: Received::default(),
             }))
         }
         let (scaling, capacity, error_rate, items) =
@@ -60,30 +53,34 @@ impl Sbf {
         }
     }
 
-    /// The stream's chunk at `offset` (past the header): at most [`MAX_CHUNK`] bytes, never
-    /// across a stage, ending with its checksum; from the middle of a chunk, the rest of it.
-    /// `None` at or past the end of what the value holds (for a restore in progress: what it
-    /// has received).
+    /// The stream's chunk at `offset` (past the header); `None` at or past the end of what the
+    /// value holds (for a restore in progress: what it has received).
     pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
-        with_filters!(&self.body, filters => filters.chunk_at(offset))
+        with_filters!(&self.body, filters => match filters {
+            Filters::Restoring(restore) => {
+                chunk_at(&restore.received.done, restore.received.partial.as_ref(), offset)
+            }
+            filters => chunk_at(filters.stages(), None, offset),
+        })
     }
 
     /// The offset in the stream (past the header) where the next `LOADCHUNK` must start;
     /// `None` unless the value is being restored.
     pub fn restore_offset(&self) -> Option<u64> {
         with_filters!(&self.body, filters => match filters {
-            Filters::Restoring(restore) => Some(restore.offset()),
+            Filters::Restoring(restore) => {
+                Some(restore.received.offset(&restore.meta.stage_lens()))
+            }
             _ => None,
         })
     }
 
-    /// Bitset bytes of the stage the next chunk of a restore starts, when it starts one (it is
+    /// Bytes of the stage the next chunk of a restore starts, when it starts one (it is
     /// allocated whole then): what `LOADCHUNK` checks against the limits first.
     pub fn next_stage_len(&self) -> Option<u64> {
         with_filters!(&self.body, filters => match filters {
-            Filters::Restoring(restore) if restore.partial.is_none() => {
-                let blocks = restore.meta.stage_blocks.get(restore.done.len())?;
-                Some(restore.meta.stage_len(*blocks))
+            Filters::Restoring(restore) => {
+                restore.received.next_stage_len(&restore.meta.stage_lens())
             }
             _ => None,
         })
@@ -93,13 +90,7 @@ impl Sbf {
     /// gave): its checksum must match, and it must be the whole next chunk of its stage. A
     /// restore whose stages are then all there becomes the value they make.
     pub fn push_chunk(&mut self, offset: u64, chunk: &[u8]) -> Result<(), String> {
-        let Some(payload_len) = chunk.len().checked_sub(CHECK).filter(|&len| len > 0) else {
-            return Err(BAD_CHUNK.into());
-        };
-        let (payload, check) = chunk.split_at(payload_len);
-        if xxhash_rust::xxh3::xxh3_64_with_seed(payload, offset).to_le_bytes() != check {
-            return Err(BAD_CHUNK.into());
-        }
+        let payload = check_chunk(offset, chunk)?;
         with_filters!(&mut self.body, filters => filters.push_bitset(payload))
     }
 
@@ -113,8 +104,9 @@ impl Sbf {
     /// stages make when they are all there.
     pub fn push_partial(&mut self, partial: &[u8]) -> Result<(), String> {
         with_filters!(&mut self.body, filters => {
-            for chunk in partial.chunks(MAX_PAYLOAD) {
-                filters.push_bitset(chunk)?;
+            if let Filters::Restoring(restore) = filters {
+                let (meta, received) = (&restore.meta, &mut restore.received);
+                received.push_partial(partial, &meta.stage_lens(), |index| meta.empty_stage(index))?;
             }
             filters.finish_if_complete()
         })
@@ -125,12 +117,11 @@ impl Sbf {
     pub fn stored_stages(&self) -> (Vec<&dyn StageBytes>, Cow<'_, [u8]>) {
         with_filters!(&self.body, filters => {
             let (stages, partial) = match filters {
-                Filters::Restoring(restore) => (&restore.done[..], restore.partial.as_ref()),
-                filters => (filters.stages(), None),
+                Filters::Restoring(restore) => {
+                    (&restore.received.done[..], restore.received.partial_bytes())
+                }
+                filters => (filters.stages(), Cow::Borrowed(&[][..])),
             };
-            let partial = partial
-                .and_then(|(stage, received)| stage.bitset_bytes(0..*received).ok())
-                .unwrap_or_default();
             (stages.iter().map(|stage| stage as &dyn StageBytes).collect(), partial)
         })
     }
@@ -148,60 +139,14 @@ impl<L: Layout> StageBytes for Stage<L> {
 }
 
 impl<L: ValueLayout> Filters<L> {
-    fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
-        let (stages, partial) = match self {
-            Filters::Restoring(restore) => (&restore.done[..], restore.partial.as_ref()),
-            _ => (self.stages(), None),
-        };
-        let mut start = 0u64;
-        for stage in stages {
-            let bitset = stage.size_in_bytes();
-            let len = wire_len(bitset as u64);
-            if offset < start + len {
-                return wire_chunk(start, offset - start, bitset, stage);
-            }
-            start += len;
-        }
-        let (stage, received) = partial?;
-        let within = offset.checked_sub(start)?;
-        if within >= wire_len(*received as u64) {
-            return None;
-        }
-        wire_chunk(start, within, *received, stage)
-    }
-
-    /// Appends bitset bytes to a restore in progress, a chunk's worth at a time (the whole next
-    /// chunk of the current stage), allocating the stage with its first chunk; the value is
-    /// finished when its last stage is whole. Errors, the value unchanged, on bytes that are
-    /// not that chunk.
+    /// Appends a chunk's bitset bytes to a restore in progress (see `stream::Received::push`);
+    /// the value is finished when its last stage is whole.
     fn push_bitset(&mut self, bytes: &[u8]) -> Result<(), String> {
         let Filters::Restoring(restore) = self else {
             return Err("the filter is not being restored".into());
         };
-        let index = restore.done.len();
-        let Some(&blocks) = restore.meta.stage_blocks.get(index) else {
-            return Err(TOO_BIG.into());
-        };
-        let bitset = restore.meta.stage_len(blocks) as usize;
-        let received = restore
-            .partial
-            .as_ref()
-            .map_or(0, |(_, received)| *received);
-        if bytes.len() != MAX_PAYLOAD.min(bitset - received) {
-            return Err(TOO_BIG.into());
-        }
-        let (mut stage, received) = match restore.partial.take() {
-            Some(partial) => partial,
-            None => (restore.meta.empty_stage(index)?, 0),
-        };
-        let loaded = stage.load_bitset_bytes(received, bytes);
-        let received = received + if loaded.is_ok() { bytes.len() } else { 0 };
-        if received == bitset {
-            restore.done.push(stage);
-        } else {
-            restore.partial = Some((stage, received));
-        }
-        loaded.map_err(|error| error.to_string())?;
+        let (meta, received) = (&restore.meta, &mut restore.received);
+        received.push(bytes, &meta.stage_lens(), |index| meta.empty_stage(index))?;
         self.finish_if_complete()
     }
 
@@ -211,13 +156,13 @@ impl<L: ValueLayout> Filters<L> {
         let Filters::Restoring(restore) = self else {
             return Ok(());
         };
-        if restore.done.len() < restore.meta.stage_blocks.len() {
+        if restore.received.done.len() < restore.meta.stage_blocks.len() {
             return Ok(());
         }
         let (plain, parameters) = (restore.meta.plain, restore.meta.parameters);
         let items_in_last_stage = usize::try_from(restore.meta.items_in_last_stage)
             .map_err(|_| "bad item count".to_string())?;
-        let mut done = std::mem::take(&mut restore.done);
+        let mut done = std::mem::take(&mut restore.received.done);
         *self = if plain {
             Filters::Plain(done.pop().ok_or("a plain filter has one stage")?)
         } else {
@@ -235,7 +180,7 @@ impl<L: ValueLayout> Filters<L> {
         let Filters::Restoring(restore) = self else {
             return Err("the filter is not being restored".into());
         };
-        let declared = index == restore.done.len()
+        let declared = index == restore.received.done.len()
             && index < restore.meta.stage_blocks.len()
             && bytes.get(..SHAPE) == Some(&restore.meta.stage_header(index)[..SHAPE]);
         if !declared {
@@ -243,26 +188,15 @@ impl<L: ValueLayout> Filters<L> {
         }
         let stage = Stage::<L>::from_bytes_with_hasher_type(bytes)
             .map_err(|error| format!("bad filter in RDB: {error}"))?;
-        restore.done.push(stage);
+        restore.received.done.push(stage);
         Ok(())
-    }
-}
-
-impl<L: ValueLayout> Restore<L> {
-    /// The offset in the stream (past the header) where the next chunk starts.
-    fn offset(&self) -> u64 {
-        let done: u64 = self.meta.stage_blocks[..self.done.len()]
-            .iter()
-            .map(|&blocks| wire_len(self.meta.stage_len(blocks)))
-            .sum();
-        let received = self.partial.as_ref().map_or(0, |(_, received)| *received);
-        done + wire_len(received as u64)
     }
 }
 
 /// The bytes of an `SBLM` header that say what the filter is (magic, version, hasher, layout,
 /// seed, blocks); its checksum comes after.
 const SHAPE: usize = 24;
+const _: () = assert!(SHAPE < STAGE_HEADER);
 
 impl Meta {
     /// The empty stage `index` of this header, of layout `L`, allocated now.
@@ -274,31 +208,12 @@ impl Meta {
         Stage::with_layout(blocks, layout, Hash::with_seed(self.seed))
             .map_err(|error| format!("stage {index}: {error}"))
     }
-}
 
-/// The chunk of a stage's stream (the stage starting at `start` in the stream, its first
-/// `bitset` bytes read from `stage`) that holds the stage's stream offset `within`, from there
-/// on; `None` if the stage cannot give those bytes (never for ranges of whole chunks).
-fn wire_chunk<L: Layout>(
-    start: u64,
-    within: u64,
-    bitset: usize,
-    stage: &Stage<L>,
-) -> Option<Vec<u8>> {
-    let index = (within / MAX_CHUNK as u64) as usize;
-    let from = index * MAX_PAYLOAD;
-    let to = bitset.min(from + MAX_PAYLOAD);
-    let payload = stage.bitset_bytes(from..to).ok()?;
-    let check = xxhash_rust::xxh3::xxh3_64_with_seed(&payload, start + (index * MAX_CHUNK) as u64);
-    let skip = (within - (index * MAX_CHUNK) as u64) as usize;
-    let mut out = Vec::with_capacity(payload.len() + CHECK - skip.min(payload.len() + CHECK));
-    if skip < payload.len() {
-        out.extend_from_slice(&payload[skip..]);
-        out.extend_from_slice(&check.to_le_bytes());
-    } else {
-        out.extend_from_slice(&check.to_le_bytes()[skip - payload.len()..]);
+    /// Bytes of each stage's bitset, oldest first.
+    fn stage_lens(&self) -> Vec<u64> {
+        let blocks = self.stage_blocks.iter();
+        blocks.map(|&blocks| self.stage_len(blocks)).collect()
     }
-    Some(out)
 }
 
 #[cfg(test)]

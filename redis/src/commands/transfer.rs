@@ -80,7 +80,7 @@ pub(super) fn loadchunk_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     }
     let offset = offset.ok_or_else(|| err(NO_LINK))?;
     sbf.push_chunk(offset, data).map_err(|error| {
-        err(if error == crate::bloom::stream::TOO_BIG {
+        err(if error == crate::stream::NOT_NEXT {
             TOO_BIG
         } else {
             BAD_DATA
