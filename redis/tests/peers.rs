@@ -16,92 +16,8 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use common::ported::*;
 use common::{Conn, Reply, Server, peers_dir};
-
-type Outcome = Result<(), String>;
-
-/// Fails the case with a message when `cond` is false.
-macro_rules! check {
-    ($cond:expr, $($message:tt)*) => {
-        let holds: bool = $cond;
-        if !holds {
-            return Err(format!($($message)*));
-        }
-    };
-}
-
-/// Splits a command line on spaces (the upstream tests write most commands that way).
-fn words(line: &str) -> Vec<String> {
-    line.split_whitespace().map(str::to_owned).collect()
-}
-
-fn run(c: &mut Conn, line: &str) -> Reply {
-    c.cmd(&words(line))
-}
-
-/// The error text a Python client shows: without a leading `ERR `.
-fn error_text(reply: &Reply) -> Option<String> {
-    match reply {
-        Reply::Error(message) => Some(message.strip_prefix("ERR ").unwrap_or(message).to_owned()),
-        _ => None,
-    }
-}
-
-fn expect(c: &mut Conn, line: &str, want: Reply) -> Outcome {
-    let got = run(c, line);
-    check!(got == want, "{line}: got {got:?}, want {want:?}");
-    Ok(())
-}
-
-fn expect_int(c: &mut Conn, line: &str, want: i64) -> Outcome {
-    expect(c, line, Reply::Int(want))
-}
-
-fn expect_ints(c: &mut Conn, line: &str, want: &[i64]) -> Outcome {
-    expect(
-        c,
-        line,
-        Reply::Array(Some(want.iter().map(|&n| Reply::Int(n)).collect())),
-    )
-}
-
-fn expect_ok(c: &mut Conn, line: &str) -> Outcome {
-    expect(c, line, Reply::Status("OK".into()))
-}
-
-fn expect_error(c: &mut Conn, args: &[Vec<u8>]) -> Outcome {
-    let got = c.cmd(args);
-    check!(got.is_error(), "{}: got {got:?}, want an error", show(args));
-    Ok(())
-}
-
-fn expect_error_line(c: &mut Conn, line: &str) -> Outcome {
-    let got = run(c, line);
-    check!(got.is_error(), "{line}: got {got:?}, want an error");
-    Ok(())
-}
-
-/// An error whose client-side text is exactly `text`.
-fn expect_error_text(c: &mut Conn, args: &[Vec<u8>], text: &str) -> Outcome {
-    let got = c.cmd(args);
-    check!(
-        error_text(&got).as_deref() == Some(text),
-        "{}: got {got:?}, want the error {text:?}",
-        show(args)
-    );
-    Ok(())
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    args.iter()
-        .map(|arg| String::from_utf8_lossy(&arg[..arg.len().min(24)]).into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn bytes(args: &[&str]) -> Vec<Vec<u8>> {
-    args.iter().map(|arg| arg.as_bytes().to_vec()).collect()
-}
 
 /// `BF.INFO` as a map of field to value.
 fn info(c: &mut Conn, key: &str) -> Result<BTreeMap<String, Reply>, String> {
@@ -199,44 +115,11 @@ fn count_present(c: &mut Conn, key: &str, items: &[String]) -> Result<i64, Strin
     Ok(present)
 }
 
-fn items(prefix: &str, range: std::ops::Range<usize>) -> Vec<String> {
-    range.map(|i| format!("{prefix}{i}")).collect()
-}
-
-/// A small deterministic generator, for the upstream tests' random offsets and chunks.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        if bound == 0 { 0 } else { self.next() % bound }
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
 enum Module {
     Splitbloom,
     RedisBloom,
     Valkey,
-}
-
-struct Case {
-    /// Where it comes from: `RedisBloom` or `Valkey`.
-    origin: Module,
-    /// The upstream file and test.
-    name: &'static str,
-    run: fn(&mut Conn) -> Outcome,
 }
 
 /// The ported cases splitbloom does not pass, and why.
@@ -294,7 +177,7 @@ const UPSTREAM_FAILS: &[(&str, &str)] = &[(
     "RedisBloom 2.4.23 answers 1088 on Redis 7.0.15; its test expects 1104 from 7.0 on",
 )];
 
-fn cases() -> Vec<Case> {
+fn cases() -> Vec<Case<Module>> {
     use Module::{RedisBloom as RB, Valkey as VK};
     vec![
         // RedisBloom tests/flow/test_overall.py (branch 2.4), class testRedisBloom.
@@ -1481,52 +1364,15 @@ fn ported_redisbloom_and_valkey_bloom_suites() {
         return;
     };
     let modules = [Module::Splitbloom, Module::RedisBloom, Module::Valkey];
-    let mut servers: Vec<Server> = modules
-        .iter()
-        .map(|&module| start(module, &peers))
-        .collect();
     let cases = cases();
-    let mut passes: BTreeMap<(Module, Module), usize> = BTreeMap::new();
-    let mut failures = Vec::new();
-    for case in &cases {
-        for (&module, server) in modules.iter().zip(&mut servers) {
-            let mut c = server.conn();
-            c.cmd(&["FLUSHALL"]);
-            let outcome =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (case.run)(&mut c)))
-                    .unwrap_or_else(|_| Err("the connection failed".into()));
-            let outcome = if server.alive() {
-                outcome
-            } else {
-                // A module that aborts its server fails the case; the next gets a new server.
-                *server = start(module, &peers);
-                Err(format!("the server died ({outcome:?})"))
-            };
-            if module == Module::Splitbloom && !server.alive() {
-                failures.push(format!("{} killed splitbloom's server", case.name));
-            }
-            let known = KNOWN.iter().any(|(name, _)| *name == case.name);
-            match outcome {
-                Ok(()) if module == Module::Splitbloom && known => {
-                    failures.push(format!(
-                        "{} passes on splitbloom: take it out of KNOWN",
-                        case.name
-                    ));
-                    *passes.entry((case.origin, module)).or_default() += 1;
-                }
-                Ok(()) => *passes.entry((case.origin, module)).or_default() += 1,
-                Err(why) => {
-                    eprintln!("{module:?} fails {}: {why}", case.name);
-                    let upstream = UPSTREAM_FAILS.iter().any(|(name, _)| *name == case.name);
-                    if (module == case.origin && !upstream)
-                        || (module == Module::Splitbloom && !known)
-                    {
-                        failures.push(format!("{module:?} fails {}: {why}", case.name));
-                    }
-                }
-            }
-        }
-    }
+    let passes = run_cases(
+        &cases,
+        &modules,
+        Module::Splitbloom,
+        |module| start(module, &peers),
+        KNOWN,
+        UPSTREAM_FAILS,
+    );
     for origin in [Module::RedisBloom, Module::Valkey] {
         let total = cases.iter().filter(|case| case.origin == origin).count();
         let count = |module| passes.get(&(origin, module)).copied().unwrap_or(0);
@@ -1537,14 +1383,6 @@ fn ported_redisbloom_and_valkey_bloom_suites() {
             count(Module::Valkey)
         );
     }
-    for (name, why) in KNOWN {
-        assert!(
-            cases.iter().any(|case| case.name == *name),
-            "KNOWN names no case: {name}"
-        );
-        eprintln!("known difference: {name}: {why}");
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 /// Command sequences sent to RedisBloom 2.4.23 and to splitbloom alike; every reply must be

@@ -7,6 +7,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod ported;
+
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
