@@ -18,8 +18,12 @@ pub const MAX_CHUNK: usize = 16 << 20;
 /// Bytes of a chunk's checksum, after its stage bytes.
 const CHECK: usize = 8;
 
-/// Stage bytes in a full chunk: whole words and whole 64-byte blocks of every stage type.
-pub const MAX_PAYLOAD: usize = MAX_CHUNK - CHECK;
+/// Stage bytes in a full chunk: whole 64-byte blocks, so that every stage type (words of 4 or 8
+/// bytes, blocks of 32 or 64) is cut between whole blocks, and the checksum still fits.
+pub const MAX_PAYLOAD: usize = MAX_CHUNK - 64;
+/// Bytes of a full chunk in the stream: its stage bytes and its checksum.
+const WIRE_CHUNK: usize = MAX_PAYLOAD + CHECK;
+const _: () = assert!(WIRE_CHUNK <= MAX_CHUNK && MAX_PAYLOAD.is_multiple_of(64));
 
 /// What a restore answers for bytes that are not the next chunk of the stream.
 pub const NOT_NEXT: &str = "not the next chunk of the filter";
@@ -175,12 +179,13 @@ impl<S: Chunked> Received<S> {
 /// bytes read from `stage`) that holds the stage's stream offset `within`, from there on;
 /// `None` if the stage cannot give those bytes (never for ranges of whole chunks).
 fn wire_chunk<S: Chunked>(start: u64, within: u64, len: usize, stage: &S) -> Option<Vec<u8>> {
-    let index = (within / MAX_CHUNK as u64) as usize;
+    let index = (within / WIRE_CHUNK as u64) as usize;
     let from = index * MAX_PAYLOAD;
     let to = len.min(from + MAX_PAYLOAD);
     let payload = stage.stream_bytes(from..to)?;
-    let check = xxhash_rust::xxh3::xxh3_64_with_seed(&payload, start + (index * MAX_CHUNK) as u64);
-    let skip = (within - (index * MAX_CHUNK) as u64) as usize;
+    let at = (index * WIRE_CHUNK) as u64;
+    let check = xxhash_rust::xxh3::xxh3_64_with_seed(&payload, start + at);
+    let skip = (within - at) as usize;
     let mut out = Vec::with_capacity(payload.len() + CHECK - skip.min(payload.len() + CHECK));
     if skip < payload.len() {
         out.extend_from_slice(&payload[skip..]);

@@ -359,8 +359,9 @@ fn each_sub_filter_of_a_restore_is_checked_when_its_first_chunk_comes() {
     ok(c.cmd(&["DEBUG", "RELOAD", "NOSAVE"]));
     assert_eq!(c.cmd(&["EXISTS", "big"]).int(), 1);
     let used_before = info_number(&mut c, "memory", "used_memory");
-    // The first chunk: 16 MiB of bitset bytes, then their XXH3-64 seeded with the offset (0).
-    let payload = vec![0u8; (16 << 20) - 8];
+    // The first chunk: 16 MiB less 64 of bitset bytes, then their XXH3-64 seeded with the
+    // offset (0).
+    let payload = vec![0u8; (16 << 20) - 64];
     let mut chunk = payload.clone();
     chunk.extend_from_slice(&xxhash_rust::xxh3::xxh3_64_with_seed(&payload, 0).to_le_bytes());
     let iter = (1 + chunk.len()).to_string();
