@@ -4,10 +4,12 @@
 //!
 //! `cargo bench -p splitbloom-bench --bench window`
 //!
-//! The window has G = 3 generations of 10^6 keys each at 1% over the window; the `Filter` holds
-//! the same 3·10^6 keys at 1%. Lookups probe 10^6 keys, half of them present, in random order.
-//! Rotation clears one generation of the window (a third of its blocks). The FPR of forgotten
-//! and absent keys is printed once, outside the timed loops.
+//! `window vs Filter`: windows of G = 2, 4 and 8 generations of 2·10^5 keys each at 1%, and
+//! G = 4 at 0.1%, each against a `Filter` holding the same G·2·10^5 keys at the same rate;
+//! lookups of 10^6 keys, half of them present, one at a time and as one batch. The rest: G = 3
+//! generations of 10^6 keys each at 1% over the window, against the `Filter` of the same 3·10^6
+//! keys. Rotation clears one generation of the window (a third of its bits). The FPR of
+//! forgotten and absent keys is printed once, outside the timed loops.
 
 use std::hint::black_box;
 
@@ -18,6 +20,67 @@ use splitbloom::{Filter, WindowFilter};
 
 const PER_GENERATION: usize = 1_000_000;
 const GENERATIONS: usize = 3;
+
+/// Lookups in a window of `generations` × 2·10^5 keys at `fpr` against a `Filter` of the same
+/// keys at the same rate, for the ratio of their times in one run.
+fn window_against_filter(c: &mut Criterion) {
+    const PER: usize = 200_000;
+    for (generations, fpr) in [(2, 0.01), (4, 0.01), (4, 0.001), (8, 0.01)] {
+        let mut rng = StdRng::seed_from_u64(40 + generations as u64);
+        let keys: Vec<Vec<u64>> = (0..generations)
+            .map(|_| (0..PER).map(|_| rng.random()).collect())
+            .collect();
+        let mut window = WindowFilter::with_fpr(PER, fpr, generations).unwrap();
+        let mut filter = Filter::with_fpr(PER * generations, fpr).unwrap();
+        for (index, generation) in keys.iter().enumerate() {
+            if index > 0 {
+                window.rotate();
+            }
+            window.insert_batch(generation);
+            filter.insert_batch(generation);
+        }
+        let absent: Vec<u64> = (0..1_000_000).map(|_| rng.random()).collect();
+        let probes: Vec<u64> = (0..1_000_000)
+            .map(|index| {
+                if index % 2 == 0 {
+                    keys[index % generations][(index / 2) % PER]
+                } else {
+                    absent[index]
+                }
+            })
+            .collect();
+        for generation in &keys {
+            assert_eq!(window.count_contained(generation), PER);
+            assert_eq!(filter.count_contained(generation), PER);
+        }
+        let rate = |count: usize| 100.0 * count as f64 / absent.len() as f64;
+        println!(
+            "G = {generations}, {fpr}: window {} bytes ({}-bit planes), Filter {} bytes; \
+             FPR of absent keys: window {:.3}%, Filter {:.3}%",
+            window.size_in_bytes(),
+            window.plane_bits(),
+            filter.size_in_bytes(),
+            rate(window.count_contained(&absent)),
+            rate(filter.count_contained(&absent)),
+        );
+        let mut group = c.benchmark_group(format!("window vs Filter/G = {generations}, {fpr}"));
+        group.throughput(Throughput::Elements(probes.len() as u64));
+        group.sample_size(20);
+        group.bench_function("Filter contains", |b| {
+            b.iter(|| probes.iter().filter(|key| filter.contains(*key)).count())
+        });
+        group.bench_function("WindowFilter contains", |b| {
+            b.iter(|| probes.iter().filter(|key| window.contains(*key)).count())
+        });
+        group.bench_function("Filter count_contained", |b| {
+            b.iter(|| filter.count_contained(black_box(&probes)))
+        });
+        group.bench_function("WindowFilter count_contained", |b| {
+            b.iter(|| window.count_contained(black_box(&probes)))
+        });
+        group.finish();
+    }
+}
 
 fn window_lookups(c: &mut Criterion) {
     let mut rng = StdRng::seed_from_u64(34);
@@ -131,5 +194,5 @@ fn window_lookups(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, window_lookups);
+criterion_group!(benches, window_against_filter, window_lookups);
 criterion_main!(benches);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fails when a public item of the library has no code example in its documentation (the crate's
-# promise: every public item has a runnable example; the doc tests run them).
+# promise: every public item has a runnable example; the doc tests run them), or when rustdoc
+# warns about the documentation otherwise (a broken or private intra-doc link).
 #
 # rustdoc's `missing_doc_code_examples` lint is unstable. RUSTC_BOOTSTRAP=1 lets the stable
 # toolchain run it, so no nightly is needed. The lint runs as a warning, and its reports are read
@@ -27,6 +28,7 @@ status=0
 python3 - "$log" "$rustdoc_status" <<'PY' || status=$?
 import json, re, sys
 missing = []
+other = []
 for line in open(sys.argv[1]):
     try:
         message = json.loads(line)
@@ -39,19 +41,23 @@ for line in open(sys.argv[1]):
     if diagnostic.get("level") == "error":
         print(diagnostic["rendered"], end="")
         continue
+    code = (diagnostic.get("code") or {}).get("code") or ""
     if not text.startswith("missing code example"):
+        if diagnostic.get("level") == "warning" and code.startswith("rustdoc::"):
+            other.append(diagnostic["rendered"])
         continue
     span = next((s for s in diagnostic["spans"] if s.get("is_primary")), diagnostic["spans"][0])
     first = span["text"][0]["text"] if span.get("text") else ""
     if re.match(r"\s*impl\b", first):
         continue
     missing.append(diagnostic["rendered"])
-for rendered in missing:
+for rendered in missing + other:
     print(rendered, end="")
 if sys.argv[2] != "0":
     sys.exit(f"rustdoc failed (exit status {sys.argv[2]})")
-if missing:
-    sys.exit(f"{len(missing)} public items have no code example (shown above)")
+if missing or other:
+    sys.exit(f"{len(missing)} public items have no code example, {len(other)} other rustdoc "
+             "warnings (shown above)")
 print("every public item has a code example")
 PY
 rm -f "$log"

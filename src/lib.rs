@@ -40,12 +40,17 @@
 //! | you need | pick |
 //! |---|---|
 //! | a set of about `n` keys, one writer | [`Filter::with_fpr`]`(n, fpr)` |
+//! | a false-positive rate of 0.1% or below | [`WideFilter::with_fpr`]`(n, fpr)`: 64-byte blocks, 1.08-1.14x the classic optimum's memory where [`Filter`] needs 1.17-2.25x |
 //! | many threads inserting into one live filter | [`AtomicFilter`] (or one [`Filter`] per thread, then [`Filter::union`]) |
-//! | to remove keys | [`CountingFilter`]: 4-bit counters, four times the memory |
-//! | an unknown number of keys | [`ScalableFilter`]: grows, keeps its false-positive target |
-//! | keys that expire: "seen in the last G periods" | [`WindowFilter`]: `G` generations, `rotate()` forgets the oldest, keys older than the window answer like absent ones; at G = 3 and 1%, 1.26 times the memory of a `Filter` of the same keys (0.63 times a double-buffered pair) and 2.6-2.7 times its lookup time (BENCHMARKS.md, "Window") |
+//! | to remove keys | [`CountingFilter`]: 4-bit counters, four times a [`Filter`]'s memory; remove only keys you inserted |
+//! | an unknown number of keys | [`ScalableFilter`]: grows by stages and keeps its false-positive target; its inserts return a `Result`, since a new stage can fail to be made |
+//! | keys that expire: "seen in the last G periods" | [`WindowFilter`]: `G` generations, `rotate()` forgets the oldest, keys older than the window answer like absent ones, no rebuild; [`AtomicWindowFilter`] for readers on other threads. Memory and lookup cost against a [`Filter`] of the same keys: BENCHMARKS.md, "Window" |
 //! | answers from stored bytes without copying them | [`FilterRef`]; [`WideFilterRef`] for a [`WideFilter`]'s |
 //! | a Parquet column chunk's bloom filter | [`parquet`], with [`ParquetHash`](parquet::ParquetHash) |
+//!
+//! Removal and expiry are different needs: a [`CountingFilter`] forgets a key when its owner
+//! says so (and only a key that was inserted may be removed), a [`WindowFilter`] forgets every
+//! key of a period at once when the period leaves the window.
 //!
 //! * **Hasher**: keep the default, [`Xxh3`] (XXH3, hasher id 4), on every target. The
 //!   opt-in [`GxHash`] (gxhash, id 6) is faster on long keys but exists only in builds with
@@ -58,13 +63,12 @@
 //! * **Size**: give the number of keys and the false-positive rate ([`Filter::with_fpr`],
 //!   sized with the split-block formula of [`math`]), or bits per key
 //!   ([`Filter::with_bits_per_key`]). Sized generously, a filter can be halved later
-//!   ([`Filter::fold_to_fpr`]) once the real count is known.
+//!   ([`Filter::fold_to_fpr`]) once the real count is known. A rate no filter of the type can
+//!   reach is an [`Error::TooLargeForRate`] that names the keys, the rate and the limit.
 //! * **Layout**: [`Filter`] is the Parquet layout, best near 1%. For targets of 0.1% and
-//!   below, [`WideFilter`] (64-byte blocks, one or two neighbouring ones per key,
-//!   [`math::wide`]) needs 1.08-1.14x the classic optimum's memory where `Filter` needs
-//!   1.17-2.25x; its lookups are as fast as `Filter`'s at 0.1% (one line) and take 1.4-1.9x
-//!   as long below (two lines).
-//!
+//!   below, [`WideFilter`] ([`math::wide`]): its lookups are as fast as `Filter`'s at 0.1% (one
+//!   line) and take 1.4-1.9x as long below (two lines).
+
 //! ## Keys
 //!
 //! Insert any key with `insert(&key)`. A string or byte-string key (`str`, `String`, `[u8]`,
@@ -109,54 +113,60 @@
 //! touches one 32-byte block (half a cache line) and is one vector multiply, one shift, one
 //! variable shift and one OR or test.
 //!
+//! * **Layouts are policies** ([`Layout`], [`layout`]): [`BloomFilter<S, L>`](BloomFilter) is
+//!   written once, and its layout parameter says how a hash becomes bits in blocks, as
+//!   Boost.Bloom's block policies do. [`Filter`] is `BloomFilter<S, SplitBlock>`,
+//!   [`WideFilter`] is `BloomFilter<S, Wide>` (64-byte blocks of eight 64-bit words, one or two
+//!   neighbouring blocks per key); [`BloomFilterRef`] views either from bytes, and
+//!   [`ScalableFilter`] chains stages of either. The window layout ([`WindowFilter`]) keeps a
+//!   block index's `G` generations side by side as planes of 128 or 256 bits, so a key's
+//!   generations are one or two cache lines, tested together.
 //! * **Kernels** ([`Kernel`]): `scalar` (the reference, plain Rust), `portable` (`wide`),
-//!   `avx2` and `avx512` (x86_64, detected at run time: AVX2 with BMI2; AVX-512F, VL and DQ,
-//!   256 bits wide) and `neon` (aarch64). A filter holds its kernel by value, and each
-//!   operation is one direct call into code compiled for it. The test suite checks every
-//!   kernel's every output against `scalar`.
+//!   `avx2` and `avx512` (x86_64, detected at run time: AVX2 with BMI2; AVX-512F, VL, DQ and
+//!   BW) and `neon` (aarch64). Each implements one primitive per layout (the block test and
+//!   insert); every operation (single keys, the prefetching batch loops) is written once over
+//!   those primitives and runs inside the kernel's one entry point. A filter holds its kernel
+//!   by value, and each operation is one direct call into code compiled for it. The test suite
+//!   checks every kernel's every output against `scalar`.
 //! * **Variants**: [`AtomicFilter`], [`CountingFilter`], [`ScalableFilter`] and
 //!   [`WindowFilter`] (with [`AtomicWindowFilter`]) share the block choice, lane bits and
 //!   hashing of [`Filter`]; every read and every write is written once for all of them.
-//! * **Sizing** ([`math`]): from the split-block formula, not the classic Bloom formula, which
-//!   under-sizes a blocked filter.
+//! * **Sizing** ([`math`]): from each layout's own false-positive formula, not the classic
+//!   Bloom formula, which under-sizes a blocked filter.
 //! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halving a filter gives exactly
 //!   the filter built at the smaller size.
 //!
 //! ## The filter family: every type, every operation
 //!
-//! The types share one vocabulary, written once (reads in `src/filter/view.rs`, writes in
-//! `src/filter/write.rs`) and checked against [`Filter`] for every type by
-//! `tests/suite/api_matrix.rs`. "—" marks an operation that does not apply, with the reason.
+//! The types share one vocabulary, written once (the reads by `read_methods!` over
+//! `src/filter/view.rs`, the writes by `write_methods!` over `src/filter/write.rs`, the
+//! constructors and accessors by `shared_methods!`) and checked type by type by
+//! `tests/suite/api_matrix.rs`. A mistake in a call is still reported at your call site; only
+//! rustc's "defined here" note points into the macro. [`Filter`] and [`WideFilter`] are one
+//! type, [`BloomFilter`], and so are their views. "—" marks an operation that does not apply,
+//! with the reason.
 //!
-//! | operation | [`Filter`] | [`FilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] |
-//! |---|---|---|---|---|---|
-//! | `with_fpr`, `with_bits_per_key`, `with_num_blocks`, `…_and_hasher` | ✓ | — read from bytes, never built | ✓ | ✓ | `with_fpr`, `with_parameters`: stages are sized by the parameters |
-//! | `insert`, `insert_hash`, `insert_bytes` (`true` when new) | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail |
-//! | `insert_batch`, `insert_hash_batch`, `insert_bytes_batch` | ✓ | — | ✓ `&self` | ✓ | ✓ `Result` |
-//! | `remove`, `remove_hash`, `remove_bytes`, `remove_batch`, `count_estimate` | — bits are shared by keys | — | — | ✓ | — |
-//! | `contains`, `contains_hash`, `contains_bytes`, `hash_bytes` | ✓ | ✓ | ✓ | ✓ | ✓ |
-//! | `contains_batch`, `contains_hash_batch`, `contains_bytes_batch` (one length check) | ✓ | ✓ | ✓ | ✓ | ✓ |
-//! | `count_contained`, `count_contained_hashes`, `count_contained_bytes` | ✓ | ✓ | ✓ | ✓ | ✓ |
-//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher_type` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container |
-//! | `serde` | ✓ | ✓ | — use `to_bytes` | — | — use `to_bytes` |
-//! | `kernel`, `with_kernel`, `hasher` | ✓ | ✓ | ✓ | ✓ | ✓ |
-//! | `num_blocks`, `size_in_bytes` | ✓ | ✓ | ✓ | ✓ (128 bytes a block) | `size_in_bytes`; blocks per stage via `stages()` |
-//! | `fill_ratio`, `estimated_fpr` | ✓ | ✓ | ✓ | — counters: use `to_filter()` | `estimated_fpr`; fill per stage |
-//! | `union`, `intersect`, `fold`, `fold_to_fpr` | ✓ `Result` | — read-only | — `into_filter()` first | — counters do not combine as sets | — stages differ in size |
-//! | `Clone`, `Debug`, `PartialEq` | ✓ | ✓ | ✓ (`Clone` is a snapshot) | ✓ | ✓ |
-//! | `Extend` | ✓ | — | ✓ | ✓ | ✓ panics only when a new stage cannot be made |
-//! | `FromIterator` | ✓ sized for the keys at 1% | — | — collect a `Filter`, then `into_atomic()` | — a counting filter is sized for its workload | ✓ grows from the size hint, 1% |
-//! | `\|=`, `&=` | — | — | — | — | — |
+//! | operation | [`Filter`], [`WideFilter`] | [`FilterRef`], [`WideFilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] | [`WindowFilter`] | [`AtomicWindowFilter`] |
+//! |---|---|---|---|---|---|---|---|
+//! | `with_fpr`, `…_and_hasher` | ✓ | — read from bytes, never built | ✓ | ✓ | `with_fpr`, `with_parameters`, `with_layout` | ✓ `(items per generation, fpr, G)` | — `WindowFilter::into_atomic` |
+//! | `with_bits_per_key`, `with_num_blocks` | ✓ (`WideFilter::with_num_blocks(z, probes)`) | — | ✓ | ✓ | — stages are sized by the parameters | — the plane size and block count are chosen together from the rate | — |
+//! | `insert`, `insert_hash`, `insert_bytes` (`true` when new) and their `_batch` forms, `Extend` | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail (`Extend` panics then) | ✓ into the newest generation | ✓ through its one `writer()` |
+//! | `remove`, `remove_hash`, `remove_bytes`, `remove_batch`, `count_estimate` | — bits are shared by keys | — | — | ✓ | — | — keys leave by `rotate` | — |
+//! | `contains`, `contains_hash`, `contains_bytes`, `hash_bytes` and their `_batch` and `count_contained` forms | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ any generation | ✓ during a `rotate` too |
+//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher_type` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container | ✓ the `SBLW` format | — `into_window` first |
+//! | `serde` | ✓ | ✓ | — use `to_bytes` | — | — use `to_bytes` | — use `to_bytes` | — |
+//! | `kernel`, `with_kernel`, `hasher` | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | `kernel`, `hasher` |
+//! | `num_blocks`, `size_in_bytes` | ✓ | ✓ | ✓ | ✓ (128 bytes a block) | `size_in_bytes`; blocks per stage via `stages()` | ✓ (`num_blocks` block indices of `G` planes) | `num_blocks` |
+//! | `fill_ratio`, `estimated_fpr`, `estimated_items` | ✓ | ✓ | ✓ | — counters: use `to_filter()` | `estimated_fpr`, `estimated_items`; fill per stage | ✓ (+ `generation_fill_ratios`) | — `into_window` first |
+//! | `union`, `intersect` | ✓ `Result` | — read-only | — `into_filter()` first | — counters do not combine as sets | — stages differ in size | — generations rotate apart | — |
+//! | `fold`, `fold_to_fpr` | [`Filter`] only: a wide key's second block does not follow its first when the groups halve | — | — | — | — | — | — |
+//! | `Clone`, `Debug`, `PartialEq` | ✓ | ✓ | ✓ (`Clone` is a snapshot) | ✓ | ✓ | ✓ | `Debug` |
+//! | `FromIterator` | ✓ sized for the keys at 1% (0.1% for `WideFilter`) | — | — collect a `Filter`, then `into_atomic()` | — a counting filter is sized for its workload | ✓ grows from the size hint, 1% | — a window is sized per generation | — |
+//! | `\|=`, `&=` | — | — | — | — | — | — | — |
 //!
 //! There is no `|=` or `&=`: two filters of different sizes or hashers cannot be combined, and
 //! an operator could only panic on them. [`Filter::union`] and [`Filter::intersect`] return
 //! that as an [`Error`].
-//!
-//! The writes are plain methods, each calling one shared function. The reads, the
-//! constructors and the accessors are generated for all five types by one macro each
-//! (`src/filter/view.rs`, `src/filter/shared.rs`), so that no type can drift from the others. A
-//! mistake in such a call is still reported at your call site; only rustc's "defined here" note
-//! points into the macro.
 //!
 //! ## Where each concern lives
 //!
@@ -164,22 +174,28 @@
 //!
 //! 1. **Hasher** (`src/hash/`): the filter's `S: BuildHasher` turns the key into a 64-bit `h`;
 //!    [`FilterHasher::hash_bytes`] is the byte-key contract another program can reproduce.
-//! 2. **Block index** (`src/block.rs`): [`block_index`], the layout ([`SALT`], [`mask`],
-//!    [`LANES`], [`BLOCK_BYTES`]) and the scalar oracle every kernel is tested against.
-//! 3. **Dispatch** (`src/arch/dispatch.rs`): the kernel chosen once, at construction; batch
-//!    loops and prefetching in `src/arch/generic.rs`.
-//! 4. **Kernel** (`src/arch/{scalar,portable,avx2,avx512,neon}.rs`): the key's eight-lane mask,
-//!    ORed into or tested against the block.
-//! 5. **Block** (`src/storage/`): aligned, lazily zeroed memory (huge pages for large filters)
-//!    and the atomic view [`AtomicFilter`] writes through.
+//! 2. **Layout** (`src/layout/`): where a hash's bits lie: `split_block.rs` ([`block_index`],
+//!    [`SALT`], [`mask`], [`LANES`], [`BLOCK_BYTES`]), `wide.rs`, `window.rs`, each with the
+//!    scalar reference every kernel is tested against.
+//! 3. **Dispatch** (`src/arch/dispatch.rs`): the kernel chosen once, at construction; the
+//!    operations every layout shares, with the batch loops and their prefetching, in
+//!    `src/arch/batch.rs`.
+//! 4. **Kernel** (`src/arch/{scalar,portable}.rs`, `src/arch/{avx2,avx512,neon}/`, one file per
+//!    layout): the key's mask, ORed into or tested against its block.
+//! 5. **Storage** (`src/storage/`): aligned, lazily zeroed memory (huge pages for large
+//!    filters) and the atomic views [`AtomicFilter`] and [`AtomicWindowFilter`] write through.
 //!
 //! | where | what |
 //! |---|---|
-//! | `src/filter/` | the family: `owned.rs` ([`Filter`]), `view.rs` (every read), `write.rs` (every write), `shared.rs` (constructors and accessors), `persist.rs`, `filter_ref.rs`, `atomic.rs`, `counting.rs`, `scalable/`, `fold.rs`, `serde.rs` |
-//! | `src/format/` | the `SBLM` and `SBLS` codecs over plain slices: header, checksum, bitset bytes; names no filter type |
+//! | `src/filter/` | the family: `bloom/` ([`BloomFilter`]: construction, inserts and lookups, statistics, bytes, `union`/`intersect`/`fold`), `layout.rs` (the [`Layout`] trait), `filter_ref.rs`, `view.rs` and `read_methods.rs` (every read), `write.rs` and `write_methods.rs` (every write), `shared.rs` (constructors and accessors), `atomic.rs`, `counting.rs`, `scalable/`, `window/`, `atomic_window.rs`, `serde.rs` |
+//! | `src/layout/` | the layouts: where a hash's bits lie, and their scalar references |
+//! | `src/arch/` | the kernels and the one place that chooses among them (its module docs: adding a kernel, adding a layout) |
+//! | `src/format/` | the `SBLM`, `SBLS` and `SBLW` codecs over plain slices: header, checksum, bitset bytes; names no filter type |
+//! | `src/math/` | false-positive rates and sizing: the split-block formula (`lanes.rs`), the wide and window layouts' |
+//! | `src/hash/` | the hashers and the byte-key contract, XXH3's SIMD long-input loop |
+//! | `src/storage/` | the blocks' memory |
 //! | `src/parquet/` | Parquet values as the bytes Parquet hashes, the `BloomFilterHeader` codec, sizing |
-//! | `src/math.rs` | false-positive rates and sizing from the split-block formula |
-//! | `src/error.rs` | [`Error`] |
+//! | `src/error.rs`, `src/kind.rs` | [`Error`]; [`Kernel`], [`HasherKind`], [`LayoutKind`] |
 //! | `cli/`, `benches/`, `interop/`, `redis/` (packages of their own), `fuzz/`, `tests/`, `examples/` | the `splitbloom` command-line tool, benchmarks, tests against arrow-rs, the Redis module, fuzzing, tests, examples |
 //!
 //! ## Crate features
@@ -196,9 +212,9 @@
 //! its module with the reason: the kernels (`src/arch/`), where each kernel is a token type
 //! that can only be constructed once its CPU feature has been detected, so holding one proves
 //! its `#[target_feature]` functions may be called; and the block storage (`src/storage/`: the
-//! aligned, lazily zeroed allocation and its zero-copy atomic view). `src/arch/` also holds
-//! XXH3's long-input loop in AVX2 and AVX-512 (`xxh3_long.rs`), called right after detecting
-//! them, and castaway's `unsafe` marker trait `LifetimeFree` for the three hashers
+//! aligned, lazily zeroed allocation and its zero-copy atomic view). `src/hash/` holds two
+//! more: XXH3's long-input loop in AVX2 and AVX-512 (`xxh3_long.rs`), called right after
+//! detecting them, and castaway's `unsafe` marker trait `LifetimeFree` for the three hashers
 //! (`type_cast.rs`), so that filters recognise them at compile time; its one requirement, that
 //! the type has no lifetime parameters, holds for each. Every `unsafe` block carries its
 //! `SAFETY` argument. Inline assembly declares every register it changes, so callers compiled

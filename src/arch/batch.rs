@@ -15,6 +15,7 @@ use super::primitives::BloomOps;
 #[cfg(doc)]
 use super::primitives::SplitBlockKernel;
 use super::{Operation, OperationOn, Token, prefetch};
+use crate::hash::{GxHash, ParquetHash, Xxh3};
 use crate::layout::Policy;
 
 /// The size of the batch loops' ring of keys in flight, and so the largest prefetch distance:
@@ -217,6 +218,36 @@ impl<Kn: Token, P: BloomOps<Kn>, S: BuildHasher, K: Hash> OperationOn<Kn>
 /// Pre-hashed batches use [`PreHashed`] as the hasher.
 #[inline(always)]
 fn visit_prefetching<P: Policy, S: BuildHasher, K: Hash>(
+    layout: P,
+    blocks: *const P::Block,
+    len: usize,
+    hasher: &S,
+    keys: &[K],
+    distance: usize,
+    visit: impl FnMut(usize, P::Location),
+) {
+    // The crate's hashers are copied onto the stack first: a copy the loop owns stays in
+    // registers, where the filter's own hasher, a field beside the blocks the loop writes,
+    // would be reloaded after every write (the compiler cannot tell them apart). Each is a
+    // `u64` seed; the answer is the same, since the copy is the same hasher.
+    if let Ok(hasher) = castaway::cast!(hasher, &Xxh3) {
+        let local = *hasher;
+        return visit_hashed(layout, blocks, len, &local, keys, distance, visit);
+    }
+    if let Ok(hasher) = castaway::cast!(hasher, &GxHash) {
+        let local = *hasher;
+        return visit_hashed(layout, blocks, len, &local, keys, distance, visit);
+    }
+    if let Ok(hasher) = castaway::cast!(hasher, &ParquetHash) {
+        let local = *hasher;
+        return visit_hashed(layout, blocks, len, &local, keys, distance, visit);
+    }
+    visit_hashed(layout, blocks, len, hasher, keys, distance, visit);
+}
+
+/// [`visit_prefetching`] with the hasher it hashes with.
+#[inline(always)]
+fn visit_hashed<P: Policy, S: BuildHasher, K: Hash>(
     layout: P,
     blocks: *const P::Block,
     len: usize,

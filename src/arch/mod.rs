@@ -31,7 +31,7 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the contract: [`Token`], [`Operation`], [`OperationOn`], `kernel_entry_point!` |
-//! | `primitives.rs` | what each layout asks of every kernel (`SplitBlockKernel`, `WideKernel`), and `BloomOps`, the layouts' operations written once over them |
+//! | `primitives.rs` | what each layout asks of every kernel (`SplitBlockKernel`, `WideKernel`, `WindowKernel`), and `BloomOps`, the layouts' operations written once over them |
 //! | `batch.rs` | the operations every layout shares: single keys, the prefetching batch loops (one ring, parameterised by where a key's lines are), [`PreHashed`] |
 //! | `scalar.rs`, `portable.rs` | the scalar reference and the portable (`wide`) kernel: token, every layout's primitives, entry point |
 //! | `avx2/`, `avx512/`, `neon/` | one SIMD kernel each: `mod.rs` (token, detection, entry point: its target features written once), one file per layout |

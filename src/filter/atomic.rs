@@ -8,13 +8,10 @@
 //! The memory-ordering argument is in the docs of [`AtomicFilter`].
 
 use alloc::vec::Vec;
-use core::convert::Infallible;
 use core::fmt;
-use core::hash::{BuildHasher, Hash};
 
 use crate::arch::Dispatch;
 use crate::error::Error;
-use crate::filter::write::{self, Insert};
 use crate::filter::{Filter, view};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::layout::split_block::{Block, block_index};
@@ -110,97 +107,21 @@ impl<S> AtomicFilter<S> {
     }
 }
 
-impl<S: BuildHasher> AtomicFilter<S> {
-    /// Adds `key` through a shared reference; returns `true` when it was newly inserted (some
-    /// of its bits were unset when this call read them), as [`Filter::insert`].
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert(&42u64));
-    /// assert!(!filter.insert(&42u64));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert<K: Hash + ?Sized>(&self, key: &K) -> bool {
-        let Ok(new) = write::insert(&mut { self }, key);
-        new
-    }
-
-    /// Adds every key of `keys` through a shared reference: the result of
-    /// [`insert`](AtomicFilter::insert) on each, the keys hashed a chunk at a time.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
-    /// filter.insert_batch(&["apple", "pear", "plum"]);
-    /// assert!(filter.contains("pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&self, keys: &[K]) {
-        let Ok(()) = write::insert_batch(&mut { self }, keys);
-    }
-}
-
-impl<S> AtomicFilter<S> {
-    /// Adds a pre-hashed key (as [`Filter::insert_hash`]); returns `true` when it was newly
-    /// inserted (some of its bits were unset when this call read them). Two threads racing to
-    /// insert the same new key may both get `true`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(16)?;
-    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_hash(&self, hash: u64) -> bool {
-        let Ok(new) = (&mut { self }).insert_one(hash);
-        new
-    }
-
-    /// Adds every hash of `hashes`.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_num_blocks(64)?;
-    /// filter.insert_hash_batch(&[1 << 40, 2 << 40, 3 << 40]);
-    /// assert!(filter.contains_hash(2 << 40));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash_batch(&self, hashes: &[u64]) {
-        let Ok(()) = (&mut { self }).insert_all(hashes);
-    }
-}
-
-/// The byte-key contract: keys given as exactly their bytes, hashed with
-/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
-/// another program can reproduce it. Use these for persisted string and byte keys.
-impl<S: FilterHasher> AtomicFilter<S> {
-    /// Adds the key made of exactly `key`'s bytes; returns `true` when it was newly inserted,
-    /// as [`insert`](AtomicFilter::insert).
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert_bytes(b"key"));
-    /// assert!(filter.contains_bytes("key".as_bytes()));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&self, key: &[u8]) -> bool {
-        let Ok(new) = write::insert_bytes(&mut { self }, key);
-        new
-    }
-
-    /// Adds every key of `keys` (each exactly its bytes): the result of
-    /// [`insert_bytes`](AtomicFilter::insert_bytes) on each, through the pre-hashed batch path.
-    ///
-    /// ```
-    /// let filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes_batch(&["apple", "pear"]);
-    /// assert!(filter.contains_bytes(b"pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&self, keys: &[K]) {
-        let Ok(()) = write::insert_bytes_batch(&mut { self }, keys);
-    }
+write_methods! {
+    type: {S} AtomicFilter {S},
+    writer: shared,
+    error: Infallible,
+    insert_one: |filter, hash| {
+        let block = &filter.blocks[block_index(hash, filter.blocks.len())];
+        Ok(!block.insert(filter.kernel.mask(hash as u32)))
+    },
+    setup: "let mut filter = splitbloom::AtomicFilter::with_fpr(100, 0.01)?;",
+    lookup: "filter",
+    note: "Through a shared reference: threads insert into one filter at once, each bit set \
+           with an atomic OR. `true` means some of the key's bits were unset when this call \
+           read them, so two threads racing to insert the same new key may both get `true`.",
+    batch_note: "Through a shared reference, the keys hashed a chunk at a time.",
+    extend_note: "A filter never refuses a key, so this cannot fail.",
 }
 
 read_methods! {
@@ -244,6 +165,20 @@ impl<S> AtomicFilter<S> {
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
         view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
+    }
+
+    /// An estimate of how many distinct keys were inserted, from the fill ratio (see
+    /// [`Filter::estimated_items`]).
+    ///
+    /// ```
+    /// let filter = splitbloom::AtomicFilter::with_bits_per_key(10_000, 10.0)?;
+    /// filter.insert_batch(&(0..10_000u64).collect::<Vec<_>>());
+    /// assert!((filter.estimated_items() - 10_000.0).abs() < 500.0);
+    /// assert_eq!(filter.estimated_items(), filter.snapshot().estimated_items());
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        crate::math::keys_per_block_for_fill(self.fill_ratio()) * self.blocks.len() as f64
     }
 }
 
@@ -427,38 +362,6 @@ impl<S: PartialEq> PartialEq for AtomicFilter<S> {
                 .iter()
                 .zip(other.blocks.iter())
                 .all(|(a, b)| a.load() == b.load())
-    }
-}
-
-/// Adds every key (as [`insert`](AtomicFilter::insert)); cannot fail.
-///
-/// ```
-/// let mut filter = splitbloom::AtomicFilter::with_fpr(1000, 0.01)?;
-/// filter.extend(0..100u64);
-/// assert!(filter.contains(&99u64));
-/// # Ok::<(), splitbloom::Error>(())
-/// ```
-impl<S: BuildHasher, K: Hash> Extend<K> for AtomicFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        let Ok(()) = write::extend(&mut &*self, keys);
-    }
-}
-
-/// The one primitive every write of [`AtomicFilter`] is written from (see `filter::write`),
-/// on a shared reference: writers share the filter.
-impl<S> Insert for &AtomicFilter<S> {
-    type Hasher = S;
-    type Error = Infallible;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    #[inline(always)]
-    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
-        let block = &self.blocks[block_index(hash, self.blocks.len())];
-        Ok(!block.insert(self.kernel.mask(hash as u32)))
     }
 }
 

@@ -17,15 +17,12 @@
 //! [`rotations`]: AtomicWindowFilter::rotations
 
 use core::cell::Cell;
-use core::convert::Infallible;
 use core::fmt;
-use core::hash::{BuildHasher, Hash};
 use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering, fence};
 
 use crate::arch::Dispatch;
 use crate::filter::WindowFilter;
-use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::kind::Kernel;
 use crate::layout::split_block::block_index;
@@ -318,78 +315,17 @@ impl<S> WindowWriter<'_, S> {
             }
         }
     }
-
-    /// Adds a pre-hashed key to the newest generation; `true` when no generation held it.
-    ///
-    /// ```
-    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
-    /// assert!(window.writer().unwrap().insert_hash(0x0123_4567_89ab_cdef));
-    /// assert!(window.contains_hash(0x0123_4567_89ab_cdef));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let Ok(new) = self.insert_one(hash);
-        new
-    }
 }
 
-impl<S: BuildHasher> WindowWriter<'_, S> {
-    /// Adds `key` to the newest generation; `true` when no generation held it, as
-    /// [`WindowFilter::insert`].
-    ///
-    /// ```
-    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
-    /// let mut writer = window.writer().unwrap();
-    /// assert!(writer.insert("key"));
-    /// assert!(!writer.insert("key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        let Ok(new) = write::insert(self, key);
-        new
-    }
+impl<S: FilterHasher> WindowWriter<'_, S> {}
 
-    /// Adds every key of `keys` to the newest generation.
-    ///
-    /// ```
-    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
-    /// window.writer().unwrap().insert_batch(&["apple", "pear"]);
-    /// assert!(window.contains("pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
-        let Ok(()) = write::insert_batch(self, keys);
-    }
-}
-
-impl<S: FilterHasher> WindowWriter<'_, S> {
-    /// Adds the key made of exactly `key`'s bytes to the newest generation.
-    ///
-    /// ```
-    /// let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
-    /// window.writer().unwrap().insert_bytes(b"key");
-    /// assert!(window.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let Ok(new) = write::insert_bytes(self, key);
-        new
-    }
-}
-
-/// The writer's inserts, written once with the other types' (see `filter::write`).
-impl<S> Insert for WindowWriter<'_, S> {
-    type Hasher = S;
-    type Error = Infallible;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        &self.window.hasher
-    }
-
-    #[inline(always)]
-    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
-        let window = self.window;
+write_methods! {
+    type: {'a, S} WindowWriter {'a, S},
+    writer: exclusive,
+    error: Infallible,
+    hasher: |writer| &writer.window.hasher,
+    insert_one: |writer, hash| {
+        let window = writer.window;
         let group = window.group_of(hash);
         let present = window.any_holds(group, hash as u32);
         // The key's mask as the plane's 64-bit words, ORed into the newest plane; `Relaxed`
@@ -404,5 +340,13 @@ impl<S> Insert for WindowWriter<'_, S> {
             }
         }
         Ok(!present)
-    }
+    },
+    setup: "let window = splitbloom::WindowFilter::with_fpr(100, 0.01, 2)?.into_atomic();
+let mut filter = window.writer().unwrap();",
+    lookup: "window",
+    note: "The key goes into the newest generation, as [`WindowFilter::insert`]: `true` means \
+           no generation held it. Readers may probe the window meanwhile; each of the key's \
+           bits is set with an atomic OR.",
+    batch_note: "Into the newest generation, a key at a time.",
+    extend_note: "A window never refuses a key, so this cannot fail.",
 }

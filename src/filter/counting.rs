@@ -15,14 +15,12 @@
 //! when one key is inserted many times or a block is heavily overloaded (Fan et al., "Summary
 //! cache", 2000: with 4-bit counters overflow is rare).
 
-use core::convert::Infallible;
 use core::fmt;
 use core::hash::{BuildHasher, Hash};
 
 use crate::arch::Dispatch;
 use crate::error::Error;
 use crate::filter::Filter;
-use crate::filter::write::{self, Insert};
 use crate::hash::{FilterHasher, Xxh3};
 use crate::layout::split_block::{Block, LANES, block_index};
 use crate::math;
@@ -128,22 +126,6 @@ impl<S> CountingFilter<S> {
         core::array::from_fn(|lane| ((lanes[lane] >> shifts[lane]) & 0xF) as u8)
     }
 
-    /// Adds a pre-hashed key: increments its eight counters (those already at
-    /// [`COUNTER_MAX`](Self::COUNTER_MAX) stay there). Returns `true` when the key was newly
-    /// inserted (at least one of its counters was 0), as [`Filter::insert_hash`].
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(16)?;
-    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef));
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef));
-    /// assert_eq!(filter.count_estimate_hash(0x0123_4567_89ab_cdef), 2);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash(&mut self, hash: u64) -> bool {
-        let Ok(new) = self.insert_one(hash);
-        new
-    }
-
     /// Removes one occurrence of a pre-hashed key: decrements its eight counters, except those
     /// saturated at [`COUNTER_MAX`](Self::COUNTER_MAX), which stay (so no other key can be lost).
     ///
@@ -177,19 +159,6 @@ impl<S> CountingFilter<S> {
             }
         }
         present
-    }
-
-    /// Adds one occurrence of every hash of `hashes`: the result of
-    /// [`insert_hash`](CountingFilter::insert_hash) on each.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_num_blocks(64)?;
-    /// filter.insert_hash_batch(&[1 << 40, 2 << 40]);
-    /// assert!(filter.contains_hash(2 << 40));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash_batch(&mut self, hashes: &[u64]) {
-        let Ok(()) = self.insert_all(hashes);
     }
 
     /// Removes one occurrence of every hash of `hashes` (see
@@ -288,20 +257,6 @@ impl<S> CountingFilter<S> {
 }
 
 impl<S: BuildHasher> CountingFilter<S> {
-    /// Adds one occurrence of `key`; returns `true` when it was newly inserted (at least one of
-    /// its counters was 0), as `HashSet::insert` does.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert(&42u64));
-    /// assert!(!filter.insert(&42u64));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> bool {
-        let Ok(new) = write::insert(self, key);
-        new
-    }
-
     /// Removes one occurrence of `key`; only remove keys you inserted (see
     /// [`remove_hash`](Self::remove_hash) for what happens otherwise).
     ///
@@ -331,19 +286,6 @@ impl<S: BuildHasher> CountingFilter<S> {
         self.count_estimate_hash(crate::hash::hash_key(&self.hasher, key))
     }
 
-    /// Adds one occurrence of every key of `keys`: the result of
-    /// [`insert`](CountingFilter::insert) on each.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_batch(&["apple", "pear"]);
-    /// assert!(filter.contains("pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) {
-        let Ok(()) = write::insert_batch(self, keys);
-    }
-
     /// Removes one occurrence of every key of `keys`: the result of
     /// [`remove`](CountingFilter::remove) on each (only remove keys you inserted). Returns how
     /// many were removed (found present).
@@ -365,21 +307,6 @@ impl<S: BuildHasher> CountingFilter<S> {
 /// another program can reproduce it; the same hashes as [`Filter`]'s byte entry points, so
 /// [`to_filter`](CountingFilter::to_filter) keeps answering for them.
 impl<S: FilterHasher> CountingFilter<S> {
-    /// Adds the key made of exactly `key`'s bytes (see
-    /// [`insert_hash`](CountingFilter::insert_hash) for the return value).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes(b"key");
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&mut self, key: &[u8]) -> bool {
-        let Ok(new) = write::insert_bytes(self, key);
-        new
-    }
-
     /// Removes the key made of exactly `key`'s bytes (see
     /// [`remove_hash`](CountingFilter::remove_hash)).
     ///
@@ -410,18 +337,32 @@ impl<S: FilterHasher> CountingFilter<S> {
     pub fn count_estimate_bytes(&self, key: &[u8]) -> u8 {
         self.count_estimate_hash(self.hash_bytes(key))
     }
+}
 
-    /// Adds every key of `keys` (each exactly its bytes).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;
-    /// filter.insert_bytes_batch(&["apple", "pear"]);
-    /// assert!(filter.contains_bytes(b"pear"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) {
-        let Ok(()) = write::insert_bytes_batch(self, keys);
-    }
+write_methods! {
+    type: {S} CountingFilter {S},
+    writer: exclusive,
+    error: Infallible,
+    // Increment the key's eight counters, those at `COUNTER_MAX` staying there.
+    insert_one: |filter, hash| {
+        let (index, shifts) = filter.locate(hash);
+        let mut was_zero = false;
+        for (lane, shift) in filter.blocks[index].0.iter_mut().zip(shifts) {
+            let count = (*lane >> shift) & 0xF;
+            was_zero |= count == 0;
+            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
+        }
+        Ok(was_zero)
+    },
+    setup: "let mut filter = splitbloom::CountingFilter::with_fpr(100, 0.01)?;",
+    lookup: "filter",
+    note: "Each insert adds one occurrence: it increments the key's eight counters (those at \
+           [`COUNTER_MAX`](CountingFilter::COUNTER_MAX) stay there), and `true` means at \
+           least one of them was 0. [`remove`](CountingFilter::remove) takes one occurrence \
+           away.",
+    batch_note: "One occurrence of each, a key at a time.",
+    extend_note: "A counting filter never refuses a key (its counters saturate), so this \
+                  cannot fail.",
 }
 
 read_methods! {
@@ -440,45 +381,6 @@ for key in [\"apple\", \"pear\"] {
 }
 
 shared_methods!(@accessors CountingFilter, "let filter = splitbloom::CountingFilter::with_num_blocks(8)?;", 128);
-
-/// Adds one occurrence of every key (as [`insert`](CountingFilter::insert)); cannot fail.
-///
-/// ```
-/// let mut filter = splitbloom::CountingFilter::with_fpr(1000, 0.01)?;
-/// filter.extend(["a", "b", "a"]);
-/// assert_eq!(filter.count_estimate("a"), 2);
-/// # Ok::<(), splitbloom::Error>(())
-/// ```
-impl<S: BuildHasher, K: Hash> Extend<K> for CountingFilter<S> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        let Ok(()) = write::extend(self, keys);
-    }
-}
-
-/// The one primitive every write of [`CountingFilter`] is written from (see `filter::write`):
-/// increment the key's eight counters, those at [`COUNTER_MAX`](CountingFilter::COUNTER_MAX)
-/// staying there.
-impl<S> Insert for CountingFilter<S> {
-    type Hasher = S;
-    type Error = Infallible;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    #[inline]
-    fn insert_one(&mut self, hash: u64) -> Result<bool, Infallible> {
-        let (index, shifts) = self.locate(hash);
-        let mut was_zero = false;
-        for (lane, shift) in self.blocks[index].0.iter_mut().zip(shifts) {
-            let count = (*lane >> shift) & 0xF;
-            was_zero |= count == 0;
-            *lane += u128::from(count < u128::from(Self::COUNTER_MAX)) << shift;
-        }
-        Ok(was_zero)
-    }
-}
 
 /// Equal when they hold the same counters and the same hasher; the kernel is not compared.
 ///

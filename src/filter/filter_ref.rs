@@ -263,29 +263,6 @@ let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;"
 }
 
 impl<S, L: Layout> BloomFilterRef<'_, S, L> {
-    /// The layout the bytes hold (a wide filter's probes per key).
-    ///
-    /// ```
-    /// use splitbloom::{Layout, WideFilter, WideFilterRef};
-    /// let bytes = WideFilter::with_num_blocks(64, 2)?.to_bytes();
-    /// assert_eq!(WideFilterRef::from_bytes(&bytes)?.layout().probes(), 2);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn layout(&self) -> L {
-        self.layout
-    }
-
-    /// The blocks each key sets its bits in (see [`BloomFilter::probes`]).
-    ///
-    /// ```
-    /// let bytes = splitbloom::WideFilter::with_num_blocks(64, 2)?.to_bytes();
-    /// assert_eq!(splitbloom::WideFilterRef::from_bytes(&bytes)?.probes(), 2);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn probes(&self) -> u8 {
-        self.layout.probes()
-    }
-
     /// Whether the view reads the caller's bytes in place (`false`: they were copied, because
     /// the bitset was not aligned to its words or the host is big-endian).
     ///
@@ -297,47 +274,6 @@ impl<S, L: Layout> BloomFilterRef<'_, S, L> {
     /// ```
     pub fn is_zero_copy(&self) -> bool {
         matches!(self.blocks, Cow::Borrowed(_))
-    }
-
-    /// The fraction of bits that are set, from 0 to 1 (see [`BloomFilter::fill_ratio`]).
-    ///
-    /// ```
-    /// let bytes = splitbloom::Filter::with_num_blocks(3)?.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert_eq!(view.fill_ratio(), 0.0);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn fill_ratio(&self) -> f64 {
-        self.view().fill_ratio()
-    }
-
-    /// The false-positive rate of the filter as it is (see [`BloomFilter::estimated_fpr`]).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::Filter::with_num_blocks(3)?;
-    /// filter.insert("x");
-    /// let bytes = filter.to_bytes();
-    /// let view: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;
-    /// assert_eq!(view.estimated_fpr(), filter.estimated_fpr());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn estimated_fpr(&self) -> f64 {
-        self.view().estimated_fpr()
-    }
-
-    /// An estimate of how many distinct keys were inserted (see
-    /// [`BloomFilter::estimated_items`]).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::WideFilter::with_fpr(10_000, 1e-4)?;
-    /// filter.insert_batch(&(0..10_000u64).collect::<Vec<_>>());
-    /// let bytes = filter.to_bytes();
-    /// let view = splitbloom::WideFilterRef::from_bytes(&bytes)?;
-    /// assert_eq!(view.estimated_items(), filter.estimated_items());
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn estimated_items(&self) -> f64 {
-        self.view().estimated_items()
     }
 }
 
@@ -394,6 +330,10 @@ impl<S: fmt::Debug, L: Layout> fmt::Debug for BloomFilterRef<'_, S, L> {
 
 shared_methods!(@accessors {'a, S, L: Layout} BloomFilterRef {'a, S, L}, "let bytes = splitbloom::Filter::with_num_blocks(8)?.to_bytes();
 let filter: splitbloom::FilterRef = splitbloom::FilterRef::from_bytes(&bytes)?;", 32);
+shared_methods!(@layout {'a, S, L: Layout} BloomFilterRef {'a, S, L}, "let mut wide = splitbloom::WideFilter::with_fpr(10_000, 1e-5)?;
+wide.insert_batch(&(0..10_000u64).collect::<Vec<_>>());
+let bytes = wide.to_bytes();
+let filter = splitbloom::WideFilterRef::from_bytes(&bytes)?;");
 
 // Compile-time check that views can be shared between threads (e.g. one mmap'd file probed by
 // many readers).

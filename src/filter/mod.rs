@@ -22,11 +22,14 @@
 //! lists a type's methods in that order: constructors, inserts and lookups first, conversions
 //! and set operations last.
 
-// First: they define `shared_methods!` and `read_methods!`, which the other files use.
+// First: they define `shared_methods!`, `read_methods!` and `write_methods!`, which the other
+// files use.
 #[macro_use]
 mod shared;
 #[macro_use]
 mod read_methods;
+#[macro_use]
+mod write_methods;
 pub(crate) mod view;
 pub(crate) mod write;
 

@@ -6,6 +6,10 @@
 /// `with_num_blocks_and_hasher`. Each part is invoked on its own, where it belongs in the
 /// type's documentation (constructors first).
 ///
+/// * `@layout {generics} Type {arguments}, make`: `layout`, `probes`, `as_words` and the
+///   statistics of the bits (`fill_ratio`, `estimated_fpr`, `estimated_items`), for
+///   [`BloomFilter`](crate::BloomFilter) and its view; `make` binds `filter`, a wide filter of
+///   two probes holding 10,000 keys;
 /// * `@constructors Type`: `with_fpr`, `with_bits_per_key`, `with_num_blocks` and the
 ///   `_and_hasher` forms of the first two;
 /// * `@accessors Type, make, block_bytes` (or `{generics} Type {arguments}` for a generic
@@ -77,6 +81,97 @@ macro_rules! shared_methods {
             /// ```
             pub fn size_in_bytes(&self) -> usize {
                 core::mem::size_of_val(&self.blocks[..])
+            }
+        }
+    };
+    (@layout {$($gen:tt)*} $Type:ident {$($args:tt)*}, $make:literal) => {
+        /// The layout and what the bits say, read through the filter's view (`view.rs`).
+        impl<$($gen)*> $Type<$($args)*> {
+            /// The layout, with what it decided when the filter was sized (a wide filter's
+            /// probes per key).
+            ///
+            /// ```
+            /// use splitbloom::Layout;
+            #[doc = $make]
+            /// assert_eq!((filter.layout().probes(), filter.layout().id()), (2, 2));
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn layout(&self) -> L {
+                self.layout
+            }
+
+            /// The blocks each key sets its bits in: 1 (one cache line per lookup), or 2 for a
+            /// [`WideFilter`](crate::WideFilter) sized below 0.1%.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert_eq!(filter.probes(), 2);
+            /// assert_eq!(splitbloom::WideFilter::with_fpr(1000, 1e-2)?.probes(), 1);
+            /// assert_eq!(splitbloom::Filter::with_num_blocks(1)?.probes(), 1);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn probes(&self) -> u8 {
+                $crate::filter::Layout::probes(self.layout)
+            }
+
+            /// The bitset as words in native byte order, block after block: `u32` lanes for a
+            /// [`Filter`](crate::Filter), `u64` words for a [`WideFilter`](crate::WideFilter)
+            /// (word `j` of block `b` at `8b + j`; bit `i` of a word is `1 << i`).
+            ///
+            /// ```
+            /// let mut one = splitbloom::Filter::with_num_blocks(2)?;
+            /// one.insert_hash(0);
+            /// assert_eq!(one.as_words().len(), 16);
+            /// assert_eq!(one.as_words().iter().map(|w| w.count_ones()).sum::<u32>(), 8);
+            #[doc = $make]
+            /// assert_eq!(filter.as_words().len(), 8 * filter.num_blocks());
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn as_words(&self) -> &[L::Word] {
+                bytemuck::cast_slice(&self.blocks)
+            }
+
+            /// The fraction of bits that are set, from 0 to 1.
+            ///
+            /// ```
+            /// let mut one = splitbloom::Filter::with_num_blocks(1)?;
+            /// one.insert_hash(0);
+            /// assert_eq!(one.fill_ratio(), 8.0 / 256.0);
+            #[doc = $make]
+            /// assert!(filter.fill_ratio() > 0.1 && filter.fill_ratio() < 0.5);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn fill_ratio(&self) -> f64 {
+                self.view().fill_ratio()
+            }
+
+            /// The false-positive rate of the filter as it is now: the chance that a random
+            /// hash finds every bit of its blocks set, from the fill of each block's words,
+            /// averaged over blocks. Exact for uniformly distributed hashes, whatever was
+            /// inserted.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert!(filter.estimated_fpr() > 1e-6 && filter.estimated_fpr() < 1e-4);
+            /// assert_eq!(splitbloom::Filter::with_num_blocks(8)?.estimated_fpr(), 0.0);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn estimated_fpr(&self) -> f64 {
+                self.view().estimated_fpr()
+            }
+
+            /// An estimate of how many distinct keys were inserted, from the fill ratio (see
+            /// [`math::keys_per_block_for_fill`](crate::math::keys_per_block_for_fill) and
+            /// [`math::wide::items_for_fill`](crate::math::wide::items_for_fill)). Accurate to
+            /// a few percent until the filter is far past its planned size.
+            ///
+            /// ```
+            #[doc = $make]
+            /// assert!((filter.estimated_items() - 10_000.0).abs() < 500.0);
+            /// # Ok::<(), splitbloom::Error>(())
+            /// ```
+            pub fn estimated_items(&self) -> f64 {
+                self.view().estimated_items()
             }
         }
     };

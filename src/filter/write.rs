@@ -2,28 +2,54 @@
 //!
 //! A filter type tells [`Insert`] its hasher and how it adds one pre-hashed key (and, when it
 //! has a faster path, a batch of them). Everything else a writer asks (keyed and byte-key
-//! inserts, batches, `Extend`) is a function here over any [`Insert`], and the public methods
-//! of [`Filter`], [`AtomicFilter`], [`CountingFilter`] and [`ScalableFilter`] are plain methods
-//! that call one of these functions each, so the types cannot drift apart.
+//! inserts, batches, `Extend`) is a function here over any [`Insert`], and `write_methods!`
+//! writes the public methods of every filter type ([`Filter`], [`AtomicFilter`],
+//! [`CountingFilter`], [`ScalableFilter`], [`WindowFilter`], the atomic window's writer) from
+//! these functions, so the types cannot drift apart.
 //!
 //! Every write returns a `Result` whose error type is the type's own: [`Infallible`] for the
-//! filters that never refuse a key (the public method unwraps it with an irrefutable
-//! `let Ok(..)`, which costs nothing), [`Error`](crate::Error) for [`ScalableFilter`], whose
-//! insert may need a new stage.
+//! filters that never refuse a key (the public method unwraps it through [`Finish`], which
+//! costs nothing), [`Error`](crate::Error) for [`ScalableFilter`], whose insert may need a new
+//! stage.
 //!
-//! [`Infallible`]: core::convert::Infallible
 //! [`Filter`]: crate::Filter
 //! [`AtomicFilter`]: crate::AtomicFilter
 //! [`CountingFilter`]: crate::CountingFilter
 //! [`ScalableFilter`]: crate::ScalableFilter
+//! [`WindowFilter`]: crate::WindowFilter
 
+use core::convert::Infallible;
 use core::hash::{BuildHasher, Hash};
 
+use crate::error::Error;
 use crate::hash::{BYTES_CHUNK, FilterHasher, hash_key};
 
 /// Keys are hashed this many at a time into a buffer on the stack before a batch insert: long
 /// enough for a kernel's prefetch pipeline to fill, short enough to stay in L1.
 const CHUNK: usize = BYTES_CHUNK;
+
+/// What a public write method returns for a write's `Result`: the value itself when the type's
+/// error is [`Infallible`] (an irrefutable `let Ok(..)`, which costs nothing), the `Result` as
+/// it is otherwise.
+pub(crate) trait Finish<T> {
+    /// The method's return value.
+    fn finish(self) -> T;
+}
+
+impl<T> Finish<T> for Result<T, Infallible> {
+    #[inline(always)]
+    fn finish(self) -> T {
+        let Ok(value) = self;
+        value
+    }
+}
+
+impl<T> Finish<Result<T, Error>> for Result<T, Error> {
+    #[inline(always)]
+    fn finish(self) -> Self {
+        self
+    }
+}
 
 /// What a filter type provides so that the writes are written once for all of them.
 pub(crate) trait Insert {
@@ -77,6 +103,18 @@ where
 {
     let hash = hash_key(filter.hasher(), key);
     filter.insert_one(hash)
+}
+
+/// Adds a pre-hashed key; `Ok(true)` when it was newly inserted.
+#[inline(always)]
+pub(crate) fn insert_hash<W: Insert>(filter: &mut W, hash: u64) -> Result<bool, W::Error> {
+    filter.insert_one(hash)
+}
+
+/// Adds every hash of `hashes`; stops at the first error.
+#[inline]
+pub(crate) fn insert_hash_batch<W: Insert>(filter: &mut W, hashes: &[u64]) -> Result<(), W::Error> {
+    filter.insert_all(hashes)
 }
 
 /// Adds every key of `keys`; stops at the first error.

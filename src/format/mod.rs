@@ -334,7 +334,16 @@ pub(crate) fn validate(bytes: &[u8]) -> Result<(Header, &[u8]), Error> {
 /// The bitset bytes, once `bytes` is exactly as long as `header` announces (O(1): the bitset
 /// itself is not read).
 pub(crate) fn checked_length<'a>(header: &Header, bytes: &'a [u8]) -> Result<&'a [u8], Error> {
-    let expected = header.serialized_len();
+    exact_length(bytes, header.serialized_len(), HEADER_BYTES)
+}
+
+/// What follows a header of `header_bytes` bytes, once `bytes` is exactly `expected` bytes
+/// long: truncated and overlong inputs are told apart.
+pub(crate) fn exact_length(
+    bytes: &[u8],
+    expected: u64,
+    header_bytes: usize,
+) -> Result<&[u8], Error> {
     if (bytes.len() as u64) < expected {
         return Err(Error::Truncated {
             needed: expected,
@@ -347,7 +356,7 @@ pub(crate) fn checked_length<'a>(header: &Header, bytes: &'a [u8]) -> Result<&'a
             found: bytes.len(),
         });
     }
-    Ok(&bytes[HEADER_BYTES..])
+    Ok(&bytes[header_bytes..])
 }
 
 /// XXH3-64 (seed 0) of the checked header bytes followed by the bitset bytes.

@@ -180,19 +180,7 @@ pub(crate) fn parse_window(bytes: &[u8]) -> Result<(WindowHeader, &[u8]), Error>
     // z ≤ 2^32, G ≤ 64 and a plane is at most 32 bytes, so the length fits in a u64.
     let plane_bytes = plane.words() as u64 * 4;
     let expected = WINDOW_HEADER_BYTES as u64 + num_blocks * generations as u64 * plane_bytes;
-    if (bytes.len() as u64) < expected {
-        return Err(Error::Truncated {
-            needed: expected,
-            available: bytes.len(),
-        });
-    }
-    if bytes.len() as u64 > expected {
-        return Err(Error::LengthMismatch {
-            expected,
-            found: bytes.len(),
-        });
-    }
-    let payload = &bytes[WINDOW_HEADER_BYTES..];
+    let payload = super::exact_length(bytes, expected, WINDOW_HEADER_BYTES)?;
     let mut state = Xxh3Default::new();
     state.update(&raw.bytes[..CHECKED_BYTES]);
     state.update(payload);

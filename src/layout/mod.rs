@@ -15,12 +15,14 @@
 //! A layout is a policy, as Boost.Bloom's block policies are: it says how a key's 64-bit hash
 //! chooses its blocks and its bits inside them, and nothing else. The kernels (`src/arch/`)
 //! implement each layout's block primitives once per instruction set; the batch loops, the
-//! prefetching and the filter types are written once over [`Policy`].
+//! prefetching and the filter types are written once over the crate's `Policy` trait, which
+//! every layout implements (where a key's lines are, for prefetching).
 //!
 //! | file | layout | a key's bits |
 //! |---|---|---|
-//! | `split_block.rs` | [`SplitBlock`](split_block::SplitBlock): Parquet's split-block Bloom filter | eight, one in each 32-bit lane of one 32-byte block |
-//! | `wide.rs` | [`Wide`](wide::Wide): 64-byte blocks for low rates | eight, one in each 64-bit word of one block, or of two neighbouring blocks |
+//! | `split_block.rs` | [`SplitBlock`]: Parquet's split-block Bloom filter | eight, one in each 32-bit lane of one 32-byte block |
+//! | `wide.rs` | [`Wide`]: 64-byte blocks for low rates | eight, one in each 64-bit word of one block, or of two neighbouring blocks |
+//! | `window.rs` | the generations of a [`WindowFilter`](crate::WindowFilter) (not a [`Layout`](crate::Layout): a window rotates) | eight in the newest generation's plane of 128 or 256 bits; a block index's `G` planes side by side, one or two cache lines |
 
 pub(crate) mod split_block;
 pub(crate) mod wide;

@@ -55,7 +55,7 @@ pub const SALT: [u32; LANES] = [
     0x5c6b_fb31,
 ];
 
-/// The split-block layout as a [`Policy`]: one 32-byte block per key, the block chosen by
+/// The split-block layout: one 32-byte block per key, the block chosen by
 /// [`block_index`] and the bits by [`mask`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SplitBlock;

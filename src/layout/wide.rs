@@ -64,7 +64,7 @@ pub fn is_valid_shape(num_blocks: usize, probes: u8) -> bool {
     }
 }
 
-/// The wide layout as a [`Policy`]: a key's eight bits in one 64-byte block, or in two
+/// The wide layout: a key's eight bits in one 64-byte block, or in two
 /// neighbouring ones ([`probes`](Wide::probes)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Wide {

@@ -55,10 +55,11 @@ impl Lanes {
 /// below the rounding error of the sum itself.
 pub(crate) const TRUNCATION: f64 = 1.0 / (1u64 << 60) as f64;
 
-/// The chance that every lane of a block has a given bit set (one bit per lane), from the
-/// chance `clear = (1 − 1/w)^keys` that one lane of `w` bits leaves it clear: `(1 − clear)^8`.
+/// The chance that every one of a block's eight lanes (or a wide block's eight words) has a
+/// given bit set (one bit each), from the chance `clear = (1 − 1/w)^keys` that one of `w` bits
+/// leaves it clear: `(1 − clear)^8`.
 #[inline]
-fn all_lanes_set(clear: f64) -> f64 {
+pub(crate) fn all_eight_set(clear: f64) -> f64 {
     let set = 1.0 - clear;
     let set2 = set * set;
     let set4 = set2 * set2;
@@ -148,7 +149,7 @@ fn windowed_poisson_sum(lambda: f64, lanes: Lanes) -> f64 {
     // about one ulp per step, far below what reaches the result.
     let clear_at_mode = libm::pow(lanes.clear, mode);
     let mut sum = CompensatedSum::default();
-    sum.add(peak * all_lanes_set(clear_at_mode));
+    sum.add(peak * all_eight_set(clear_at_mode));
     // Upwards: P(i + 1) = P(i)·λ/(i + 1). Past the mode that ratio only falls, so the terms
     // after i add up to at most P(i)·r/(1 − r) with r = λ/(i + 1) (the lane factor is ≤ 1).
     let (mut probability, mut i, mut clear) = (peak, mode, clear_at_mode);
@@ -156,7 +157,7 @@ fn windowed_poisson_sum(lambda: f64, lanes: Lanes) -> f64 {
         i += 1.0;
         probability *= lambda / i;
         clear *= lanes.clear;
-        sum.add(probability * all_lanes_set(clear));
+        sum.add(probability * all_eight_set(clear));
         let ratio = lambda / (i + 1.0);
         let rest = probability * ratio / (1.0 - ratio);
         if rest <= TRUNCATION * sum.total() || probability == 0.0 {
@@ -170,7 +171,7 @@ fn windowed_poisson_sum(lambda: f64, lanes: Lanes) -> f64 {
         probability *= i / lambda;
         i -= 1.0;
         clear = if i == 0.0 { 1.0 } else { clear / lanes.clear };
-        let term = probability * all_lanes_set(clear);
+        let term = probability * all_eight_set(clear);
         sum.add(term);
         let ratio = i / lambda;
         if term * ratio / (1.0 - ratio) <= TRUNCATION * sum.total() || term == 0.0 {

@@ -43,8 +43,10 @@
 //! # Ok::<(), splitbloom::Error>(())
 //! ```
 
+use alloc::vec::Vec;
+
 use super::check_fpr;
-use super::lanes::{CompensatedSum, TRUNCATION, poisson_at_mode};
+use super::lanes::{CompensatedSum, TRUNCATION, all_eight_set, poisson_at_mode};
 use crate::error::Error;
 
 pub use crate::layout::wide::{GROUP_BLOCKS, MAX_WIDE_BLOCKS, WIDE_BLOCK_BYTES, is_valid_shape};
@@ -68,29 +70,43 @@ const ONE_PROBE_ALLOWANCE: f64 = 1.01;
 /// about 0.3% memory.
 pub const SIZING_MARGIN: f64 = 0.02;
 
-/// The chance that all eight words have a given bit set, from `clear = (63/64)^keys`.
-#[inline]
-fn all_words_set(clear: f64) -> f64 {
-    let set = 1.0 - clear;
-    let set2 = set * set;
-    let set4 = set2 * set2;
-    set4 * set4
-}
-
 /// `E[(1 − (63/64)^(A + shift))^8]` for `A ~ Pois(λ)`: the rate of a block holding Pois(λ)
 /// keys plus `shift` more. Accurate to a few ulps where it is small (Poisson sum outward from
 /// the mode, stopped by a geometric bound on the rest), and near 1 (closed form of the
 /// complement, `Σ_{k=1..8} (−1)^(k+1)·C(8,k)·(63/64)^(k·shift)·e^(−λ(1 − (63/64)^k))`).
 fn shifted_rate(lambda: f64, shift: u32) -> f64 {
+    shifted_rate_with(lambda, shift, &mut WordClearPowers::default())
+}
+
+/// `(63/64)^k`, each power computed once by libm's `pow` and then kept: a two-probe rate asks
+/// for the same powers once for every count of shared keys, so keeping them turns its double
+/// sum's thousands of `pow` calls into one per power, with the same values.
+#[derive(Default)]
+struct WordClearPowers(Vec<f64>);
+
+impl WordClearPowers {
+    /// `(63/64)^k`.
+    fn get(&mut self, k: u32) -> f64 {
+        let k = k as usize;
+        while self.0.len() <= k {
+            let next = self.0.len();
+            self.0.push(libm::pow(WORD_CLEAR, next as f64));
+        }
+        self.0[k]
+    }
+}
+
+/// [`shifted_rate`] with the powers of 63/64 kept in `powers`.
+fn shifted_rate_with(lambda: f64, shift: u32, powers: &mut WordClearPowers) -> f64 {
     if lambda.is_nan() {
         return f64::NAN;
     }
     if lambda >= SATURATED {
         return 1.0;
     }
-    let shift_clear = libm::pow(WORD_CLEAR, f64::from(shift));
+    let shift_clear = powers.get(shift);
     if lambda <= 0.0 {
-        return all_words_set(shift_clear);
+        return all_eight_set(shift_clear);
     }
     if lambda >= COMPLEMENT_FROM {
         const BINOMIAL: [f64; 9] = [1.0, 8.0, 28.0, 56.0, 70.0, 56.0, 28.0, 8.0, 1.0];
@@ -107,9 +123,7 @@ fn shifted_rate(lambda: f64, shift: u32) -> f64 {
         }
         return (1.0 - complement).clamp(0.0, 1.0);
     }
-    outward_sum(lambda, |keys| {
-        all_words_set(shift_clear * libm::pow(WORD_CLEAR, f64::from(keys)))
-    })
+    outward_sum(lambda, |keys| all_eight_set(shift_clear * powers.get(keys)))
 }
 
 /// `Σ_i Pois(i; λ)·g(i)` for `0 < λ < 1300` (where `poisson_at_mode` holds) and a `g` in `[0, 1]` that never falls as `i`
@@ -118,7 +132,7 @@ fn shifted_rate(lambda: f64, shift: u32) -> f64 {
 /// consecutive probabilities only falls and `g ≤ 1`, so the rest after `i` is at most
 /// `P(i)·r/(1 − r)`; downwards the ratio `i/λ` and `g` both fall, so the terms below `i` add up
 /// to at most `term(i)·r/(1 − r)`.
-fn outward_sum(lambda: f64, g: impl Fn(u32) -> f64) -> f64 {
+fn outward_sum(lambda: f64, mut g: impl FnMut(u32) -> f64) -> f64 {
     let mode = libm::floor(lambda);
     let peak = if mode == 0.0 {
         libm::exp(-lambda)
@@ -191,8 +205,9 @@ pub fn two_probe_fpr(items: usize, num_blocks: usize) -> f64 {
         return 1.0;
     }
     // The inner rate rises with the shared keys and stays at most 1, as `outward_sum` needs.
+    let mut powers = WordClearPowers::default();
     outward_sum(mean, |shared| {
-        let inner = shifted_rate(mean, shared);
+        let inner = shifted_rate_with(mean, shared, &mut powers);
         inner * inner
     })
 }
@@ -237,16 +252,52 @@ pub fn items_for_fill(fill_ratio: f64, num_blocks: usize, probes: u8) -> f64 {
 }
 
 /// The smallest block count `k·step` (`k ≥ 1`, at most [`MAX_WIDE_BLOCKS`]) whose rate is at
-/// most `fpr`, or `None`: a bisection, the rate falling as blocks are added.
-fn smallest_blocks(step: usize, fpr: f64, rate: impl Fn(usize) -> f64) -> Option<usize> {
+/// most `fpr`, or `None`; the rate falls as blocks are added. The search starts at `guess` (a
+/// block count near the answer) and gallops outward until it brackets the answer, then
+/// bisects: a handful of evaluations of `rate` where a bisection over every block count takes
+/// 32, which matters for the two-probe rate, a double sum. A poor guess costs evaluations, not
+/// correctness.
+fn smallest_blocks(
+    step: usize,
+    fpr: f64,
+    guess: usize,
+    rate: impl Fn(usize) -> f64,
+) -> Option<usize> {
     let most = MAX_WIDE_BLOCKS / step;
-    if rate(most * step) > fpr {
-        return None;
+    let fits = |k: usize| rate(k * step) <= fpr;
+    // `low` does not fit (0 blocks never do), `high` fits.
+    let (mut low, mut high);
+    let start = (guess / step).clamp(1, most);
+    if fits(start) {
+        high = start;
+        low = start;
+        let mut distance = (start / 64).max(1);
+        loop {
+            low = low.saturating_sub(distance);
+            if low == 0 || !fits(low) {
+                break;
+            }
+            high = low;
+            distance = distance.saturating_mul(2);
+        }
+    } else {
+        low = start;
+        let mut distance = (start / 64).max(1);
+        loop {
+            high = low.saturating_add(distance).min(most);
+            if fits(high) {
+                break;
+            }
+            if high == most {
+                return None;
+            }
+            low = high;
+            distance = distance.saturating_mul(2);
+        }
     }
-    let (mut low, mut high) = (0usize, most);
     while high - low > 1 {
         let mid = low + (high - low) / 2;
-        if rate(mid * step) <= fpr {
+        if fits(mid) {
             high = mid;
         } else {
             low = mid;
@@ -275,8 +326,21 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<(usize, u8), Error> 
     }
     check_fpr(fpr)?;
     let target = fpr * (1.0 - SIZING_MARGIN);
-    let one = smallest_blocks(1, target, |blocks| false_positive_rate(items, blocks, 1));
-    let two = smallest_blocks(GROUP_BLOCKS, target, |blocks| two_probe_fpr(items, blocks));
+    // The guesses, from the rate of a block whose every word holds its mean load (the blocks'
+    // spread of loads, which the exact rate includes, makes it a little low): one probe at the
+    // target, two probes where each of two independent blocks gives the target's root.
+    let per_block = |rate: f64| {
+        let keys = libm::log(1.0 - libm::pow(rate, 1.0 / 8.0)) / libm::log(WORD_CLEAR);
+        items as f64 / keys.max(f64::MIN_POSITIVE)
+    };
+    let one = smallest_blocks(1, target, per_block(target) as usize, |blocks| {
+        false_positive_rate(items, blocks, 1)
+    });
+    // Two probes put two loads of 8 bits in blocks: twice the blocks of that rate.
+    let two_guess = 2.0 * per_block(target.sqrt());
+    let two = smallest_blocks(GROUP_BLOCKS, target, two_guess as usize, |blocks| {
+        two_probe_fpr(items, blocks)
+    });
     match (one, two) {
         (Some(one), Some(two)) if one as f64 > ONE_PROBE_ALLOWANCE * two as f64 => Ok((two, 2)),
         (Some(one), _) => Ok((one, 1)),
@@ -295,6 +359,51 @@ mod tests {
 
     fn close(got: f64, want: f64, relative: f64) -> bool {
         (got - want).abs() <= relative * want
+    }
+
+    /// The smallest `k·step` whose rate is at most `fpr`, by bisecting every block count: the
+    /// reference the galloping search from a guess must agree with.
+    fn smallest_by_bisection(step: usize, fpr: f64, rate: impl Fn(usize) -> f64) -> Option<usize> {
+        let most = MAX_WIDE_BLOCKS / step;
+        if rate(most * step) > fpr {
+            return None;
+        }
+        let (mut low, mut high) = (0usize, most);
+        while high - low > 1 {
+            let mid = low + (high - low) / 2;
+            if rate(mid * step) <= fpr {
+                high = mid;
+            } else {
+                low = mid;
+            }
+        }
+        Some(high * step)
+    }
+
+    /// The search from a guess finds what bisecting every block count finds, whatever the
+    /// guess (good, far too low, far too high), for both probe counts.
+    #[test]
+    fn galloping_from_any_guess_finds_the_bisection_answer() {
+        for items in [1usize, 7, 1000, 123_457, 10_000_000] {
+            for fpr in [0.3, 1e-2, 1e-3, 1e-5, 1e-8] {
+                let one = |blocks| false_positive_rate(items, blocks, 1);
+                let two = |blocks| two_probe_fpr(items, blocks);
+                let want_one = smallest_by_bisection(1, fpr, one);
+                let want_two = smallest_by_bisection(GROUP_BLOCKS, fpr, two);
+                for guess in [0, 1, 64, items, items / 3 + 1, 1 << 20, MAX_WIDE_BLOCKS] {
+                    assert_eq!(
+                        smallest_blocks(1, fpr, guess, one),
+                        want_one,
+                        "{items} {fpr} {guess}"
+                    );
+                    assert_eq!(
+                        smallest_blocks(GROUP_BLOCKS, fpr, guess, two),
+                        want_two,
+                        "{items} {fpr} {guess}"
+                    );
+                }
+            }
+        }
     }
 
     /// F(λ) against 50-digit values from `tests/fixtures/wide_rates.py` (mpmath).

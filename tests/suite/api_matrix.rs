@@ -7,7 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use splitbloom::{
     AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter, WideFilter,
-    WideFilterRef,
+    WideFilterRef, WindowFilter,
 };
 
 /// The blocks of every fixed-size filter here.
@@ -178,6 +178,7 @@ macro_rules! check_bitset {
         assert_eq!(filter.size_in_bytes(), reference.size_in_bytes());
         assert_eq!(filter.fill_ratio(), reference.fill_ratio());
         assert_eq!(filter.estimated_fpr(), reference.estimated_fpr());
+        assert_eq!(filter.estimated_items(), reference.estimated_items());
         assert_eq!(filter.to_bytes(), reference.to_bytes());
         let mut written = Vec::new();
         filter.write_to(&mut written).unwrap();
@@ -374,6 +375,103 @@ fn a_grown_scalable_filter_answers_as_any_of_its_stages() {
     assert!(keys.members.iter().all(|key| collected.contains(key)));
 }
 
+/// A window built every way (one key at a time, batches, pre-hashed, `extend`) across a
+/// rotation holds the same bits; its reads answer as the one built key at a time does, and so
+/// do its atomic form and the atomic form's writer.
+#[test]
+fn window_filter_answers_and_writes_alike_every_way_and_atomically() {
+    let keys = keys();
+    let build = || WindowFilter::with_fpr(2_000, 0.01, 3).unwrap();
+    let mut reference = build();
+    for key in &keys.members {
+        reference.insert(key);
+    }
+    reference.rotate();
+    for key in &keys.byte_members {
+        reference.insert_bytes(key.as_bytes());
+    }
+    let hasher = *reference.hasher();
+    let member_hashes: Vec<u64> = keys
+        .members
+        .iter()
+        .map(|key| core::hash::BuildHasher::hash_one(&hasher, key))
+        .collect();
+    let byte_hashes: Vec<u64> = keys
+        .byte_members
+        .iter()
+        .map(|key| reference.hash_bytes(key.as_bytes()))
+        .collect();
+    let mut batched = build();
+    batched.insert_batch(&keys.members);
+    batched.rotate();
+    batched.insert_bytes_batch(&keys.byte_members);
+    let mut hashed = build();
+    hashed.insert_hash_batch(&member_hashes);
+    hashed.rotate();
+    hashed.insert_hash_batch(&byte_hashes);
+    let mut extended = build();
+    extended.extend(&keys.members);
+    extended.rotate();
+    extended.insert_bytes_batch(&keys.byte_members);
+    for (name, window) in [
+        ("batched", &batched),
+        ("hashed", &hashed),
+        ("extended", &extended),
+    ] {
+        assert_eq!(window.to_bytes(), reference.to_bytes(), "{name}");
+    }
+    check_reads!(batched, reference, keys);
+    assert_eq!(batched.fill_ratio(), reference.fill_ratio());
+    assert_eq!(batched.estimated_fpr(), reference.estimated_fpr());
+    let mut written = Vec::new();
+    batched.write_to(&mut written).unwrap();
+    assert_eq!(written.len(), batched.serialized_len());
+    assert_eq!(
+        WindowFilter::from_bytes(&written).unwrap().to_bytes(),
+        written
+    );
+
+    // The atomic form, written through its writer the same ways, reads as the window does.
+    let atomic = build().into_atomic();
+    {
+        let mut writer = atomic.writer().unwrap();
+        for (index, key) in keys.members.iter().enumerate() {
+            match index % 3 {
+                0 => writer.insert(key),
+                1 => writer.insert_hash(member_hashes[index]),
+                _ => {
+                    writer.insert_batch(std::slice::from_ref(key));
+                    true
+                }
+            };
+        }
+        writer.rotate();
+        writer.insert_bytes_batch(&keys.byte_members[..100]);
+        writer.insert_hash_batch(&byte_hashes[100..200]);
+        writer.extend(keys.byte_members[200..].iter().map(String::as_str));
+    }
+    let mut answers = vec![false; keys.probes.len()];
+    atomic.contains_batch(&keys.probes, &mut answers);
+    let expected: Vec<bool> = keys
+        .probes
+        .iter()
+        .map(|key| reference.contains(key))
+        .collect();
+    assert_eq!(answers, expected);
+    let bytes: Vec<bool> = keys
+        .byte_probes
+        .iter()
+        .map(|key| atomic.contains_bytes(key.as_bytes()))
+        .collect();
+    let expected_bytes: Vec<bool> = keys
+        .byte_probes
+        .iter()
+        .map(|key| reference.contains_bytes(key.as_bytes()))
+        .collect();
+    assert_eq!(bytes, expected_bytes);
+    assert_eq!(atomic.into_window().to_bytes(), reference.to_bytes());
+}
+
 /// The sized constructors give every type the block count of [`Filter`]'s.
 #[test]
 fn constructors_size_every_type_alike() {
@@ -439,6 +537,9 @@ fn from_bytes_needs_no_type_annotation() {
     let bytes = ScalableFilter::with_fpr(100, 0.01).unwrap().to_bytes();
     let scalable = ScalableFilter::from_bytes(&bytes).unwrap();
     assert_eq!(scalable.to_bytes(), bytes);
+    let bytes = WindowFilter::with_fpr(100, 0.01, 2).unwrap().to_bytes();
+    let window = WindowFilter::from_bytes(&bytes).unwrap();
+    assert_eq!(window.to_bytes(), bytes);
 
     use splitbloom::parquet::ParquetHash;
     let parquet = Filter::with_num_blocks_and_hasher(4, ParquetHash::default()).unwrap();
@@ -496,6 +597,16 @@ fn insert_is_true_for_a_new_key_and_false_for_a_repeat_on_every_type_and_every_k
             .unwrap()
             .with_kernel(kernel)
             .unwrap();
+        let mut window = WindowFilter::with_fpr(10_000, 0.001, 2)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap();
+        let atomic_window = WindowFilter::with_fpr(10_000, 0.001, 2)
+            .unwrap()
+            .with_kernel(kernel)
+            .unwrap()
+            .into_atomic();
+        let mut writer = atomic_window.writer().unwrap();
         for ((key, word), &hash) in keys.iter().zip(&words).zip(&hashes) {
             assert!(!filter.contains(key) && !filter.contains_bytes(word.as_bytes()));
             assert!(
@@ -515,8 +626,14 @@ fn insert_is_true_for_a_new_key_and_false_for_a_repeat_on_every_type_and_every_k
                 atomic.insert_hash(hash),
                 counting.insert_hash(hash),
                 scalable.insert_hash(hash).unwrap(),
+                window.insert(key),
+                window.insert_bytes(word.as_bytes()),
+                window.insert_hash(hash),
+                writer.insert(key),
+                writer.insert_bytes(word.as_bytes()),
+                writer.insert_hash(hash),
             ];
-            assert_eq!(answers, [true; 12], "{kernel}: a new key");
+            assert_eq!(answers, [true; 18], "{kernel}: a new key");
             let repeats = [
                 filter.insert(key),
                 atomic.insert(key),
@@ -530,8 +647,14 @@ fn insert_is_true_for_a_new_key_and_false_for_a_repeat_on_every_type_and_every_k
                 atomic.insert_hash(hash),
                 counting.insert_hash(hash),
                 scalable.insert_hash(hash).unwrap(),
+                window.insert(key),
+                window.insert_bytes(word.as_bytes()),
+                window.insert_hash(hash),
+                writer.insert(key),
+                writer.insert_bytes(word.as_bytes()),
+                writer.insert_hash(hash),
             ];
-            assert_eq!(repeats, [false; 12], "{kernel}: a repeated key");
+            assert_eq!(repeats, [false; 18], "{kernel}: a repeated key");
         }
         // Counting: a key stays "not new" while any occurrence is left, and is new once all
         // its occurrences are removed.
@@ -559,7 +682,8 @@ fn a_std_dedup_loop_keeps_first_occurrences() {
     let atomic = AtomicFilter::with_fpr(100_000, 0.0001).unwrap();
     let mut counting = CountingFilter::with_fpr(100_000, 0.0001).unwrap();
     let mut scalable = ScalableFilter::with_fpr(100, 0.0001).unwrap();
-    let (mut a, mut b, mut c, mut d) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut window = WindowFilter::with_fpr(100_000, 0.0001, 2).unwrap();
+    let (mut a, mut b, mut c, mut d, mut e) = (vec![], vec![], vec![], vec![], vec![]);
     for &key in &stream {
         if filter.insert(&key) {
             a.push(key);
@@ -573,12 +697,16 @@ fn a_std_dedup_loop_keeps_first_occurrences() {
         if scalable.insert(&key).unwrap() {
             d.push(key);
         }
+        if window.insert(&key) {
+            e.push(key);
+        }
     }
     for (name, kept) in [
         ("Filter", a),
         ("AtomicFilter", b),
         ("CountingFilter", c),
         ("ScalableFilter", d),
+        ("WindowFilter", e),
     ] {
         assert_eq!(kept, expected, "{name}");
     }

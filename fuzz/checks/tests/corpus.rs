@@ -95,6 +95,22 @@ fn counting_corpus() {
 #[test]
 fn window_corpus() {
     replay("window", fuzz_checks::window);
+    // The seeds include valid windows of both plane sizes, so the reader's success path is
+    // replayed too.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/window");
+    let planes: Vec<usize> = std::fs::read_dir(folder)
+        .expect("corpus folder")
+        .filter_map(|entry| {
+            let bytes = std::fs::read(entry.expect("entry").path()).expect("corpus file");
+            splitbloom::WindowFilter::from_bytes(&bytes)
+                .ok()
+                .map(|window| window.plane_bits())
+        })
+        .collect();
+    assert!(
+        planes.contains(&128) && planes.contains(&256),
+        "no valid window of each plane size among the window seeds: {planes:?}"
+    );
 }
 
 #[test]

@@ -13,7 +13,7 @@ use crate::hash::{FilterHasher, Xxh3};
 
 impl<S: FilterHasher, L: Layout> BloomFilter<S, L> {
     /// The filter in splitbloom's format (see the [`format`](crate::format) module for the
-    /// layout), under its layout's id (header byte 7: 0 for a [`Filter`], the probes per key
+    /// layout), under its layout's id (header byte 7: 0 for a [`Filter`](crate::Filter), the probes per key
     /// for a [`WideFilter`](crate::WideFilter)).
     ///
     /// ```
@@ -200,7 +200,7 @@ impl<L: Layout> BloomFilter<Xxh3, L> {
     }
 }
 
-/// `?` on a writer's error (e.g. [`Filter::write_to`]) in a function that returns [`Error`].
+/// `?` on a writer's error (e.g. [`BloomFilter::write_to`]) in a function that returns [`Error`].
 #[cfg(feature = "std")]
 impl From<std::io::Error> for Error {
     fn from(error: std::io::Error) -> Self {
@@ -211,7 +211,7 @@ impl From<std::io::Error> for Error {
     }
 }
 
-/// `?` on a reader's [`Error`] (e.g. [`Filter::from_bytes`]) in a function that returns
+/// `?` on a reader's [`Error`] (e.g. [`BloomFilter::from_bytes`]) in a function that returns
 /// `std::io::Result`: the bytes were invalid ([`std::io::ErrorKind::InvalidData`]), with the
 /// `Error` as the source; an [`Error::Io`] keeps its kind.
 #[cfg(feature = "std")]

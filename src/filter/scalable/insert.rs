@@ -1,76 +1,49 @@
 //! [`ScalableFilter`]'s writes: a key found in some stage is not added again; a new one goes
 //! into the newest stage, after a new stage is made when that one is full.
 
-use core::hash::{BuildHasher, Hash};
-
 use crate::error::Error;
-use crate::filter::write::{self, Insert};
 use crate::filter::{BloomFilter, Layout, ScalableFilter};
-use crate::hash::FilterHasher;
 
 /// Hashes are probed this many at a time: the stages' batch lookups fill their prefetch
 /// pipelines, and the answers stay on the stack.
 const CHUNK: usize = 256;
 
-impl<S: BuildHasher + Clone, L: Layout> ScalableFilter<S, L> {
-    /// Adds `key` (hashed once for all stages); returns `Ok(true)` when it was newly inserted,
-    /// as `HashSet::insert` does, and `Ok(false)` when some stage already (probably) held it.
-    /// Errors, leaving the filter unchanged, when a needed new stage cannot be made.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert(&42u64)?);
-    /// assert!(!filter.insert(&42u64)?);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert<K: Hash + ?Sized>(&mut self, key: &K) -> Result<bool, Error> {
-        write::insert(self, key)
-    }
-
-    /// Adds every key of `keys` (each hashed once for all stages); stops at the first error
-    /// (the keys before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// let keys: Vec<u64> = (0..100).collect();
-    /// filter.insert_batch(&keys)?;
-    /// assert!(keys.iter().all(|key| filter.contains(key)));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_batch<K: Hash>(&mut self, keys: &[K]) -> Result<(), Error> {
-        write::insert_batch(self, keys)
-    }
+write_methods! {
+    type: {S: Clone, L: Layout} ScalableFilter {S, L},
+    writer: exclusive,
+    error: Error,
+    // A key found in some stage is not added again; a new one goes into the newest stage.
+    insert_one: |filter, hash| {
+        if filter.contains_hash(hash) {
+            return Ok(false);
+        }
+        filter.add_absent(hash)?;
+        Ok(true)
+    },
+    insert_all: |filter, hashes| {
+        let mut new = [false; CHUNK];
+        for chunk in hashes.chunks(CHUNK) {
+            filter
+                .insert_chunk(chunk, &mut new[..chunk.len()])
+                .map_err(|(_, error)| error)?;
+        }
+        Ok(())
+    },
+    setup: "let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;",
+    lookup: "filter",
+    note: "The key is hashed once for all stages; a key no stage holds goes into the newest \
+           stage, after a new stage is made when that one holds its planned number. Errors, \
+           leaving the filter unchanged, when that new stage cannot be made (it would exceed \
+           [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS) or the allocator refuses it).",
+    batch_note: "Every stage answers a chunk of 256 hashes in its batch path first (the \
+                 answers are those of inserting in order, repeats within the batch included). \
+                 Stops at the first error: the keys before it are in, the rest are not.",
+    extend_note: "# Panics\n\nWhen a new stage cannot be made, as `Vec::extend` panics on \
+                  capacity overflow: [`insert_batch`](ScalableFilter::insert_batch) gives that \
+                  as an [`Error`] instead.",
 }
 
 impl<S: Clone, L: Layout> ScalableFilter<S, L> {
-    /// Adds a pre-hashed key; returns `Ok(true)` when it was newly inserted, `Ok(false)` when it
-    /// was probably present already (then nothing is added). Errors, leaving the filter unchanged, when the newest stage is full and the
-    /// next cannot be made.
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert_hash(0x0123_4567_89ab_cdef)?);
-    /// assert!(!filter.insert_hash(0x0123_4567_89ab_cdef)?);
-    /// assert_eq!(filter.len(), 1);
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash(&mut self, hash: u64) -> Result<bool, Error> {
-        self.insert_one(hash)
-    }
-
-    /// Adds every hash of `hashes`; stops at the first error (the hashes before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// let hashes: Vec<u64> = (0..100u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
-    /// filter.insert_hash_batch(&hashes)?;
-    /// assert!(hashes.iter().all(|&hash| filter.contains_hash(hash)));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_hash_batch(&mut self, hashes: &[u64]) -> Result<(), Error> {
-        self.insert_all(hashes)
-    }
-
     /// Adds every hash of `hashes` and writes into `new[i]` what
     /// [`insert_hash`](Self::insert_hash) would have answered for `hashes[i]` inserted in
     /// order: `true` when it was newly added, `false` when some stage (or an earlier hash of
@@ -156,92 +129,5 @@ impl<S: Clone, L: Layout> ScalableFilter<S, L> {
     fn newest_mut(&mut self) -> &mut BloomFilter<S, L> {
         let newest = self.stages.len() - 1;
         &mut self.stages[newest]
-    }
-}
-
-/// The one primitive every write of [`ScalableFilter`] is written from (see `filter::write`):
-/// a key found in some stage is not added again; a new one goes into the newest stage, after a
-/// new stage is made when that one is full.
-impl<S: Clone, L: Layout> Insert for ScalableFilter<S, L> {
-    type Hasher = S;
-    type Error = Error;
-
-    #[inline(always)]
-    fn hasher(&self) -> &S {
-        &self.hasher
-    }
-
-    fn insert_one(&mut self, hash: u64) -> Result<bool, Error> {
-        if self.contains_hash(hash) {
-            return Ok(false);
-        }
-        self.add_absent(hash)?;
-        Ok(true)
-    }
-
-    fn insert_all(&mut self, hashes: &[u64]) -> Result<(), Error> {
-        let mut new = [false; CHUNK];
-        for chunk in hashes.chunks(CHUNK) {
-            self.insert_chunk(chunk, &mut new[..chunk.len()])
-                .map_err(|(_, error)| error)?;
-        }
-        Ok(())
-    }
-}
-
-/// The byte-key contract: keys given as exactly their bytes, hashed with
-/// [`FilterHasher::hash_bytes`], whose framing the [`hash`](crate::hash) module documents so
-/// another program can reproduce it. Use these for persisted string and byte keys.
-impl<S: FilterHasher + Clone, L: Layout> ScalableFilter<S, L> {
-    /// Adds the key made of exactly `key`'s bytes (see [`hash_bytes`](Self::hash_bytes));
-    /// errors like [`insert_hash`](crate::ScalableFilter::insert_hash).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(100, 0.01)?;
-    /// assert!(filter.insert_bytes(b"key")?);
-    /// assert!(filter.contains_bytes(b"key"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    #[inline]
-    pub fn insert_bytes(&mut self, key: &[u8]) -> Result<bool, Error> {
-        write::insert_bytes(self, key)
-    }
-
-    /// Adds every key of `keys` as [`insert_bytes`](Self::insert_bytes) does; stops at the
-    /// first error (the keys before it are in).
-    ///
-    /// ```
-    /// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-    /// filter.insert_bytes_batch(&["a", "b", "c"])?;
-    /// assert!(filter.contains_bytes(b"b"));
-    /// # Ok::<(), splitbloom::Error>(())
-    /// ```
-    pub fn insert_bytes_batch<K: AsRef<[u8]>>(&mut self, keys: &[K]) -> Result<(), Error> {
-        write::insert_bytes_batch(self, keys)
-    }
-}
-
-/// Adds every key, growing as needed.
-///
-/// # Panics
-///
-/// When a new stage cannot be made: it would exceed
-/// [`math::MAX_BLOCKS`](crate::math::MAX_BLOCKS) or the allocator
-/// refuses it, as `Vec::extend` panics on capacity overflow. Use
-/// [`insert_batch`](ScalableFilter::insert_batch) or [`insert`](ScalableFilter::insert) to get
-/// that as an [`Error`] instead.
-///
-/// ```
-/// let mut filter = splitbloom::ScalableFilter::with_fpr(10, 0.01)?;
-/// filter.extend(0..100u64);
-/// filter.extend(["apple", "pear"]);
-/// assert!(filter.contains(&99u64) && filter.contains("pear"));
-/// # Ok::<(), splitbloom::Error>(())
-/// ```
-impl<S: BuildHasher + Clone, L: Layout, K: Hash> Extend<K> for ScalableFilter<S, L> {
-    fn extend<I: IntoIterator<Item = K>>(&mut self, keys: I) {
-        if let Err(error) = write::extend(self, keys) {
-            panic!("ScalableFilter::extend: {error}");
-        }
     }
 }

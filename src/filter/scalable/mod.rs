@@ -428,6 +428,22 @@ impl<S, L: Layout> ScalableFilter<S, L> {
             .product::<f64>();
         1.0 - none
     }
+
+    /// An estimate of how many distinct keys were inserted: the sum of the stages'
+    /// [`BloomFilter::estimated_items`], from their fill. Unlike [`len`](Self::len), which
+    /// counts inserts, it is what the bits say (a filter read from bytes without its count, a
+    /// check of the count).
+    ///
+    /// ```
+    /// let mut filter = splitbloom::ScalableFilter::with_fpr(1_000, 0.01)?;
+    /// filter.insert_batch(&(0..20_000u64).collect::<Vec<_>>())?;
+    /// let estimate = filter.estimated_items();
+    /// assert!((estimate - filter.len() as f64).abs() < 0.05 * filter.len() as f64);
+    /// # Ok::<(), splitbloom::Error>(())
+    /// ```
+    pub fn estimated_items(&self) -> f64 {
+        self.stages.iter().map(BloomFilter::estimated_items).sum()
+    }
 }
 
 impl<S: Clone, L: Layout> Clone for ScalableFilter<S, L> {
