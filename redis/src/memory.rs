@@ -10,9 +10,12 @@ use redis_module::{Context, ContextFlags, RedisError, raw};
 use crate::config::MAX_FILTER_BYTES;
 
 /// Checks that a command may create a new filter or sub-filter of `bytes` bitset bytes
-/// ([`check_value`] with the command's context), as an error reply.
+/// ([`check_value`] with the command's context: the bitset under `MAX_FILTER_BYTES`, what its
+/// allocation takes under `maxmemory`), as an error reply.
 pub fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
-    check_value(Some(ctx), bytes, bytes).map_err(RedisError::String)
+    let allocated =
+        usize::try_from(bytes).map_or(u64::MAX, |bytes| allocated_for(bytes, 64) as u64);
+    check_value(Some(ctx), bytes, allocated).map_err(RedisError::String)
 }
 
 /// Checks that a new value, or a new part of one, may be allocated: its largest filter under
@@ -158,6 +161,7 @@ pub fn allocated_for(bytes: usize, align: usize) -> usize {
     if bytes < 8 << 20 {
         Layout::from_size_align(bytes.max(1), align).map_or(bytes, crate::alloc::allocation_size)
     } else {
-        bytes.next_multiple_of(HUGE_PAGE) + HUGE_PAGE
+        let huge = bytes.checked_next_multiple_of(HUGE_PAGE);
+        huge.and_then(|huge| huge.checked_add(HUGE_PAGE)).unwrap_or(usize::MAX)
     }
 }
