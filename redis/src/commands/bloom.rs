@@ -63,7 +63,6 @@ fn add_all(
     Ok((new, stop))
 }
 
-const NO_STAGE: &str = "OOM cannot create a new sub-filter: maxmemory, MAX_FILTER_BYTES or the system allocator refused it";
 const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
 const CANNOT_GROW: &str = "ERR Maximum expansions reached: the next sub-filter's capacity is beyond what a filter can hold (lower EXPANSION)";
 
@@ -90,34 +89,6 @@ fn add_items(
     };
     ctx.replicate_verbatim();
     Ok(result)
-}
-
-/// A predicate's answer (`ADD`: the item was new; `EXISTS`: it may be present), as current
-/// RedisBloom (2.6 and later, and Redis 8) sends it: a RESP3 boolean, which Redis sends to a
-/// RESP2 client as the integer 1 or 0, as RedisBloom 2.4 answers both.
-fn answer(yes: bool) -> RedisValue {
-    RedisValue::Bool(yes)
-}
-
-/// Replies with an array of answers ([`answer`]), ending with the error that stopped the batch.
-/// Written straight to the reply, one call per answer: building a `RedisValue` per answer first
-/// was a measurable part of a pipelined batch's time (`redis/README.md`, "Where the time goes").
-fn answers(ctx: &Context, new: &[bool], stop: Option<&'static str>) -> RedisResult {
-    let len = new.len() + usize::from(stop.is_some());
-    // SAFETY: the API pointers are set before any command runs; `ctx` is this command's
-    // context, and the array gets exactly `len` elements: one per answer, then the error.
-    unsafe {
-        let reply_array = raw::RedisModule_ReplyWithArray.expect("Redis provides ReplyWithArray");
-        let reply_bool = raw::RedisModule_ReplyWithBool.expect("Redis 7.0 provides ReplyWithBool");
-        reply_array(ctx.ctx, len as std::os::raw::c_long);
-        for &new in new {
-            reply_bool(ctx.ctx, std::os::raw::c_int::from(new));
-        }
-    }
-    if let Some(message) = stop {
-        ctx.reply_error_string(message);
-    }
-    Ok(RedisValue::NoReply)
 }
 
 /// `RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]`
@@ -172,7 +143,7 @@ pub(super) fn add_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
     match stop {
         Some(message) => Err(err(message)),
-        None => Ok(answer(new[0])),
+        None => answer(ctx, new[0]),
     }
 }
 
@@ -264,7 +235,7 @@ pub(super) fn exists_(ctx: &Context, args: &[RedisString]) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let answers = exists_items(ctx, &args[1], &args[2..]);
-    Ok(answer(answers[0]))
+    answer(ctx, answers[0])
 }
 
 /// `MEXISTS key item [item ...]`

@@ -124,16 +124,18 @@ impl Conn {
         self.writer.write_all(bytes).unwrap();
     }
 
-    /// Reads the next reply, an array of integers or RESP3 booleans (a `MADD`'s or `MEXISTS`'s
-    /// answers), without building it: how many answered 1 (true). Panics on anything else, an
-    /// error element included. What a benchmark reads, so that the client's parsing stays far
-    /// below the server's work.
+    /// Reads the next reply, an answer (an integer or a RESP3 boolean) or an array of them (a
+    /// `MADD`'s or `MEXISTS`'s), without building it: how many answered 1 (true). Panics on
+    /// anything else, an error element included. What a benchmark reads, so that the client's
+    /// parsing stays far below the server's work.
     pub fn read_ones(&mut self) -> usize {
         self.flush();
         let header = read_line(&mut self.reader);
-        let len: usize = match header.strip_prefix('*') {
-            Some(len) => len.parse().unwrap(),
-            None => panic!("expected an array of answers, got {header:?}"),
+        let len: usize = match header.as_bytes() {
+            [b'*', ..] => header[1..].parse().unwrap(),
+            b":1" | b"#t" => return 1,
+            b":0" | b"#f" => return 0,
+            _ => panic!("expected answers, got {header:?}"),
         };
         let mut ones = 0;
         for _ in 0..len {
