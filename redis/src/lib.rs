@@ -1,7 +1,8 @@
 //! splitbloom as a Redis and Valkey module: a `SBFfilter` data type holding a scaling chain of
-//! filters ([`bloom::chain`], sized as RedisBloom sizes its sub-filters) or one filter
-//! (`NONSCALING`), each a [`splitbloom::Filter`], or a [`splitbloom::WideFilter`] for values
-//! reserved at error rates of 0.1% and below (see [`bloom::stage`]), the `SBF.*` commands, and,
+//! filters (the crate's [`splitbloom::ScalableFilter`], sized as RedisBloom sizes its
+//! sub-filters) or one filter (`NONSCALING`), each a [`splitbloom::Filter`], or a
+//! [`splitbloom::WideFilter`] for values reserved at error rates of 0.1% and below (see
+//! [`bloom`]), the `SBF.*` commands, and,
 //! with the module argument `BF_COMMANDS yes`, RedisBloom's own `BF.*` names with RedisBloom's
 //! replies (`redis/README.md` lists every command and difference); and a `SBFwindow` type
 //! (`SBF.WRESERVE`, [`window`]) holding a [`splitbloom::WindowFilter`] rotated by the
@@ -11,7 +12,8 @@
 //! reads the module arguments; [`alloc`] is the global allocator and [`memory`] the limits every
 //! new value is checked against; [`types`] holds one file per data type (its `RedisType` and
 //! encodings, over callbacks written once); [`bloom`] and [`window`] are the values, which know
-//! nothing of Redis; [`commands`] are the commands, one file per concern.
+//! nothing of Redis, and [`stream`] the chunked byte stream of values made of stages;
+//! [`commands`] are the commands, one file per concern.
 //!
 //! Load it with `redis-server --loadmodule target/release/libsplitbloom_redis.so`; it needs
 //! Redis 7.0 or later, or Valkey 8. Module arguments, as name/value pairs: `BF_COMMANDS
