@@ -162,6 +162,7 @@ pub fn allocated_for(bytes: usize, align: usize) -> usize {
         Layout::from_size_align(bytes.max(1), align).map_or(bytes, crate::alloc::allocation_size)
     } else {
         let huge = bytes.checked_next_multiple_of(HUGE_PAGE);
-        huge.and_then(|huge| huge.checked_add(HUGE_PAGE)).unwrap_or(usize::MAX)
+        huge.and_then(|huge| huge.checked_add(HUGE_PAGE))
+            .unwrap_or(usize::MAX)
     }
 }
