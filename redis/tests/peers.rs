@@ -21,20 +21,7 @@ use common::{Conn, Reply, Server, peers_dir};
 
 /// `BF.INFO` as a map of field to value.
 fn info(c: &mut Conn, key: &str) -> Result<BTreeMap<String, Reply>, String> {
-    match c.cmd(&["BF.INFO", key]) {
-        Reply::Array(Some(items)) => Ok(items
-            .chunks(2)
-            .map(|pair| (pair[0].text(), pair[1].clone()))
-            .collect()),
-        other => Err(format!("BF.INFO {key}: {other:?}")),
-    }
-}
-
-fn info_int(c: &mut Conn, key: &str, field: &str) -> Result<i64, String> {
-    match info(c, key)?.get(field) {
-        Some(Reply::Int(value)) => Ok(*value),
-        other => Err(format!("BF.INFO {key} {field}: {other:?}")),
-    }
+    Ok(info_fields(c, "BF", key)?.into_iter().collect())
 }
 
 /// The one-field `BF.INFO` form: RedisBloom answers `[n]`, valkey-bloom `n`.
@@ -47,42 +34,6 @@ fn one_field(reply: &Reply) -> Result<i64, String> {
         },
         _ => Err(format!("{reply:?}")),
     }
-}
-
-/// Every `[iterator, chunk]` pair `BF.SCANDUMP` gives, header first.
-fn scandump(c: &mut Conn, key: &str) -> Result<Vec<(i64, Vec<u8>)>, String> {
-    let mut chunks = Vec::new();
-    let mut iter = 0;
-    loop {
-        let reply = c.cmd(&["BF.SCANDUMP", key, &iter.to_string()]);
-        let Reply::Array(Some(pair)) = &reply else {
-            return Err(format!("BF.SCANDUMP {key} {iter}: {reply:?}"));
-        };
-        let (Reply::Int(next), Reply::Bulk(Some(data))) = (&pair[0], &pair[1]) else {
-            return Err(format!("BF.SCANDUMP {key} {iter}: {reply:?}"));
-        };
-        if *next == 0 {
-            return Ok(chunks);
-        }
-        iter = *next;
-        chunks.push((iter, data.clone()));
-    }
-}
-
-fn loadchunks(c: &mut Conn, key: &str, chunks: &[(i64, Vec<u8>)]) -> Outcome {
-    for (iter, data) in chunks {
-        let reply = c.cmd(&[
-            b"BF.LOADCHUNK".as_slice(),
-            key.as_bytes(),
-            iter.to_string().as_bytes(),
-            data,
-        ]);
-        check!(
-            reply == Reply::Status("OK".into()),
-            "LOADCHUNK {key} {iter}: {reply:?}"
-        );
-    }
-    Ok(())
 }
 
 /// `BF.MADD` of `items` in commands of `batch`; the answers.
@@ -341,7 +292,7 @@ fn cases() -> Vec<Case<Module>> {
                     }
                 }
                 for (key, filters) in [("exp1", 23), ("exp2", 5), ("exp4", 4)] {
-                    let got = info_int(c, key, "Number of filters")?;
+                    let got = info_int(c, "BF", key, "Number of filters")?;
                     check!(got == filters, "{key}: {got} filters, want {filters}");
                 }
                 expect_error_line(c, "bf.reserve exp4 0.01 4 expansion")?;
@@ -481,8 +432,8 @@ fn cases() -> Vec<Case<Module>> {
                 expect_ok(c, "bf.reserve bfnonscale 0.001 1000 nonscaling")?;
                 expect_ok(c, "bf.reserve bfscale 0.001 1000")?;
                 let (fixed, scaling) = (
-                    info_int(c, "bfnonscale", "Size")?,
-                    info_int(c, "bfscale", "Size")?,
+                    info_int(c, "BF", "bfnonscale", "Size")?,
+                    info_int(c, "BF", "bfscale", "Size")?,
                 );
                 check!(
                     fixed < scaling,
@@ -532,9 +483,9 @@ fn cases() -> Vec<Case<Module>> {
             name: "test_overall.py::test_issue178",
             run: |c| {
                 expect_ok(c, "bf.reserve bf 0.000001 300000000")?;
-                let capacity = info_int(c, "bf", "Capacity")?;
+                let capacity = info_int(c, "BF", "bf", "Capacity")?;
                 check!(capacity == 300_000_000, "capacity {capacity}");
-                let size = info_int(c, "bf", "Size")?;
+                let size = info_int(c, "BF", "bf", "Size")?;
                 check!(size == 1_132_420_232, "size {size}");
                 Ok(())
             },
@@ -569,11 +520,11 @@ fn cases() -> Vec<Case<Module>> {
                 expect_error_line(c, "bf.scandump bf")?;
                 expect_error_line(c, "bf.scandump bf str")?;
                 expect_error_line(c, "bf.scandump noexist 0")?;
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
                 expect_error_line(c, "bf.loadchunk bf")?;
                 expect_error_line(c, "bf.loadchunk bf str")?;
-                loadchunks(c, "bf", &chunks)?;
+                loadchunks(c, "BF", "bf", &chunks)?;
                 check!(
                     count_present(c, "bf", &all)? == 500,
                     "items missing after LOADCHUNK"
@@ -590,11 +541,11 @@ fn cases() -> Vec<Case<Module>> {
                 for item in &all {
                     run(c, &format!("bf.add bf {item}"));
                 }
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
                 expect_error_line(c, "bf.loadchunk bf")?;
                 expect_error_line(c, "bf.loadchunk bf str")?;
-                loadchunks(c, "bf", &chunks)?;
+                loadchunks(c, "BF", "bf", &chunks)?;
                 check!(
                     count_present(c, "bf", &all)? == 500,
                     "items missing after LOADCHUNK"
@@ -610,9 +561,9 @@ fn cases() -> Vec<Case<Module>> {
                 for _ in 0..6 {
                     run(c, "bf.add bf foo");
                 }
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
-                loadchunks(c, "bf", &chunks)?;
+                loadchunks(c, "BF", "bf", &chunks)?;
                 expect_int(c, "bf.exists bf foo", 1)
             },
         },
@@ -623,9 +574,9 @@ fn cases() -> Vec<Case<Module>> {
                 run(c, "bf.reserve bf 0.01 67108864");
                 let all = items("foo", 0..1000);
                 madd(c, "bf", &all, 1000)?;
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
-                loadchunks(c, "bf2", &chunks)?;
+                loadchunks(c, "BF", "bf2", &chunks)?;
                 check!(
                     count_present(c, "bf2", &all)? == 1000,
                     "items missing after LOADCHUNK"
@@ -652,7 +603,7 @@ fn cases() -> Vec<Case<Module>> {
             run: |c| {
                 run(c, "bf.reserve bf 0.01 5");
                 madd(c, "bf", &items("foo", 0..50), 50)?;
-                let header = scandump(c, "bf")?[0].1.clone();
+                let header = scandump(c, "BF", "bf")?[0].1.clone();
                 run(c, "del bf");
                 // The same byte ranges the upstream test overwrites in RedisBloom's header.
                 let corruptions: [&[(usize, u8)]; 4] = [
@@ -718,7 +669,7 @@ fn cases() -> Vec<Case<Module>> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")?;
+                let size = info_int(c, "BF", "bf", "Size")?;
                 for i in 0..size + 1024 {
                     let got = run(c, &format!("bf.scandump bf {i}"));
                     check!(!got.is_error(), "scandump {i}: {got:?}");
@@ -744,7 +695,7 @@ fn cases() -> Vec<Case<Module>> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")? as u64;
+                let size = info_int(c, "BF", "bf", "Size")? as u64;
                 let mut random = Lcg(178);
                 for _ in 0..100 {
                     let iter = random.below(size * 2);
@@ -766,7 +717,7 @@ fn cases() -> Vec<Case<Module>> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")? as u64;
+                let size = info_int(c, "BF", "bf", "Size")? as u64;
                 let mut random = Lcg(7);
                 for _ in 0..100 {
                     let len = random.below(4097) as usize;
@@ -805,7 +756,7 @@ fn cases() -> Vec<Case<Module>> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")? as u64;
+                let size = info_int(c, "BF", "bf", "Size")? as u64;
                 let mut random = Lcg(36);
                 // The upstream test sends 100 chunks of up to 36 MiB; 20 keep CI quick, with the
                 // same spread of sizes.
@@ -1569,8 +1520,8 @@ fn differential_against_redisbloom_resp2_and_resp3() {
         }
         // A chunked restore round trip on each module, compared by its replies.
         for c in [&mut a, &mut b] {
-            let chunks = scandump(c, "grow").unwrap();
-            loadchunks(c, "grow-copy", &chunks).unwrap();
+            let chunks = scandump(c, "BF", "grow").unwrap();
+            loadchunks(c, "BF", "grow-copy", &chunks).unwrap();
         }
         for step in [
             "BF.INFO grow-copy",

@@ -119,6 +119,63 @@ impl Lcg {
     }
 }
 
+/// Every `[iterator, chunk]` pair `{family}.SCANDUMP key` gives (`family` is `BF` or `CF`),
+/// header first, until the iterator 0 that ends it.
+pub fn scandump(c: &mut Conn, family: &str, key: &str) -> Result<Vec<(i64, Vec<u8>)>, String> {
+    let mut chunks = Vec::new();
+    let mut iter = 0;
+    loop {
+        let reply = c.cmd(&[&format!("{family}.SCANDUMP"), key, &iter.to_string()]);
+        let Reply::Array(Some(pair)) = &reply else {
+            return Err(format!("{family}.SCANDUMP {key} {iter}: {reply:?}"));
+        };
+        match (&pair[0], &pair[1]) {
+            (Reply::Int(0), _) => return Ok(chunks),
+            (Reply::Int(next), Reply::Bulk(Some(data))) => {
+                iter = *next;
+                chunks.push((iter, data.clone()));
+            }
+            _ => return Err(format!("{family}.SCANDUMP {key} {iter}: {reply:?}")),
+        }
+    }
+}
+
+/// `{family}.LOADCHUNK key` of every pair, each answered `OK`.
+pub fn loadchunks(c: &mut Conn, family: &str, key: &str, chunks: &[(i64, Vec<u8>)]) -> Outcome {
+    let command = format!("{family}.LOADCHUNK");
+    for (iter, data) in chunks {
+        let iter = iter.to_string();
+        let reply = c.cmd(&[command.as_bytes(), key.as_bytes(), iter.as_bytes(), data]);
+        check!(
+            reply == Reply::Status("OK".into()),
+            "{command} {key} {iter}: {reply:?}"
+        );
+    }
+    Ok(())
+}
+
+/// `{family}.INFO key` as (field, value) pairs, in order.
+pub fn info_fields(c: &mut Conn, family: &str, key: &str) -> Result<Vec<(String, Reply)>, String> {
+    match c.cmd(&[&format!("{family}.INFO"), key]) {
+        Reply::Array(Some(items)) => Ok(items
+            .chunks(2)
+            .map(|pair| (pair[0].text(), pair[1].clone()))
+            .collect()),
+        other => Err(format!("{family}.INFO {key}: {other:?}")),
+    }
+}
+
+/// An integer field of `{family}.INFO key`.
+pub fn info_int(c: &mut Conn, family: &str, key: &str, field: &str) -> Result<i64, String> {
+    match info_fields(c, family, key)?
+        .into_iter()
+        .find(|(name, _)| name == field)
+    {
+        Some((_, Reply::Int(value))) => Ok(value),
+        other => Err(format!("{family}.INFO {key} {field}: {other:?}")),
+    }
+}
+
 /// One ported upstream test.
 pub struct Case<M> {
     /// The module it comes from.
