@@ -15,41 +15,15 @@
 //!
 //! Environment: `SPLITBLOOM_WIDE_ITEMS` (default 1e6), `SPLITBLOOM_WIDE_ROUNDS` (default 15).
 
-use std::hint::black_box;
-use std::time::Instant;
-
 use splitbloom::{Filter, WideFilter};
 
 #[path = "support/env.rs"]
 mod env;
+#[path = "support/rounds.rs"]
+mod rounds;
 
 use env::{cpu_model, env_or, parse_count};
-
-/// A SplitMix64 stream.
-fn keys(seed: u64, count: usize) -> Vec<u64> {
-    let mut state = seed;
-    (0..count)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        })
-        .collect()
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
-/// Nanoseconds per key of `run` over `queries` keys.
-fn time(queries: usize, run: impl FnOnce() -> u64) -> f64 {
-    let start = Instant::now();
-    black_box(run());
-    start.elapsed().as_nanos() as f64 / queries as f64
-}
+use rounds::{keys, median, time};
 
 fn main() {
     let items = env_or("SPLITBLOOM_WIDE_ITEMS", 1_000_000, parse_count);

@@ -6,7 +6,8 @@
 //!
 //! `window vs Filter`: windows of G = 2, 4 and 8 generations of 2·10^5 keys each at 1%, and
 //! G = 4 at 0.1%, each against a `Filter` holding the same G·2·10^5 keys at the same rate;
-//! lookups of 10^6 keys, half of them present, one at a time and as one batch. The rest: G = 3
+//! lookups of 10^6 keys, half of them present, one at a time and as one batch, and a period's
+//! work (a rotation, then one generation's keys inserted as a batch). The rest: G = 3
 //! generations of 10^6 keys each at 1% over the window, against the `Filter` of the same 3·10^6
 //! keys. Rotation clears one generation of the window (a third of its bits). The FPR of
 //! forgotten and absent keys is printed once, outside the timed loops.
@@ -77,6 +78,22 @@ fn window_against_filter(c: &mut Criterion) {
         });
         group.bench_function("WindowFilter count_contained", |b| {
             b.iter(|| window.count_contained(black_box(&probes)))
+        });
+        group.finish();
+        // A period's work: forget the oldest generation, insert the next one's keys.
+        let mut group = c.benchmark_group(format!("window period/G = {generations}, {fpr}"));
+        group.throughput(Throughput::Elements(PER as u64));
+        group.sample_size(20);
+        group.bench_function("WindowFilter rotate, insert_batch", |b| {
+            b.iter_batched_ref(
+                || window.clone(),
+                |window| {
+                    window.rotate();
+                    window.insert_batch(black_box(&keys[0]));
+                    black_box(window.rotations())
+                },
+                BatchSize::LargeInput,
+            )
         });
         group.finish();
     }

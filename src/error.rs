@@ -98,7 +98,8 @@ pub enum Error {
     /// Serialized bytes set header flags this build does not know.
     UnsupportedFlags(u8),
     /// A serialized filter's layout id (header byte 7) is not one this build reads: 0
-    /// (split-block), 1 or 2 (wide, one or two probes per key).
+    /// (split-block), 1 or 2 (wide, one or two probes per key), 5 or 6 (quotient, 8- or 16-bit
+    /// tags).
     UnknownLayout(u8),
     /// Serialized bytes hold a filter of another [`LayoutKind`] than the type reading them (a wide
     /// filter read as a [`Filter`](crate::Filter), or the reverse).
@@ -192,6 +193,29 @@ pub enum Error {
         /// The stage's capacity.
         capacity: usize,
     },
+    /// A [`QuotientFilter`](crate::QuotientFilter) insert found no free slot in either block its
+    /// key may go to, even after trying to move a stored tag to its other block: the filter is
+    /// full for this key (near full load, or after many copies of one key). The filter is
+    /// unchanged by that key.
+    Full {
+        /// How many keys of the call went in (or were already present) before the one that did
+        /// not fit: 0 for a single insert, the index of the key in a batch. Those stay in.
+        processed: usize,
+    },
+    /// A false-positive rate below what a [`QuotientFilter`](crate::QuotientFilter) is sized
+    /// for: 16-bit tags at half load ([`math::quotient::lowest_fpr`](crate::math::quotient::lowest_fpr)).
+    FprTooLow {
+        /// The rate asked for.
+        fpr: f64,
+        /// The lowest rate it sizes for.
+        lowest: f64,
+    },
+    /// A serialized [`QuotientFilter`](crate::QuotientFilter)'s block whose metadata does not
+    /// describe at most its slots' tags in its buckets, or whose free slots are not zero.
+    InvalidQuotientBlock {
+        /// The block, counted from 0.
+        block: usize,
+    },
     /// A window filter's number of generations is not between 1 and
     /// [`MAX_GENERATIONS`](crate::math::MAX_GENERATIONS).
     InvalidGenerations(usize),
@@ -220,7 +244,7 @@ impl fmt::Display for Bytes {
             value /= 1024.0;
             unit += 1;
         }
-        if unit == 0 || value.fract() == 0.0 {
+        if unit == 0 || libm::trunc(value) == value {
             write!(f, "{value} {}", UNITS[unit])
         } else {
             write!(f, "{value:.1} {}", UNITS[unit])
@@ -336,7 +360,7 @@ impl fmt::Display for Error {
             ),
             Error::UnknownLayout(id) => write!(
                 f,
-                "serialized filter uses layout id {id}, unknown to this build, which reads layout ids 0 (split-block), 1 and 2 (wide, one or two probes per key); a newer splitbloom may read it"
+                "serialized filter uses layout id {id}, unknown to this build, which reads layout ids 0 (split-block), 1 and 2 (wide, one or two probes per key), 5 and 6 (quotient, 8- or 16-bit tags); a newer splitbloom may read it"
             ),
             Error::LayoutMismatch { expected, found } => write!(
                 f,
@@ -373,6 +397,21 @@ impl fmt::Display for Error {
                 "the filter was built with the {found:?} hasher (hasher id {id}), but was read as a filter using {expected:?}; read it with the type `{name}` (e.g. `FilterRef::<{name}>::from_bytes_with_hasher_type`)",
                 id = found.id(),
                 name = found.type_name()
+            ),
+            Error::Full { processed: 0 } => f.write_str(
+                "the quotient filter is full for this key: both blocks it may go to have no free slot, and no stored tag could move to make room; build a larger filter (QuotientFilter::with_fpr or with_capacity for more keys) or remove keys first",
+            ),
+            Error::Full { processed } => write!(
+                f,
+                "the quotient filter is full for key {processed} of the batch: both blocks it may go to have no free slot, and no stored tag could move to make room; the {processed} keys before it went in; build a larger filter (QuotientFilter::with_fpr or with_capacity for more keys) or remove keys first"
+            ),
+            Error::FprTooLow { fpr, lowest } => write!(
+                f,
+                "a quotient filter is not sized for a false-positive rate of {fpr}: its lowest is {lowest:.3e} (16-bit tags at half load); use a higher rate, or a WideFilter if keys need not be removed"
+            ),
+            Error::InvalidQuotientBlock { block } => write!(
+                f,
+                "serialized quotient filter is invalid: block {block}'s metadata does not describe its tags (more tags than slots, tags after the last bucket, or free slots not zero)"
             ),
             Error::InvalidWindowHeader(reason) => {
                 write!(f, "invalid window filter header: {reason}")

@@ -139,11 +139,11 @@ pub enum Kernel {
     Scalar,
     /// `wide::u32x8`: SSE2 on x86_64, NEON on aarch64, simd128 on wasm32, scalar elsewhere.
     Portable,
-    /// AVX2 intrinsics (x86_64 with AVX2 and BMI2, detected at run time).
+    /// AVX2 intrinsics (x86_64 with AVX2, BMI2 and POPCNT, detected at run time).
     Avx2,
     /// The AVX2 arithmetic in AVX-512 (EVEX) encoding, 256 bits wide, with mask-register tests
-    /// (x86_64 with AVX-512F, VL and DQ, detected at run time): its single-key lookup needs no
-    /// `vzeroupper`.
+    /// (x86_64 with AVX-512F, VL, DQ and BW, detected at run time): its single-key lookup needs
+    /// no `vzeroupper`. The quotient layout's compares and shifts use all 512 bits.
     Avx512,
     /// NEON intrinsics (aarch64).
     Neon,
@@ -234,10 +234,13 @@ pub enum LayoutKind {
     /// [`WideFilter`](crate::WideFilter)'s 64-byte blocks, eight bits per key in each of one or
     /// two blocks (layout ids 1 and 2: the probes per key).
     Wide,
+    /// [`QuotientFilter`](crate::QuotientFilter)'s 64-byte blocks of tags and bucket metadata,
+    /// one tag per key in one of two blocks (layout ids 5 and 6: 8- and 16-bit tags).
+    Quotient,
 }
 
 impl LayoutKind {
-    /// The layout's lower-case name: `"split-block"` or `"wide"`.
+    /// The layout's lower-case name: `"split-block"`, `"wide"` or `"quotient"`.
     ///
     /// ```
     /// assert_eq!(splitbloom::LayoutKind::Wide.name(), "wide");
@@ -246,6 +249,7 @@ impl LayoutKind {
         match self {
             LayoutKind::SplitBlock => "split-block",
             LayoutKind::Wide => "wide",
+            LayoutKind::Quotient => "quotient",
         }
     }
 
@@ -258,6 +262,7 @@ impl LayoutKind {
         match self {
             LayoutKind::SplitBlock => "splitbloom::Filter",
             LayoutKind::Wide => "splitbloom::WideFilter",
+            LayoutKind::Quotient => "splitbloom::QuotientFilter",
         }
     }
 
@@ -270,7 +275,7 @@ impl LayoutKind {
     pub const fn block_bytes(self) -> usize {
         match self {
             LayoutKind::SplitBlock => 32,
-            LayoutKind::Wide => 64,
+            LayoutKind::Wide | LayoutKind::Quotient => 64,
         }
     }
 }
@@ -283,5 +288,83 @@ impl LayoutKind {
 impl fmt::Display for LayoutKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The width of a [`QuotientFilter`](crate::QuotientFilter)'s tags: what each stored key
+/// keeps of its hash, besides its bucket. Wider tags give lower false-positive rates for more
+/// memory per key (see [`math::quotient`](crate::math::quotient)).
+///
+/// ```
+/// use splitbloom::TagBits;
+/// assert_eq!(TagBits::Eight.bits(), 8);
+/// assert_eq!(TagBits::from_bits(16), Some(TagBits::Sixteen));
+/// assert_eq!(TagBits::from_bits(12), None);
+/// assert_eq!(TagBits::Sixteen.slots_per_block(), 28);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TagBits {
+    /// 8-bit tags: 48 slots and 80 buckets per 64-byte block (SBLM layout id 5).
+    Eight,
+    /// 16-bit tags: 28 slots and 36 buckets per 64-byte block (SBLM layout id 6).
+    Sixteen,
+}
+
+impl TagBits {
+    /// Both widths, narrowest first.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::ALL.len(), 2);
+    /// ```
+    pub const ALL: [TagBits; 2] = [TagBits::Eight, TagBits::Sixteen];
+
+    /// Bits per tag: 8 or 16.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::Sixteen.bits(), 16);
+    /// ```
+    pub const fn bits(self) -> u32 {
+        match self {
+            TagBits::Eight => 8,
+            TagBits::Sixteen => 16,
+        }
+    }
+
+    /// The width of `bits`-bit tags, or `None` for a width this crate does not have.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::from_bits(8), Some(splitbloom::TagBits::Eight));
+    /// ```
+    pub const fn from_bits(bits: u32) -> Option<TagBits> {
+        match bits {
+            8 => Some(TagBits::Eight),
+            16 => Some(TagBits::Sixteen),
+            _ => None,
+        }
+    }
+
+    /// Tag slots per 64-byte block: 48 or 28.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::Eight.slots_per_block(), 48);
+    /// ```
+    pub const fn slots_per_block(self) -> usize {
+        match self {
+            TagBits::Eight => 48,
+            TagBits::Sixteen => 28,
+        }
+    }
+
+    /// Buckets per 64-byte block: 80 or 36.
+    ///
+    /// ```
+    /// assert_eq!(splitbloom::TagBits::Sixteen.buckets_per_block(), 36);
+    /// ```
+    pub const fn buckets_per_block(self) -> usize {
+        match self {
+            TagBits::Eight => 80,
+            TagBits::Sixteen => 36,
+        }
     }
 }

@@ -42,7 +42,7 @@
 //! | a set of about `n` keys, one writer | [`Filter::with_fpr`]`(n, fpr)` |
 //! | a false-positive rate of 0.1% or below | [`WideFilter::with_fpr`]`(n, fpr)`: 64-byte blocks, 1.08-1.14x the classic optimum's memory where [`Filter`] needs 1.17-2.25x |
 //! | many threads inserting into one live filter | [`AtomicFilter`] (or one [`Filter`] per thread, then [`Filter::union`]) |
-//! | to remove keys | [`CountingFilter`]: 4-bit counters, four times a [`Filter`]'s memory; remove only keys you inserted |
+//! | to remove keys | [`QuotientFilter`]: a short tag per key in one of two 64-byte blocks, 11.2 bits per key at 0.44% (19.3 at 2.3·10^-5), where [`CountingFilter`] (4-bit counters) needs 42.1 at 1%; `CountingFilter` when readers need a plain [`Filter`] (`to_filter()`) or the filter must never refuse a key. Remove only keys you inserted |
 //! | an unknown number of keys | [`ScalableFilter`]: grows by stages and keeps its false-positive target; its inserts return a `Result`, since a new stage can fail to be made |
 //! | keys that expire: "seen in the last G periods" | [`WindowFilter`]: `G` generations, `rotate()` forgets the oldest, keys older than the window answer like absent ones, no rebuild; [`AtomicWindowFilter`] for readers on other threads. Memory and lookup cost against a [`Filter`] of the same keys: BENCHMARKS.md, "Window" |
 //! | answers from stored bytes without copying them | [`FilterRef`]; [`WideFilterRef`] for a [`WideFilter`]'s |
@@ -123,7 +123,7 @@
 //!   generations are one or two cache lines, tested together.
 //! * **Kernels** ([`Kernel`]): `scalar` (the reference, plain Rust), `portable` (`wide`),
 //!   `avx2` and `avx512` (x86_64, detected at run time: AVX2 with BMI2; AVX-512F, VL, DQ and
-//!   BW) and `neon` (aarch64). Each implements one primitive per layout (the block test and
+//!   BW; both with POPCNT) and `neon` (aarch64). Each implements one primitive per layout (the block test and
 //!   insert); every operation (single keys, the prefetching batch loops) is written once over
 //!   those primitives and runs inside the kernel's one entry point. A filter holds its kernel
 //!   by value, and each operation is one direct call into code compiled for it. The test suite
@@ -131,6 +131,10 @@
 //! * **Variants**: [`AtomicFilter`], [`CountingFilter`], [`ScalableFilter`] and
 //!   [`WindowFilter`] (with [`AtomicWindowFilter`]) share the block choice, lane bits and
 //!   hashing of [`Filter`]; every read and every write is written once for all of them.
+//! * **Removal** ([`QuotientFilter`]): a filter of another family, a vector quotient filter
+//!   (Pandey et al., SIGMOD 2021) in 64-byte blocks of tags and bucket metadata
+//!   ([`math::quotient`], `docs/FORMAT.md`), with the kernels' contract, the hashing, the
+//!   storage, the format header and the family's reads and writes.
 //! * **Sizing** ([`math`]): from each layout's own false-positive formula, not the classic
 //!   Bloom formula, which under-sizes a blocked filter.
 //! * **Shrinking** ([`Filter::fold`], [`Filter::fold_to_fpr`]): halving a filter gives exactly
@@ -146,23 +150,23 @@
 //! type, [`BloomFilter`], and so are their views. "—" marks an operation that does not apply,
 //! with the reason.
 //!
-//! | operation | [`Filter`], [`WideFilter`] | [`FilterRef`], [`WideFilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] | [`WindowFilter`] | [`AtomicWindowFilter`] |
-//! |---|---|---|---|---|---|---|---|
-//! | `with_fpr`, `…_and_hasher` | ✓ | — read from bytes, never built | ✓ | ✓ | `with_fpr`, `with_parameters`, `with_layout` | ✓ `(items per generation, fpr, G)` | — `WindowFilter::into_atomic` |
-//! | `with_bits_per_key`, `with_num_blocks` | ✓ (`WideFilter::with_num_blocks(z, probes)`) | — | ✓ | ✓ | — stages are sized by the parameters | — the plane size and block count are chosen together from the rate | — |
-//! | `insert`, `insert_hash`, `insert_bytes` (`true` when new) and their `_batch` forms, `Extend` | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail (`Extend` panics then) | ✓ into the newest generation | ✓ through its one `writer()` |
-//! | `remove`, `remove_hash`, `remove_bytes`, `remove_batch`, `count_estimate` | — bits are shared by keys | — | — | ✓ | — | — keys leave by `rotate` | — |
-//! | `contains`, `contains_hash`, `contains_bytes`, `hash_bytes` and their `_batch` and `count_contained` forms | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ any generation | ✓ during a `rotate` too |
-//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher_type` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container | ✓ the `SBLW` format | — `into_window` first |
-//! | `serde` | ✓ | ✓ | — use `to_bytes` | — | — use `to_bytes` | — use `to_bytes` | — |
-//! | `kernel`, `with_kernel`, `hasher` | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | `kernel`, `hasher` |
-//! | `num_blocks`, `size_in_bytes` | ✓ | ✓ | ✓ | ✓ (128 bytes a block) | `size_in_bytes`; blocks per stage via `stages()` | ✓ (`num_blocks` block indices of `G` planes) | `num_blocks` |
-//! | `fill_ratio`, `estimated_fpr`, `estimated_items` | ✓ | ✓ | ✓ | — counters: use `to_filter()` | `estimated_fpr`, `estimated_items`; fill per stage | ✓ (+ `generation_fill_ratios`) | — `into_window` first |
-//! | `union`, `intersect` | ✓ `Result` | — read-only | — `into_filter()` first | — counters do not combine as sets | — stages differ in size | — generations rotate apart | — |
-//! | `fold`, `fold_to_fpr` | [`Filter`] only: a wide key's second block does not follow its first when the groups halve | — | — | — | — | — | — |
-//! | `Clone`, `Debug`, `PartialEq` | ✓ | ✓ | ✓ (`Clone` is a snapshot) | ✓ | ✓ | ✓ | `Debug` |
-//! | `FromIterator` | ✓ sized for the keys at 1% (0.1% for `WideFilter`) | — | — collect a `Filter`, then `into_atomic()` | — a counting filter is sized for its workload | ✓ grows from the size hint, 1% | — a window is sized per generation | — |
-//! | `\|=`, `&=` | — | — | — | — | — | — | — |
+//! | operation | [`Filter`], [`WideFilter`] | [`FilterRef`], [`WideFilterRef`] | [`AtomicFilter`] | [`CountingFilter`] | [`ScalableFilter`] | [`WindowFilter`] | [`AtomicWindowFilter`] | [`QuotientFilter`], [`QuotientFilterRef`] |
+//! |---|---|---|---|---|---|---|---|---|
+//! | `with_fpr`, `…_and_hasher` | ✓ | — read from bytes, never built | ✓ | ✓ | `with_fpr`, `with_parameters`, `with_layout` | ✓ `(items per generation, fpr, G)` | — `WindowFilter::into_atomic` | `with_fpr`, `with_capacity` (keys, tag bits) |
+//! | `with_bits_per_key`, `with_num_blocks` | ✓ (`WideFilter::with_num_blocks(z, probes)`) | — | ✓ | ✓ | — stages are sized by the parameters | — the plane size and block count are chosen together from the rate | — | `with_num_blocks(z, tag_bits)`; sized by load, not bits per key |
+//! | `insert`, `insert_hash`, `insert_bytes` (`true` when new) and their `_batch` forms, `Extend` | ✓ `&mut` | — read-only | ✓ `&self` | ✓ | ✓ `Result`: a new stage can fail (`Extend` panics then) | ✓ into the newest generation | ✓ through its one `writer()` | ✓ `Result`: a full filter refuses (`Error::Full`), `Extend` is left out; `insert_copy…` add another copy |
+//! | `remove`, `remove_hash`, `remove_bytes`, `remove_batch`, `count_estimate` | — bits are shared by keys | — | — | ✓ | — | — keys leave by `rotate` | — | ✓ one copy; `count` for `count_estimate` |
+//! | `contains`, `contains_hash`, `contains_bytes`, `hash_bytes` and their `_batch` and `count_contained` forms | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ any generation | ✓ during a `rotate` too | ✓ |
+//! | `to_bytes`, `write_to`, `from_bytes`, `from_bytes_with_hasher_type` | ✓ | ✓ (+ `from_trusted_bytes`) | ✓ a snapshot, same format | — no counting format: it would need its own magic, version and fuzzing; ship [`CountingFilter::to_filter`]'s bytes | ✓ the `SBLS` container | ✓ the `SBLW` format | — `into_window` first | ✓ `SBLM` layout ids 5 and 6; `QuotientFilterRef` views them in place |
+//! | `serde` | ✓ | ✓ | — use `to_bytes` | — | — use `to_bytes` | — use `to_bytes` | — | — use `to_bytes` |
+//! | `kernel`, `with_kernel`, `hasher` | ✓ | ✓ | ✓ | ✓ | ✓ | ✓ | `kernel`, `hasher` | ✓ |
+//! | `num_blocks`, `size_in_bytes` | ✓ | ✓ | ✓ | ✓ (128 bytes a block) | `size_in_bytes`; blocks per stage via `stages()` | ✓ (`num_blocks` block indices of `G` planes) | `num_blocks` | ✓ (64 bytes a block) |
+//! | `fill_ratio`, `estimated_fpr`, `estimated_items` | ✓ | ✓ | ✓ | — counters: use `to_filter()` | `estimated_fpr`, `estimated_items`; fill per stage | ✓ (+ `generation_fill_ratios`) | — `into_window` first | `estimated_fpr`; `len`, `load`, `capacity` are exact |
+//! | `union`, `intersect` | ✓ `Result` | — read-only | — `into_filter()` first | — counters do not combine as sets | — stages differ in size | — generations rotate apart | — | — tags do not combine as bits do |
+//! | `fold`, `fold_to_fpr` | [`Filter`] only: a wide key's second block does not follow its first when the groups halve | — | — | — | — | — | — | — |
+//! | `Clone`, `Debug`, `PartialEq` | ✓ | ✓ | ✓ (`Clone` is a snapshot) | ✓ | ✓ | ✓ | `Debug` | ✓ (the `Ref`: `Clone`, `Debug`) |
+//! | `FromIterator` | ✓ sized for the keys at 1% (0.1% for `WideFilter`) | — | — collect a `Filter`, then `into_atomic()` | — a counting filter is sized for its workload | ✓ grows from the size hint, 1% | — a window is sized per generation | — | — sized for its workload, and an insert can be refused |
+//! | `\|=`, `&=` | — | — | — | — | — | — | — | — |
 //!
 //! There is no `|=` or `&=`: two filters of different sizes or hashers cannot be combined, and
 //! an operator could only panic on them. [`Filter::union`] and [`Filter::intersect`] return
@@ -187,11 +191,11 @@
 //!
 //! | where | what |
 //! |---|---|
-//! | `src/filter/` | the family: `bloom/` ([`BloomFilter`]: construction, inserts and lookups, statistics, bytes, `union`/`intersect`/`fold`), `layout.rs` (the [`Layout`] trait), `filter_ref.rs`, `view.rs` and `read_methods.rs` (every read), `write.rs` and `write_methods.rs` (every write), `shared.rs` (constructors and accessors), `atomic.rs`, `counting.rs`, `scalable/`, `window/`, `atomic_window.rs`, `serde.rs` |
-//! | `src/layout/` | the layouts: where a hash's bits lie, and their scalar references |
+//! | `src/filter/` | the family: `bloom/` ([`BloomFilter`]: construction, inserts and lookups, statistics, bytes, `union`/`intersect`/`fold`), `layout.rs` (the [`Layout`] trait), `filter_ref.rs`, `view.rs` and `read_methods.rs` (every read), `write.rs` and `write_methods.rs` (every write), `shared.rs` (constructors and accessors), `atomic.rs`, `counting.rs`, `scalable/`, `window/`, `atomic_window.rs`, `quotient/` ([`QuotientFilter`] and [`QuotientFilterRef`], another family), `serde.rs` |
+//! | `src/layout/` | the layouts: where a hash's bits (or a quotient filter's tag) lie, and their scalar references |
 //! | `src/arch/` | the kernels and the one place that chooses among them (its module docs: adding a kernel, adding a layout) |
 //! | `src/format/` | the `SBLM`, `SBLS` and `SBLW` codecs over plain slices: header, checksum, bitset bytes; names no filter type |
-//! | `src/math/` | false-positive rates and sizing: the split-block formula (`lanes.rs`), the wide and window layouts' |
+//! | `src/math/` | false-positive rates and sizing: the split-block formula (`lanes.rs`), the wide and window layouts', the quotient filter's (`quotient.rs`) |
 //! | `src/hash/` | the hashers and the byte-key contract, XXH3's SIMD long-input loop |
 //! | `src/storage/` | the blocks' memory |
 //! | `src/parquet/` | Parquet values as the bytes Parquet hashes, the `BloomFilterHeader` codec, sizing |
@@ -256,15 +260,15 @@ pub use filter::AtomicFilter;
 #[cfg(target_has_atomic = "64")]
 pub use filter::{AtomicWindowFilter, WindowWriter};
 pub use filter::{
-    BloomFilter, BloomFilterRef, CountingFilter, Filter, FilterRef, Layout, ScalableFilter,
-    WideFilter, WideFilterRef, WindowFilter,
+    BloomFilter, BloomFilterRef, CountingFilter, Filter, FilterRef, Layout, QuotientFilter,
+    QuotientFilterRef, ScalableFilter, WideFilter, WideFilterRef, WindowFilter,
 };
 pub use layout::split_block::{BLOCK_BYTES, LANES, SALT, block_index, mask};
 // Defined with the `SBLS` codec, whose header stores it; documented here, beside `ScalableFilter`.
 #[doc(inline)]
 pub use format::ScalableParameters;
 pub use hash::{DEFAULT_SEED, FilterHasher, GxHash, Xxh3};
-pub use kind::{HasherKind, Kernel, LayoutKind, UnknownKernel};
+pub use kind::{HasherKind, Kernel, LayoutKind, TagBits, UnknownKernel};
 
 /// The README's code blocks, compiled and run as doctests so the README never lies.
 #[cfg(doctest)]

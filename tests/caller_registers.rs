@@ -27,7 +27,7 @@ use std::hint::black_box;
 
 use splitbloom::{
     AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter, WideFilter,
-    WideFilterRef,
+    WideFilterRef, WindowFilter,
 };
 
 /// What a check runs once per round: any closure, or a type whose `run` is forced inline, for an
@@ -464,6 +464,124 @@ fn wide_operations_keep_caller_vector_registers() {
 struct WideLookups(WideFilter);
 
 impl Operation for WideLookups {
+    #[inline(always)]
+    fn run(&mut self, round: u64) -> u64 {
+        u64::from(self.0.contains_hash(hash_of(round))) + 2 * u64::from(self.0.contains(&round))
+    }
+}
+
+/// Every shape a window's single-key lookup has its own path for (one and two lines of 128- and
+/// 256-bit planes), and one it does not (three generations: 48 bytes), as `(items per
+/// generation, fpr, generations)`.
+const WINDOW_SHAPES: [(usize, f64, usize); 5] = [
+    (64, 0.01, 2),
+    (64, 0.01, 4),
+    (64, 0.001, 4),
+    (64, 0.01, 8),
+    (64, 0.01, 3),
+];
+
+#[test]
+fn window_operations_keep_caller_vector_registers() {
+    for kernel in Kernel::available() {
+        for (items, fpr, generations) in WINDOW_SHAPES {
+            let mut window = WindowFilter::with_fpr(items, fpr, generations)
+                .unwrap()
+                .with_kernel(kernel)
+                .unwrap();
+            for round in (0..ROUNDS).step_by(2) {
+                window.insert(&round);
+                window.rotate();
+                window.insert_hash(hash_of(round));
+            }
+            let shape = format!("G = {generations}, {}-bit planes", window.plane_bits());
+            // The single-key lookups on their own, forced inline: the accumulators stay in
+            // registers across them, where a missing clobber of the inline lookup shows.
+            check(
+                &format!("{kernel} WindowFilter single-key lookups ({shape})"),
+                || WindowLookups(window.clone()),
+            );
+            check(&format!("{kernel} WindowFilter ({shape})"), || {
+                let mut window = window.clone();
+                move |round| {
+                    let mut out = [false; 2];
+                    window.contains_hash_batch(black_box(&[hash_of(round), round]), &mut out);
+                    window.insert_batch(black_box(&[round / 3, round / 5]));
+                    let inserted = window.insert(&(round / 2));
+                    if round % 16 == 15 {
+                        window.rotate();
+                    }
+                    u64::from(window.contains_hash(hash_of(round)))
+                        + 2 * u64::from(window.contains(&round))
+                        + 4 * u64::from(out[0])
+                        + 8 * u64::from(out[1])
+                        + 16 * u64::from(inserted)
+                        + 32 * window.count_contained(&[round, round + 1]) as u64
+                }
+            });
+        }
+    }
+}
+
+/// The window's single-key assembly of each kernel and shape on its own (the hook has no
+/// branch into a kernel's entry point, which would make the compiler keep the accumulators on
+/// the stack around it): groups with planes that hold some keys and planes that hold every
+/// bit, so the lookups answer both ways.
+#[test]
+fn window_assembly_keeps_caller_vector_registers() {
+    use splitbloom::__kernel_testing::WindowProbe;
+    // 64 groups of two lines: plane words with a third of their bits set, every fifth group
+    // with all of them.
+    let groups: Vec<[u32; 32]> = (0..64u64)
+        .map(|group| {
+            core::array::from_fn(|word| {
+                if group % 5 == 0 {
+                    u32::MAX
+                } else {
+                    let bits = hash_of(group * 32 + word as u64);
+                    (bits as u32) & ((bits >> 32) as u32) & 0x5555_5555
+                        | (bits as u32 & 0x0f0f_0f0f)
+                }
+            })
+        })
+        .collect();
+    let mut probed = 0;
+    for kernel in Kernel::available() {
+        for (plane_bits, lines) in [(128, 1), (256, 1), (128, 2), (256, 2)] {
+            let Some(probe) = WindowProbe::new(kernel, plane_bits, lines) else {
+                continue;
+            };
+            probed += 1;
+            let answers: Vec<bool> = (0..ROUNDS)
+                .map(|round| probe.probe(hash_of(round) as u32, &groups[(round % 64) as usize]))
+                .collect();
+            assert!(answers.contains(&true) && answers.contains(&false));
+            check(
+                &format!("{kernel} window assembly, {plane_bits}-bit planes, {lines} line(s)"),
+                || WindowAssembly(probe, groups.clone()),
+            );
+        }
+    }
+    if std::is_x86_feature_detected!("avx2") {
+        assert!(probed >= 4, "the AVX2 assembly was not reached");
+    }
+}
+
+/// One kernel's window assembly for one shape, forced inline into the accumulating loop.
+struct WindowAssembly(splitbloom::__kernel_testing::WindowProbe, Vec<[u32; 32]>);
+
+impl Operation for WindowAssembly {
+    #[inline(always)]
+    fn run(&mut self, round: u64) -> u64 {
+        let group = &self.1[(round % 64) as usize];
+        u64::from(self.0.probe(hash_of(round) as u32, group))
+    }
+}
+
+/// `WindowFilter`'s single-key lookups, forced inline into the accumulating loop.
+struct WindowLookups(WindowFilter);
+
+impl Operation for WindowLookups {
     #[inline(always)]
     fn run(&mut self, round: u64) -> u64 {
         u64::from(self.0.contains_hash(hash_of(round))) + 2 * u64::from(self.0.contains(&round))

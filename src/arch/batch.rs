@@ -1,5 +1,6 @@
-//! The operations every Bloom layout shares, written once: the single-key insert and lookup,
-//! and the batch loops with their prefetching, over a layout's [`BloomOps`]. Each runs inside a
+//! The batch operations every Bloom layout shares, written once over a layout's [`BloomOps`]:
+//! the batch loops with their prefetching (the single-key insert and lookup are beside
+//! `BloomOps`, in `primitives.rs`). Each runs inside a
 //! kernel's entry point ([`Token::run`]), so the layout's primitives inline into it with the
 //! kernel's instructions, hashing included for keyed batches; pre-hashed batches use the
 //! identity hasher [`PreHashed`].
@@ -10,6 +11,7 @@
 //! keys overlaps the memory latency of earlier ones.
 
 use core::hash::{BuildHasher, Hash};
+use core::ops::ControlFlow;
 
 use super::primitives::BloomOps;
 #[cfg(doc)]
@@ -58,59 +60,6 @@ pub(crate) fn prefetch_distance<P: Policy>(bytes: usize) -> usize {
     }
 }
 
-/// The single-key lookup: locate, then the layout's test, inside one entry point.
-pub(crate) struct ContainsHash<'a, P: Policy> {
-    pub(crate) layout: P,
-    pub(crate) blocks: &'a [P::Block],
-    pub(crate) hash: u64,
-}
-
-impl<P: Policy> Operation for ContainsHash<'_, P> {
-    type Output = bool;
-}
-
-impl<K: Token, P: BloomOps<K>> OperationOn<K> for ContainsHash<'_, P> {
-    #[inline(always)]
-    fn run_on(self, kernel: K) -> bool {
-        let Self {
-            layout,
-            blocks,
-            hash,
-        } = self;
-        assert!(layout.accepts(blocks.len()), "a filter's shape");
-        let at = layout.locate(hash, blocks.len());
-        // SAFETY: `at` is the location of `hash` among `blocks`, whose length the layout
-        // accepts (checked above).
-        unsafe { layout.contains(kernel, blocks, at) }
-    }
-}
-
-/// The single-key insert: locate, then the layout's insert; `true` when every bit was set.
-pub(crate) struct InsertHash<'a, P: Policy> {
-    pub(crate) layout: P,
-    pub(crate) blocks: &'a mut [P::Block],
-    pub(crate) hash: u64,
-}
-
-impl<P: Policy> Operation for InsertHash<'_, P> {
-    type Output = bool;
-}
-
-impl<K: Token, P: BloomOps<K>> OperationOn<K> for InsertHash<'_, P> {
-    #[inline(always)]
-    fn run_on(self, kernel: K) -> bool {
-        let Self {
-            layout,
-            blocks,
-            hash,
-        } = self;
-        assert!(layout.accepts(blocks.len()), "a filter's shape");
-        let at = layout.locate(hash, blocks.len());
-        // SAFETY: as for `ContainsHash`.
-        unsafe { layout.insert(kernel, blocks, at) }
-    }
-}
-
 /// The batch lookup: `out[i]` is whether `keys[i]` may be present, each key hashed with
 /// `hasher` and its lines prefetched `distance` keys ahead (0: no prefetching). Panics unless
 /// `out.len() == keys.len()`.
@@ -153,7 +102,7 @@ impl<Kn: Token, P: BloomOps<Kn>, S: BuildHasher, K: Hash> OperationOn<Kn>
             hasher,
             keys,
             distance,
-            |index, at| {
+            &mut |index, at| {
                 // SAFETY: `index < keys.len() = out.len()` (asserted above; see
                 // `visit_prefetching`), and `at` is a location among `blocks`, whose length the
                 // layout accepts (checked above).
@@ -194,7 +143,7 @@ impl<Kn: Token, P: BloomOps<Kn>, S: BuildHasher, K: Hash> OperationOn<Kn>
         }
         assert!(layout.accepts(blocks.len()), "a filter's shape");
         let (base, len) = (blocks.as_ptr(), blocks.len());
-        visit_prefetching(layout, base, len, hasher, keys, distance, |_, at| {
+        visit_prefetching(layout, base, len, hasher, keys, distance, &mut |_, at| {
             // SAFETY: `at` is a location among `blocks`, whose length the layout accepts
             // (checked above).
             unsafe { layout.insert(kernel, blocks, at) };
@@ -202,13 +151,32 @@ impl<Kn: Token, P: BloomOps<Kn>, S: BuildHasher, K: Hash> OperationOn<Kn>
     }
 }
 
-/// Calls `visit(i, at)` for every key `i` in order, where `at` is where the key lies among the
-/// `len` blocks at `blocks` ([`Policy::locate`] of its hash), after prefetching the lines of
-/// the key `distance` places later (into the cache level [`prefetch::level`] chose for this
-/// CPU): each key is hashed and located `distance` keys before its visit and its lines
-/// prefetched then. The locations in flight wait in a ring on the stack, so that each key is
-/// located once. `blocks` only locates the lines to prefetch and is never dereferenced, so
-/// `visit` may write the blocks.
+/// What a batch loop does with each key: a closure `|index, at|` (the Bloom layouts'), or a
+/// type whose [`visit`](Visit::visit) is `#[inline(always)]`, for a body too large for LLVM to
+/// inline a closure of at each of the loop's call sites (it would then stay a call, compiled
+/// without the kernel's target features), or one that stops the batch (`Break`: an insert
+/// into a full quotient filter).
+pub(crate) trait Visit<L> {
+    /// Handles key `index`, located at `at`.
+    fn visit(&mut self, index: usize, at: L) -> ControlFlow<()>;
+}
+
+impl<L, F: FnMut(usize, L)> Visit<L> for F {
+    #[inline(always)]
+    fn visit(&mut self, index: usize, at: L) -> ControlFlow<()> {
+        self(index, at);
+        ControlFlow::Continue(())
+    }
+}
+
+/// Visits every key `i` in order ([`Visit::visit`] with `i` and `at`, where `at` is where the
+/// key lies among the `len` blocks at `blocks`, [`Policy::locate`] of its hash), after
+/// prefetching the lines of the key `distance` places later (into the cache level
+/// [`prefetch::level`] chose for this CPU): each key is hashed and located `distance` keys
+/// before its visit and its lines prefetched then. The locations in flight wait in a ring on
+/// the stack, so that each key is located once. `blocks` only locates the lines to prefetch
+/// and is never dereferenced, so `visit` may write the blocks. Returns the index of the key
+/// whose visit broke, or `keys.len()`.
 ///
 /// Every `i` passed to `visit` is below `keys.len()`, and every `at` is
 /// `layout.locate(hash, len)`: the batch loops rely on both to index without bounds checks.
@@ -217,15 +185,15 @@ impl<Kn: Token, P: BloomOps<Kn>, S: BuildHasher, K: Hash> OperationOn<Kn>
 /// are rounded up to a power of two (so the ring index is a mask) and capped at [`RING`].
 /// Pre-hashed batches use [`PreHashed`] as the hasher.
 #[inline(always)]
-fn visit_prefetching<P: Policy, S: BuildHasher, K: Hash>(
+pub(crate) fn visit_prefetching<P: Policy, S: BuildHasher, K: Hash>(
     layout: P,
     blocks: *const P::Block,
     len: usize,
     hasher: &S,
     keys: &[K],
     distance: usize,
-    visit: impl FnMut(usize, P::Location),
-) {
+    visit: &mut impl Visit<P::Location>,
+) -> usize {
     // The crate's hashers are copied onto the stack first: a copy the loop owns stays in
     // registers, where the filter's own hasher, a field beside the blocks the loop writes,
     // would be reloaded after every write (the compiler cannot tell them apart). Each is a
@@ -242,7 +210,7 @@ fn visit_prefetching<P: Policy, S: BuildHasher, K: Hash>(
         let local = *hasher;
         return visit_hashed(layout, blocks, len, &local, keys, distance, visit);
     }
-    visit_hashed(layout, blocks, len, hasher, keys, distance, visit);
+    visit_hashed(layout, blocks, len, hasher, keys, distance, visit)
 }
 
 /// [`visit_prefetching`] with the hasher it hashes with.
@@ -254,8 +222,8 @@ fn visit_hashed<P: Policy, S: BuildHasher, K: Hash>(
     hasher: &S,
     keys: &[K],
     distance: usize,
-    mut visit: impl FnMut(usize, P::Location),
-) {
+    visit: &mut impl Visit<P::Location>,
+) -> usize {
     if distance == 0 {
         // Two keys per iteration, each whole (hashed, then visited): LLVM unrolls this loop
         // itself only when it schedules for a specific CPU (`-C target-cpu=native`), not for
@@ -266,16 +234,22 @@ fn visit_hashed<P: Policy, S: BuildHasher, K: Hash>(
         let mut index = 0;
         for pair in &mut pairs {
             let hash = crate::hash::hash_key(hasher, &pair[0]);
-            visit(index, layout.locate(hash, len));
+            if visit.visit(index, layout.locate(hash, len)).is_break() {
+                return index;
+            }
             let hash = crate::hash::hash_key(hasher, &pair[1]);
-            visit(index + 1, layout.locate(hash, len));
+            if visit.visit(index + 1, layout.locate(hash, len)).is_break() {
+                return index + 1;
+            }
             index += 2;
         }
         for key in pairs.remainder() {
             let hash = crate::hash::hash_key(hasher, key);
-            visit(index, layout.locate(hash, len));
+            if visit.visit(index, layout.locate(hash, len)).is_break() {
+                return index;
+            }
         }
-        return;
+        return keys.len();
     }
     let at = (layout, blocks, len);
     // The hint is chosen once per batch, so each loop has its prefetch instruction inline.
@@ -293,8 +267,8 @@ fn visit_ring<const L1: bool, P: Policy, S: BuildHasher, K: Hash>(
     hasher: &S,
     keys: &[K],
     distance: usize,
-    mut visit: impl FnMut(usize, P::Location),
-) {
+    visit: &mut impl Visit<P::Location>,
+) -> usize {
     const { assert!(RING.is_power_of_two() && P::PREFETCH_DISTANCE <= RING) };
     let distance = distance.min(RING).next_power_of_two();
     // `& (RING - 1)` is implied by the mask (distance <= RING); it lets the compiler see that
@@ -318,11 +292,16 @@ fn visit_ring<const L1: bool, P: Policy, S: BuildHasher, K: Hash>(
         let slot = index & mask;
         let at = ring[slot];
         ring[slot] = prepare(key);
-        visit(index, at);
+        if visit.visit(index, at).is_break() {
+            return index;
+        }
     }
     for index in later.len()..keys.len() {
-        visit(index, ring[index & mask]);
+        if visit.visit(index, ring[index & mask]).is_break() {
+            return index;
+        }
     }
+    keys.len()
 }
 
 /// The [`BuildHasher`] of pre-hashed batches: a `u64` key hashes to itself, so the batch loops

@@ -13,16 +13,16 @@
 use core::hash::{BuildHasher, Hash};
 use core::sync::atomic::{AtomicU8, Ordering};
 
-use super::batch::{ContainsHash, ContainsKeys, InsertHash, InsertKeys};
+use super::batch::{ContainsKeys, InsertKeys};
 #[cfg(target_arch = "aarch64")]
 use super::neon;
-use super::primitives::{BloomLayout, SplitBlockKernel, WindowKernel};
+use super::primitives::{BloomOps, ContainsHash, InsertHash, SplitBlockKernel, WindowKernel};
 use super::{OnEveryKernel, Operation, OperationOn, Token, portable, scalar};
 #[cfg(target_arch = "x86_64")]
 use super::{avx2, avx512};
 use crate::kind::Kernel;
 use crate::layout::split_block::LANES;
-use crate::layout::window::Plane;
+use crate::layout::window::{Generations, Plane, with_shape};
 
 /// Whether a kernel can run here, and which one filters use.
 impl Kernel {
@@ -169,6 +169,9 @@ macro_rules! every_kernel {
         }
     };
 }
+// The layouts' kernel tests reach each kernel's primitives through it.
+#[cfg(test)]
+pub(crate) use every_kernel;
 
 impl Dispatch {
     /// Runs `operation` on the kernel this token names: one `match`, then one call into that
@@ -288,6 +291,39 @@ impl Dispatch {
 }
 
 impl Dispatch {
+    /// Whether the pre-hashed key may be present in window `layout` (`words`: at least its
+    /// groups). AVX2 and AVX-512 answer the shapes whose groups are whole lines with inline
+    /// assembly; every other kernel and shape goes through one out-of-line call, inside which
+    /// the shape is chosen ([`WindowContainsHash`]), so that a caller's loop holds one call
+    /// site, as for [`contains_hash`](Dispatch::contains_hash).
+    #[inline(always)]
+    pub(crate) fn window_contains_hash(
+        self,
+        layout: Generations,
+        words: &[u32],
+        hash: u64,
+    ) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        let inline = match self {
+            Dispatch::Avx2(kernel) => kernel.contains_hash_inline(layout, words, hash),
+            Dispatch::Avx512(kernel) => kernel.contains_hash_inline(layout, words, hash),
+            _ => None,
+        };
+        #[cfg(not(target_arch = "x86_64"))]
+        let inline = None;
+        match inline {
+            Some(found) => found,
+            None => out_of_line(
+                self,
+                WindowContainsHash {
+                    layout,
+                    words,
+                    hash,
+                },
+            ),
+        }
+    }
+
     /// Whether any plane of `group` (one block index's planes of `plane`'s size) holds every
     /// bit of `x`'s mask, for windows whose planes are not plain words (loaded from atomic
     /// ones).
@@ -312,6 +348,31 @@ impl<K: WindowKernel> OperationOn<K> for ContainsAny<'_> {
     #[inline(always)]
     fn run_on(self, kernel: K) -> bool {
         kernel.contains_any(self.group, self.plane, self.x)
+    }
+}
+
+/// The window's single-key lookup inside a kernel's entry point: the shape chosen
+/// (`with_shape!`), then that shape's lookup.
+struct WindowContainsHash<'a> {
+    layout: Generations,
+    words: &'a [u32],
+    hash: u64,
+}
+
+impl Operation for WindowContainsHash<'_> {
+    type Output = bool;
+}
+
+impl<K: WindowKernel> OperationOn<K> for WindowContainsHash<'_> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        let (words, hash) = (self.words, self.hash);
+        with_shape!(self.layout, layout => ContainsHash {
+            layout,
+            blocks: words,
+            hash,
+        }
+        .run_on(kernel))
     }
 }
 
@@ -350,3 +411,31 @@ impl<K: SplitBlockKernel> OperationOn<K> for ContainsBlock<'_> {
         SplitBlockKernel::contains(kernel, self.0, self.1)
     }
 }
+
+/// A Bloom layout every kernel of this target implements: what the filters' generic code
+/// bounds its layout parameter by, so that [`Dispatch`] can run its
+/// operations on whichever kernel a filter holds.
+pub(crate) trait BloomLayout:
+    BloomOps<scalar::Scalar> + BloomOps<portable::Portable> + BloomArch
+{
+}
+
+impl<P: BloomOps<scalar::Scalar> + BloomOps<portable::Portable> + BloomArch> BloomLayout for P {}
+
+/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
+#[cfg(target_arch = "x86_64")]
+pub(crate) trait BloomArch: BloomOps<avx2::Avx2> + BloomOps<avx512::Avx512> {}
+#[cfg(target_arch = "x86_64")]
+impl<P: BloomOps<avx2::Avx2> + BloomOps<avx512::Avx512>> BloomArch for P {}
+
+/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
+#[cfg(target_arch = "aarch64")]
+pub(crate) trait BloomArch: BloomOps<neon::Neon> {}
+#[cfg(target_arch = "aarch64")]
+impl<P: BloomOps<neon::Neon>> BloomArch for P {}
+
+/// The kernels of this architecture, as a bound: none beyond scalar and portable here.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+pub(crate) trait BloomArch {}
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+impl<P> BloomArch for P {}

@@ -31,13 +31,13 @@
 //! | file | what it holds |
 //! |---|---|
 //! | `mod.rs` | the contract: [`Token`], [`Operation`], [`OperationOn`], `kernel_entry_point!` |
-//! | `primitives.rs` | what each layout asks of every kernel (`SplitBlockKernel`, `WideKernel`, `WindowKernel`), and `BloomOps`, the layouts' operations written once over them |
-//! | `batch.rs` | the operations every layout shares: single keys, the prefetching batch loops (one ring, parameterised by where a key's lines are), [`PreHashed`] |
+//! | `primitives.rs` | what each layout asks of every kernel (`SplitBlockKernel`, `WideKernel`, `WindowKernel`), `BloomOps`, the layouts' operations written once over them, and the single-key operations |
+//! | `batch.rs` | the batch operations every layout shares: the prefetching loops (one ring, parameterised by where a key's lines are), [`PreHashed`] |
 //! | `scalar.rs`, `portable.rs` | the scalar reference and the portable (`wide`) kernel: token, every layout's primitives, entry point |
 //! | `avx2/`, `avx512/`, `neon/` | one SIMD kernel each: `mod.rs` (token, detection, entry point: its target features written once), one file per layout |
 //! | `x86.rs` | what AVX2 and AVX-512 share: the salted multiply, loads, the inline assembly's frame and constants |
 //! | `prefetch.rs`, `cache.rs` | the prefetch instruction and the cache level it asks for on this CPU; the cache sizes the prefetch threshold comes from |
-//! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}` |
+//! | `dispatch.rs` | [`Dispatch`], run-time detection, `Kernel::{is_available, available, best}`, and `BloomLayout`, the bound a layout meets by having every kernel's primitives |
 //! | `testing.rs` | hidden hooks that reach each kernel directly (`splitbloom::__kernel_testing`) |
 //!
 //! ## Adding a kernel
@@ -49,7 +49,7 @@
 //!    (the only place the feature string is written), and one file per layout implementing
 //!    that layout's primitives trait (`primitives.rs`).
 //! 2. Its `mod` line below and its place in [`OnArchKernels`] and `BloomArch`
-//!    (`primitives.rs`), under the `cfg` of its architecture.
+//!    (`dispatch.rs`), under the `cfg` of its architecture.
 //! 3. A variant in the public [`Kernel`](crate::Kernel) (`src/kind.rs`: the enum, `ALL`, `name`)
 //!    and in [`Dispatch`] (`dispatch.rs`: `new`, `kernel`, `every_kernel!`, and its place in
 //!    `fastest_kernel`'s order).
@@ -83,14 +83,17 @@ mod neon;
 mod portable;
 mod prefetch;
 mod primitives;
+// The quotient layout (`QuotientFilter`): what it asks of every kernel, its operations written
+// once over that.
+pub(crate) mod quotient;
 mod scalar;
 pub mod testing;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
 pub(crate) use batch::{PreHashed, prefetch_distance, prefetch_min_blocks};
+pub(crate) use dispatch::BloomLayout;
 pub(crate) use dispatch::Dispatch;
-pub(crate) use primitives::BloomLayout;
 
 #[cfg(test)]
 mod tests;

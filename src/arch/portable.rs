@@ -5,9 +5,11 @@
 //! kernel does not become AVX2 inside a `#[target_feature(enable = "avx2")]` function; that is
 //! why the AVX2 kernel is written with intrinsics instead.
 
-use wide::u32x8;
+use wide::{u8x16, u16x8, u32x8};
 
 use super::primitives::{SplitBlockKernel, WideKernel, WindowKernel};
+use super::quotient::{QuotientKernel, select};
+use crate::layout::quotient::{self, BLOCK_BYTES, Block, BucketEnds, Width};
 use crate::layout::split_block::{LANES, SALT};
 use crate::layout::wide::WORDS;
 use crate::layout::window::Plane;
@@ -118,23 +120,66 @@ impl WindowKernel for Portable {
     }
 
     #[inline(always)]
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
-        let present = WindowKernel::contains_any(self, group, plane, x);
-        let words = plane.words();
-        let target = &mut group[slot * words..(slot + 1) * words];
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
         match plane {
             Plane::Bits256 => {
-                let block: &mut [u32; LANES] = target.try_into().expect("8 words");
+                let block: &mut [u32; LANES] = words.try_into().expect("8 words");
                 SplitBlockKernel::insert(self, block, x);
             }
             Plane::Bits128 => {
                 let mask: [u32; 4] = bytemuck::cast(mask128(x));
-                for (word, bit) in target.iter_mut().zip(mask) {
+                for (word, bit) in words.iter_mut().zip(mask) {
                     *word |= bit;
                 }
             }
         }
-        present
+    }
+}
+
+/// The block's bytes as four 16-byte vectors.
+#[inline(always)]
+fn chunks(block: &Block) -> &[[u8; 16]; BLOCK_BYTES / 16] {
+    let (chunks, _) = block.as_chunks::<16>();
+    chunks.try_into().unwrap_or(&[[0; 16]; BLOCK_BYTES / 16])
+}
+
+impl QuotientKernel for Portable {
+    #[inline(always)]
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds {
+        select::bucket_range::<W>(metadata, bucket)
+    }
+
+    #[inline(always)]
+    fn tag_matches<W: Width>(self, block: &Block, tag: W::Tag) -> u64 {
+        let tag: u64 = tag.into();
+        let mut bits = 0u64;
+        if W::TAG_BITS == 8 {
+            let tag = u8x16::splat(tag as u8);
+            for (at, chunk) in chunks(block).iter().enumerate() {
+                let equal = u8x16::from(*chunk).simd_eq(tag).to_bitmask();
+                bits |= u64::from(equal) << (16 * at);
+            }
+        } else {
+            let tag = u16x8::splat(tag as u16);
+            for (at, chunk) in chunks(block).iter().enumerate() {
+                let words: [u16; 8] =
+                    core::array::from_fn(|i| u16::from_le_bytes([chunk[2 * i], chunk[2 * i + 1]]));
+                let equal = u16x8::from(words).simd_eq(tag).to_bitmask();
+                bits |= u64::from(equal) << (8 * at);
+            }
+        }
+        // The metadata's bytes (16, or 4 words) come first.
+        bits >> (8 * W::METADATA_BYTES as u32 / W::TAG_BITS)
+    }
+
+    #[inline(always)]
+    fn shift_in<W: Width>(self, block: &mut Block, slot: u32, tag: W::Tag) {
+        quotient::shift_in::<W>(block, slot, tag);
+    }
+
+    #[inline(always)]
+    fn shift_out<W: Width>(self, block: &mut Block, slot: u32) {
+        quotient::shift_out::<W>(block, slot);
     }
 }
 

@@ -6,7 +6,7 @@
 //!
 //! **Into L2, the default.** The L2 cache keeps track of many more outstanding misses than
 //! L1, so far more of a batch's DRAM accesses can be in flight at once, and the ring can run
-//! [`PREFETCH_DISTANCE`](super::PREFETCH_DISTANCE) keys ahead. It measured faster, or level,
+//! `Policy::PREFETCH_DISTANCE` keys ahead. It measured faster, or level,
 //! on every Intel CPU and on AMD Zen 3 and Zen 4 (family 0x19).
 //!
 //! **Into L1 on AMD Zen 5** (family 0x1A). There `prefetcht1` left batches that miss L2 but

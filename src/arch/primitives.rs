@@ -2,20 +2,18 @@
 //! ([`SplitBlockKernel`], [`WideKernel`], [`WindowKernel`]) that every kernel's folder
 //! implements, and
 //! [`BloomOps`], each layout's whole-key test and insert written once over its trait, which the
-//! operations of `batch.rs` call.
+//! operations of `batch.rs` call; and the single-key operations ([`ContainsHash`],
+//! [`InsertHash`]), here because the kernels' single-key hooks default to them.
 //!
 //! A layout's primitives work on one block and an in-block hash; where a key's blocks are comes
 //! from the layout's [`Policy`]. The primitives must match the layout's scalar reference
 //! (`crate::layout`) bit for bit, on every output: the answer and the bytes a write leaves.
 
-use super::Token;
-use super::batch::{ContainsHash, InsertHash};
-use super::portable::Portable;
-use super::scalar::Scalar;
+use super::{Operation, OperationOn, Token};
 use crate::layout::Policy;
 use crate::layout::split_block::{BlockAndKey, LANES, SplitBlock};
 use crate::layout::wide::{WORDS, Wide, WideLocation};
-use crate::layout::window::{Generations, Plane};
+use crate::layout::window::{Fixed, Generations, Plane};
 
 /// The split-block layout's primitives ([`crate::layout::split_block`]).
 pub(crate) trait SplitBlockKernel: Token {
@@ -75,9 +73,39 @@ pub(crate) trait WindowKernel: Token {
     /// Whether any plane of `group` holds every bit of `x`'s mask (branch-free over the
     /// planes).
     fn contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool;
+    /// ORs `x`'s mask into `words`, one plane of size `plane`.
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32);
+
     /// ORs `x`'s mask into the plane of slot `slot`; `true` when some plane already held every
     /// bit (before the insert).
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool;
+    #[inline(always)]
+    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
+        let present = self.contains_any(group, plane, x);
+        let words = plane.words();
+        self.insert_plane(&mut group[slot * words..(slot + 1) * words], plane, x);
+        present
+    }
+
+    /// [`contains_any`](WindowKernel::contains_any) for a group of a shape known at compile
+    /// time (`group` is `G` planes of `PLANE_WORDS` words): by default the general test,
+    /// which the constants fold.
+    #[inline(always)]
+    fn contains_fixed<const PLANE_WORDS: usize, const G: usize>(
+        self,
+        group: &[u32],
+        x: u32,
+    ) -> bool {
+        self.contains_any(group, Fixed::<PLANE_WORDS, G>::PLANE, x)
+    }
+
+    /// The single-key lookup of window `layout` from outside the kernel's features, where the
+    /// kernel has something cheaper than a call into its entry point for the window's shape
+    /// (AVX2 and AVX-512: inline assembly for groups of whole lines); `None` where it has not.
+    #[inline(always)]
+    fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
+        let _ = (layout, words, hash);
+        None
+    }
 }
 
 /// A Bloom layout's whole-key operations on kernel `K`, written once per layout over its
@@ -213,30 +241,101 @@ impl<K: WindowKernel> BloomOps<K> for Generations {
     }
 }
 
-/// A Bloom layout every kernel of this target implements: what the filters' generic code
-/// bounds its layout parameter by, so that [`Dispatch`](super::Dispatch) can run its
-/// operations on whichever kernel a filter holds.
-pub(crate) trait BloomLayout: BloomOps<Scalar> + BloomOps<Portable> + BloomArch {}
-
-impl<P: BloomOps<Scalar> + BloomOps<Portable> + BloomArch> BloomLayout for P {}
-
-/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
-#[cfg(target_arch = "x86_64")]
-pub(crate) trait BloomArch:
-    BloomOps<super::avx2::Avx2> + BloomOps<super::avx512::Avx512>
+impl<K: WindowKernel, const PLANE_WORDS: usize, const G: usize> BloomOps<K>
+    for Fixed<PLANE_WORDS, G>
 {
+    #[inline(always)]
+    unsafe fn contains(self, kernel: K, blocks: &[u32], at: BlockAndKey) -> bool {
+        let start = Self::group_start(at.block);
+        // SAFETY: every word of the key's block index's group is below `blocks.len()`: the
+        // caller's contract, and `Fixed`'s promise (that of `Generations`).
+        let group = unsafe { blocks.get_unchecked(start..start + Self::GROUP_WORDS) };
+        kernel.contains_fixed::<PLANE_WORDS, G>(group, at.x)
+    }
+
+    /// As for [`Generations`], with the shape's constants.
+    #[inline(always)]
+    unsafe fn insert(self, kernel: K, blocks: &mut [u32], at: BlockAndKey) -> bool {
+        let start = Self::group_start(at.block);
+        // SAFETY: as for `contains`.
+        let group = unsafe { blocks.get_unchecked_mut(start..start + Self::GROUP_WORDS) };
+        let present = kernel.contains_fixed::<PLANE_WORDS, G>(group, at.x);
+        let newest = self.newest * PLANE_WORDS;
+        // SAFETY: `self.newest < G` (`accepts`, which the caller checked), so the newest plane
+        // is words of the group.
+        let plane = unsafe { group.get_unchecked_mut(newest..newest + PLANE_WORDS) };
+        kernel.insert_plane(plane, Self::PLANE, at.x);
+        present
+    }
+
+    #[inline(always)]
+    fn contains_hash(self, kernel: K, blocks: &[u32], hash: u64) -> bool {
+        kernel.run(ContainsHash {
+            layout: self,
+            blocks,
+            hash,
+        })
+    }
+
+    #[inline(always)]
+    fn insert_hash(self, kernel: K, blocks: &mut [u32], hash: u64) -> bool {
+        kernel.run(InsertHash {
+            layout: self,
+            blocks,
+            hash,
+        })
+    }
 }
-#[cfg(target_arch = "x86_64")]
-impl<P: BloomOps<super::avx2::Avx2> + BloomOps<super::avx512::Avx512>> BloomArch for P {}
 
-/// The kernels of this architecture, as a bound ([`BloomLayout`] without the `cfg`s).
-#[cfg(target_arch = "aarch64")]
-pub(crate) trait BloomArch: BloomOps<super::neon::Neon> {}
-#[cfg(target_arch = "aarch64")]
-impl<P: BloomOps<super::neon::Neon>> BloomArch for P {}
+/// The single-key lookup: locate, then the layout's test, inside one entry point.
+pub(crate) struct ContainsHash<'a, P: Policy> {
+    pub(crate) layout: P,
+    pub(crate) blocks: &'a [P::Block],
+    pub(crate) hash: u64,
+}
 
-/// The kernels of this architecture, as a bound: none beyond scalar and portable here.
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-pub(crate) trait BloomArch {}
-#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
-impl<P> BloomArch for P {}
+impl<P: Policy> Operation for ContainsHash<'_, P> {
+    type Output = bool;
+}
+
+impl<K: Token, P: BloomOps<K>> OperationOn<K> for ContainsHash<'_, P> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        let Self {
+            layout,
+            blocks,
+            hash,
+        } = self;
+        assert!(layout.accepts(blocks.len()), "a filter's shape");
+        let at = layout.locate(hash, blocks.len());
+        // SAFETY: `at` is the location of `hash` among `blocks`, whose length the layout
+        // accepts (checked above).
+        unsafe { layout.contains(kernel, blocks, at) }
+    }
+}
+
+/// The single-key insert: locate, then the layout's insert; `true` when every bit was set.
+pub(crate) struct InsertHash<'a, P: Policy> {
+    pub(crate) layout: P,
+    pub(crate) blocks: &'a mut [P::Block],
+    pub(crate) hash: u64,
+}
+
+impl<P: Policy> Operation for InsertHash<'_, P> {
+    type Output = bool;
+}
+
+impl<K: Token, P: BloomOps<K>> OperationOn<K> for InsertHash<'_, P> {
+    #[inline(always)]
+    fn run_on(self, kernel: K) -> bool {
+        let Self {
+            layout,
+            blocks,
+            hash,
+        } = self;
+        assert!(layout.accepts(blocks.len()), "a filter's shape");
+        let at = layout.locate(hash, blocks.len());
+        // SAFETY: as for `ContainsHash`.
+        unsafe { layout.insert(kernel, blocks, at) }
+    }
+}

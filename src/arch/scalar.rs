@@ -3,6 +3,8 @@
 //! against it.
 
 use super::primitives::{SplitBlockKernel, WideKernel, WindowKernel};
+use super::quotient::QuotientKernel;
+use crate::layout::quotient::{self, Block, BucketEnds, Width};
 use crate::layout::split_block::{self, LANES};
 use crate::layout::wide::{self, WORDS};
 use crate::layout::window::{self, Plane};
@@ -47,8 +49,35 @@ impl WindowKernel for Scalar {
     }
 
     #[inline(always)]
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
+        window::plane_insert(words, plane, x);
+    }
+
+    #[inline(always)]
     fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
         window::insert(group, plane, slot, x)
+    }
+}
+
+impl QuotientKernel for Scalar {
+    #[inline(always)]
+    fn bucket_range<W: Width>(self, metadata: W::Metadata, bucket: u32) -> BucketEnds {
+        quotient::one_hot(quotient::bucket_bounds::<W>(metadata, bucket))
+    }
+
+    #[inline(always)]
+    fn tag_matches<W: Width>(self, block: &Block, tag: W::Tag) -> u64 {
+        quotient::tag_matches::<W>(block, tag)
+    }
+
+    #[inline(always)]
+    fn shift_in<W: Width>(self, block: &mut Block, slot: u32, tag: W::Tag) {
+        quotient::shift_in::<W>(block, slot, tag);
+    }
+
+    #[inline(always)]
+    fn shift_out<W: Width>(self, block: &mut Block, slot: u32) {
+        quotient::shift_out::<W>(block, slot);
     }
 }
 

@@ -2,7 +2,7 @@
 //! benchmarks that check every kernel against the scalar oracle. Not part of the stable API
 //! (re-exported, hidden, as `splitbloom::__kernel_testing`).
 
-use super::batch::InsertHash;
+use super::primitives::InsertHash;
 use super::{Dispatch, PreHashed};
 use crate::kind::Kernel;
 use crate::layout::Policy;
@@ -158,4 +158,62 @@ pub fn contains_hashes(
 ) -> Option<()> {
     Dispatch::new(kernel)?.contains_keys(SplitBlock, blocks, &PreHashed, hashes, out, distance);
     Some(())
+}
+
+/// The window's single-key inline assembly of one kernel for one shape, alone: what
+/// `tests/caller_registers.rs` keeps vector values live across. Through `WindowFilter` the
+/// lookup chooses among shapes and kernels, and the branch that calls into a kernel's entry
+/// point makes the compiler keep a caller's vector values on the stack, where a missing
+/// clobber could not show; [`WindowProbe::probe`] has no such branch.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct WindowProbe {
+    kernel: Dispatch,
+    plane_words: usize,
+    lines: usize,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl WindowProbe {
+    /// The probe of `kernel` (`avx2` or `avx512`) for groups of `lines` 64-byte lines (1 or 2)
+    /// of planes of `plane_bits` bits (128 or 256), or `None` when the kernel cannot run here
+    /// or has no assembly, or the shape is not one of those four.
+    pub fn new(kernel: Kernel, plane_bits: usize, lines: usize) -> Option<WindowProbe> {
+        let kernel = Dispatch::new(kernel)?;
+        let plane_words = match plane_bits {
+            128 => 4,
+            256 => 8,
+            _ => return None,
+        };
+        let assembly = matches!(kernel, Dispatch::Avx2(_) | Dispatch::Avx512(_));
+        (assembly && matches!(lines, 1 | 2)).then_some(WindowProbe {
+            kernel,
+            plane_words,
+            lines,
+        })
+    }
+
+    /// Whether some plane of `group` (its first `lines` 64-byte lines) holds every bit of
+    /// in-block hash `x`'s mask, answered by the kernel's assembly inline.
+    ///
+    /// # Panics
+    ///
+    /// When `group` is shorter than the probe's lines.
+    #[inline(always)]
+    pub fn probe(&self, x: u32, group: &[u32]) -> bool {
+        use super::x86::WindowProbeAsm;
+        assert!(group.len() >= self.lines * 16, "a group of whole lines");
+        match self.kernel {
+            // SAFETY: the token proves the CPU has the kernel's features, and `group` holds
+            // `lines` 64-byte lines (asserted above); the assembly needs no alignment.
+            Dispatch::Avx2(token) => unsafe {
+                token.probe_lines(x, group.as_ptr(), self.plane_words, self.lines)
+            },
+            // SAFETY: as for AVX2.
+            Dispatch::Avx512(token) => unsafe {
+                token.probe_lines(x, group.as_ptr(), self.plane_words, self.lines)
+            },
+            _ => false,
+        }
+    }
 }

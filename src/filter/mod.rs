@@ -16,6 +16,7 @@
 //! | `window.rs` | [`WindowFilter`]: generations side by side, a sliding window that forgets old keys |
 //! | `atomic_window.rs` | [`AtomicWindowFilter`]: lock-free readers, one [`WindowWriter`] inserting and rotating |
 //! | `fold.rs` | [`BloomFilter::union`], [`BloomFilter::intersect`], [`Filter::fold`] |
+//! | `quotient/` | [`QuotientFilter`]: tags in 64-byte blocks, so keys can be removed at the memory of a Bloom filter; [`QuotientFilterRef`], a zero-copy view of its bytes; the reads both answer through |
 //! | `serde.rs` | `Serialize` and `Deserialize` as the bytes of `to_bytes` |
 //!
 //! The modules that add methods to [`Filter`] are declared after `owned.rs`, because rustdoc
@@ -54,6 +55,8 @@ mod scalable;
 pub use scalable::ScalableFilter;
 mod window;
 pub use window::WindowFilter;
+mod quotient;
+pub use quotient::{QuotientFilter, QuotientFilterRef};
 #[cfg(target_has_atomic = "64")]
 mod atomic_window;
 #[cfg(target_has_atomic = "64")]

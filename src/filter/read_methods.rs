@@ -11,9 +11,9 @@
 /// * `setup`: doc-example lines that bind `filter` holding the keys `"apple"` and `"pear"`,
 ///   inserted both with `insert` and with `insert_bytes`;
 /// * `note`: a sentence on how this type answers, added to each method's docs;
-/// * `reader`: how a `&self` becomes a [`Probe`], or `probe`: how the type answers a hash (and
+/// * `reader`: how a `&self` becomes a [`Probe`](crate::filter::view::Probe), or `probe`: how the type answers a hash (and
 ///   optionally `probe_all`, a batch of them, and `probe_keys`, a batch of keys it hashes
-///   itself), from which its [`Probe`] impl is written;
+///   itself), from which its `Probe` impl is written;
 /// * `bytes`: whether to write the byte-key methods too.
 macro_rules! read_methods {
     (
@@ -125,8 +125,9 @@ macro_rules! read_methods {
         }
     };
     (@hashes {$($gen:tt)*} $Type:ident {$($args:tt)*}, $setup:expr, $note:expr) => {
-        /// Pre-hashed keys, for callers that hash keys themselves (storage engines): the high
-        /// 32 bits of a hash choose the block and the low 32 bits the bits inside it.
+        /// Pre-hashed keys, for callers that hash keys themselves (storage engines): every bit
+        /// of the 64-bit hash is used, so it must be well mixed (the type's docs say which
+        /// bits choose what).
         impl<$($gen)*> $Type<$($args)*> {
             /// Whether a pre-hashed key may be present: `false` means certainly absent.
             ///

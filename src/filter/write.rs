@@ -4,13 +4,16 @@
 //! has a faster path, a batch of them). Everything else a writer asks (keyed and byte-key
 //! inserts, batches, `Extend`) is a function here over any [`Insert`], and `write_methods!`
 //! writes the public methods of every filter type ([`Filter`], [`AtomicFilter`],
-//! [`CountingFilter`], [`ScalableFilter`], [`WindowFilter`], the atomic window's writer) from
-//! these functions, so the types cannot drift apart.
+//! [`CountingFilter`], [`ScalableFilter`], [`WindowFilter`], the atomic window's writer,
+//! [`QuotientFilter`](crate::QuotientFilter)) from these functions, so the types cannot drift
+//! apart.
 //!
 //! Every write returns a `Result` whose error type is the type's own: [`Infallible`] for the
 //! filters that never refuse a key (the public method unwraps it through [`Finish`], which
-//! costs nothing), [`Error`](crate::Error) for [`ScalableFilter`], whose insert may need a new
-//! stage.
+//! costs nothing), [`Error`] for [`ScalableFilter`], whose insert may need a new
+//! stage, and for [`QuotientFilter`](crate::QuotientFilter), which can be full. A batch stops
+//! at its first error, and the error learns how many keys of the whole batch went in before it
+//! ([`Insert::after`]), however the batch was cut into chunks.
 //!
 //! [`Filter`]: crate::Filter
 //! [`AtomicFilter`]: crate::AtomicFilter
@@ -56,7 +59,7 @@ pub(crate) trait Insert {
     /// The hasher keys go through.
     type Hasher;
 
-    /// Why an insert can fail: [`Infallible`](core::convert::Infallible) when it cannot.
+    /// Why an insert can fail: [`Infallible`] when it cannot.
     type Error;
 
     /// The hasher keys go through.
@@ -65,6 +68,15 @@ pub(crate) trait Insert {
     /// Adds a pre-hashed key; `Ok(true)` when it was newly inserted (some of its bits, or
     /// counters, were unset), as `HashSet::insert` answers.
     fn insert_one(&mut self, hash: u64) -> Result<bool, Self::Error>;
+
+    /// `error`, raised by a call on a chunk of a batch, as the error of the whole batch, whose
+    /// first `processed` keys came before the chunk. Unchanged unless the type's error says
+    /// where in a batch it happened.
+    #[inline]
+    fn after(error: Self::Error, processed: usize) -> Self::Error {
+        let _ = processed;
+        error
+    }
 
     /// Adds every hash of `hashes`, stopping at the first error (the hashes before it are in).
     /// One at a time unless the type has a faster path.
@@ -84,12 +96,13 @@ pub(crate) trait Insert {
         Self::Hasher: BuildHasher,
     {
         let mut hashes = [0u64; CHUNK];
-        for chunk in keys.chunks(CHUNK) {
+        for (index, chunk) in keys.chunks(CHUNK).enumerate() {
             let hashes = &mut hashes[..chunk.len()];
             for (hash, key) in hashes.iter_mut().zip(chunk) {
                 *hash = hash_key(self.hasher(), key);
             }
-            self.insert_all(hashes)?;
+            self.insert_all(hashes)
+                .map_err(|error| Self::after(error, index * CHUNK))?;
         }
         Ok(())
     }
@@ -148,12 +161,14 @@ where
     W::Hasher: FilterHasher,
 {
     let mut hashes = [0u64; CHUNK];
-    for chunk in keys.chunks(CHUNK) {
+    for (index, chunk) in keys.chunks(CHUNK).enumerate() {
         let hashes = &mut hashes[..chunk.len()];
         for (hash, key) in hashes.iter_mut().zip(chunk) {
             *hash = filter.hasher().hash_bytes(key.as_ref());
         }
-        filter.insert_all(hashes)?;
+        filter
+            .insert_all(hashes)
+            .map_err(|error| W::after(error, index * CHUNK))?;
     }
     Ok(())
 }
@@ -170,6 +185,7 @@ where
 {
     let mut hashes = [0u64; CHUNK];
     let mut keys = keys.into_iter();
+    let mut processed = 0;
     loop {
         let mut len = 0;
         for (hash, key) in hashes.iter_mut().zip(keys.by_ref()) {
@@ -179,7 +195,10 @@ where
         if len == 0 {
             return Ok(());
         }
-        filter.insert_all(&hashes[..len])?;
+        filter
+            .insert_all(&hashes[..len])
+            .map_err(|error| W::after(error, processed))?;
+        processed += len;
         if len < CHUNK {
             return Ok(());
         }

@@ -16,11 +16,14 @@
 ///   `Result<bool, Error>` and `Result<(), Error>`, and the doc examples use `?`);
 /// * `insert_one` and the optional `hasher` (the `hasher` field by default), `insert_all` and
 ///   `insert_keys`: the `Insert` impl's methods, as closures over `filter` (`&mut Self`, or
-///   `&mut &Self` for a shared writer);
+///   `&mut &Self` for a shared writer); `after`, for a type whose error says where in a batch
+///   it happened (`Insert::after`);
 /// * `setup`: doc-example lines that bind an empty `filter` to write to, and `lookup`: what the
 ///   examples ask `contains` of afterwards (`"filter"`, or the filter a writer writes to);
 /// * `note`: what an insert does in this type, added to `insert`'s docs; `batch_note`: how its
-///   batches run, added to the batches' docs; `extend_note`: the `Extend` impl's promise.
+///   batches run, added to the batches' docs; `extend_note`: the `Extend` impl's promise, or
+///   none for a type that has no `Extend` (an insert it refuses is a normal outcome, which a
+///   panic would not report).
 macro_rules! write_methods {
     (
         type: {$($gen:tt)*} $Type:ident {$($args:tt)*},
@@ -51,11 +54,12 @@ macro_rules! write_methods {
         insert_one: |$one_this:ident, $hash:ident| $insert_one:expr,
         $(insert_all: |$all_this:ident, $hashes:ident| $insert_all:expr,)?
         $(insert_keys: |$keys_this:ident, $keys:ident| $insert_keys:expr,)?
+        $(after: |$after_error:ident, $after_processed:ident| $after:expr,)?
         setup: $setup:expr,
         lookup: $lookup:expr,
         note: $note:expr,
-        batch_note: $batch_note:expr,
-        extend_note: $extend_note:expr $(,)?
+        batch_note: $batch_note:expr
+        $(, extend_note: $extend_note:expr)? $(,)?
     ) => {
         write_methods!(@impl $writer, {$($gen)*} $Type {$($args)*}, {
             type Hasher = S;
@@ -90,10 +94,17 @@ macro_rules! write_methods {
                     $insert_keys
                 }
             )?
+
+            $(
+                #[inline]
+                fn after($after_error: $Error, $after_processed: usize) -> $Error {
+                    $after
+                }
+            )?
         });
         write_methods!(
             @methods $writer, {$($gen)*} $Type {$($args)*}, ($One, $Batch), $try,
-            $setup, $lookup, $note, $batch_note, $extend_note
+            $setup, $lookup, $note, $batch_note, {$($extend_note)?}
         );
     };
     // The hasher: the type's `hasher` field unless the invocation says where it is.
@@ -126,7 +137,7 @@ macro_rules! write_methods {
     (
         @write $Receiver:ty, |$filter:ident| $writer:expr,
         {$($gen:tt)*} $Type:ident {$($args:tt)*}, ($One:ty, $Batch:ty), $try:expr,
-        $setup:expr, $lookup:expr, $note:expr, $batch_note:expr, $extend_note:expr
+        $setup:expr, $lookup:expr, $note:expr, $batch_note:expr, {$($extend_note:expr)?}
     ) => {
         impl<$($gen)*> $Type<$($args)*>
         where
@@ -280,6 +291,20 @@ macro_rules! write_methods {
             }
         }
 
+        write_methods!(
+            @extend |$filter| $writer, {$($gen)*} $Type {$($args)*}, $setup, $lookup,
+            {$($extend_note)?}
+        );
+    };
+    // The `Extend` impl, unless the type has none.
+    (
+        @extend |$filter:ident| $writer:expr, {$($gen:tt)*} $Type:ident {$($args:tt)*},
+        $setup:expr, $lookup:expr, {}
+    ) => {};
+    (
+        @extend |$filter:ident| $writer:expr, {$($gen:tt)*} $Type:ident {$($args:tt)*},
+        $setup:expr, $lookup:expr, {$extend_note:expr}
+    ) => {
         /// Adds every key of an iterator, as
         #[doc = concat!("[`insert`](", stringify!($Type), "::insert)")]
         /// on each, a chunk of hashes at a time through the batch path.

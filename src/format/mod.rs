@@ -13,12 +13,13 @@
 //! | 0 | 4 | magic | the ASCII bytes `SBLM` (`53 42 4C 4D`) |
 //! | 4 | 2 | version | `1` ([`VERSION`]); readers refuse newer versions |
 //! | 6 | 1 | hasher id | [`HasherKind::id`]: 3 = Parquet XXH64, 4 = XXH3 (the default), 6 = gxhash; 1, 2 and 5 are reserved |
-//! | 7 | 1 | layout id | 0 = split-block ([`Filter`](crate::Filter)), 1 = wide with one probe per key, 2 = wide with two ([`WideFilter`](crate::WideFilter)); readers refuse other ids |
+//! | 7 | 1 | layout id | 0 = split-block ([`Filter`](crate::Filter)), 1 = wide with one probe per key, 2 = wide with two ([`WideFilter`](crate::WideFilter)), 5 = quotient with 8-bit tags, 6 = with 16-bit tags ([`QuotientFilter`](crate::QuotientFilter)); readers refuse other ids |
 //! | 8 | 8 | seed | the hasher's seed ([`FilterHasher::seed`]) |
 //! | 16 | 8 | number of blocks `z` | 1 ..= 2^32 ([`MAX_BLOCKS`]); wide with two probes: a multiple of 64 |
 //! | 24 | 8 | checksum | XXH3-64 (seed 0) of bytes 0..24 followed by the bitset |
 //! | 32 | 32·z | bitset (layout 0) | block after block, each eight `u32` lanes, lane 0 first |
 //! | 32 | 64·z | bitset (layouts 1, 2) | block after block, each eight `u64` words, word 0 first |
+//! | 32 | 64·z | blocks (layouts 5, 6) | block after block, each its metadata then its tag slots (`docs/FORMAT.md`) |
 //!
 //! Byte 7 was a flags byte that had to be 0, so every split-block file is unchanged and a
 //! reader that predates the wide layout refuses a wide file instead of misreading it. The
@@ -94,14 +95,19 @@ use xxhash_rust::xxh3::Xxh3Default;
 
 use crate::error::Error;
 use crate::hash::{FilterHasher, HasherKind};
-use crate::kind::LayoutKind;
-
+use crate::kind::{LayoutKind, TagBits};
 use crate::math::MAX_BLOCKS;
+use crate::math::quotient::MAX_QUOTIENT_BLOCKS;
 use crate::math::wide::{MAX_WIDE_BLOCKS, is_valid_shape};
 
+mod quotient;
 mod scalable;
 mod window;
 
+pub(crate) use quotient::quotient_to_bytes;
+#[cfg(feature = "std")]
+pub(crate) use quotient::quotient_write_to;
+pub(crate) use quotient::validate_quotient;
 pub(crate) use scalable::scalable_header;
 pub use scalable::{ScalableHeader, ScalableParameters};
 #[cfg(feature = "std")]
@@ -167,8 +173,10 @@ pub struct Header {
     /// The layout of the bitset (header byte 7).
     pub layout: LayoutKind,
     /// The blocks each key sets its bits in: 1 for the split-block layout, 1 or 2 for the
-    /// wide one.
+    /// wide one; for the quotient layout, 2, the blocks a key's tag may be in.
     pub probes: u8,
+    /// The tag width of the quotient layout; `None` for the Bloom layouts.
+    pub tag_bits: Option<TagBits>,
     /// The stored checksum.
     pub checksum: u64,
 }
@@ -186,7 +194,8 @@ impl Header {
         let raw = RawHeader::<HEADER_BYTES>::read(bytes, MAGIC)?;
         let (header, version) = (raw.bytes, raw.version);
         let u64_at = |at| raw.u64_at(at);
-        let (layout, probes) = layout_from_id(header[7]).ok_or(Error::UnknownLayout(header[7]))?;
+        let (layout, probes, tag_bits) =
+            layout_from_id(header[7]).ok_or(Error::UnknownLayout(header[7]))?;
         let hasher = HasherKind::from_id(header[6]).ok_or(Error::UnknownHasher(header[6]))?;
         let num_blocks = u64_at(16);
         if num_blocks == 0 {
@@ -195,6 +204,7 @@ impl Header {
         let most = match layout {
             LayoutKind::SplitBlock => MAX_BLOCKS,
             LayoutKind::Wide => MAX_WIDE_BLOCKS,
+            LayoutKind::Quotient => MAX_QUOTIENT_BLOCKS,
         };
         if num_blocks > most as u64 {
             return Err(Error::TooLarge {
@@ -213,6 +223,7 @@ impl Header {
             num_blocks,
             layout,
             probes,
+            tag_bits,
             checksum: u64_at(24),
         })
     }
@@ -305,12 +316,15 @@ impl<'a, const N: usize> RawHeader<'a, N> {
     }
 }
 
-/// The layout and probes of layout id `id` (header byte 7), or `None` for an unknown id.
-const fn layout_from_id(id: u8) -> Option<(LayoutKind, u8)> {
+/// The layout, probes and tag width of layout id `id` (header byte 7), or `None` for an
+/// unknown id.
+const fn layout_from_id(id: u8) -> Option<(LayoutKind, u8, Option<TagBits>)> {
     match id {
-        0 => Some((LayoutKind::SplitBlock, 1)),
-        1 => Some((LayoutKind::Wide, 1)),
-        2 => Some((LayoutKind::Wide, 2)),
+        0 => Some((LayoutKind::SplitBlock, 1, None)),
+        1 => Some((LayoutKind::Wide, 1, None)),
+        2 => Some((LayoutKind::Wide, 2, None)),
+        5 => Some((LayoutKind::Quotient, 2, Some(TagBits::Eight))),
+        6 => Some((LayoutKind::Quotient, 2, Some(TagBits::Sixteen))),
         _ => None,
     }
 }

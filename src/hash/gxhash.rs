@@ -76,7 +76,7 @@ impl BytesHash for GxBytes {
 /// Its byte contract (see the [module docs](crate::hash#the-byte-contract-stable-reproducible-in-any-language)) is
 /// `XXH3_64_withSeed(bytes, seed)` for a key shorter than 16 bytes, exactly [`Xxh3`](crate::Xxh3)'s
 /// hash, and `gxhash64(bytes, seed ^ len)` (gxhash 3.x) for a longer one. Integer keys and every
-/// other [`Hasher`](core::hash::Hasher) call are framed exactly as for [`Xxh3`](crate::Xxh3), so
+/// other [`Hasher`] call are framed exactly as for [`Xxh3`](crate::Xxh3), so
 /// a string key hashes as its bytes.
 ///
 /// The type exists in every build; a value of it only where the target has AES at compile time

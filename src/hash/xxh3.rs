@@ -53,7 +53,7 @@ impl Xxh3 {
 }
 
 impl Default for Xxh3 {
-    /// Seed [`DEFAULT_SEED`](crate::DEFAULT_SEED).
+    /// Seed [`DEFAULT_SEED`].
     fn default() -> Self {
         Xxh3::with_seed(DEFAULT_SEED)
     }

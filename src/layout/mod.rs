@@ -23,7 +23,9 @@
 //! | `split_block.rs` | [`SplitBlock`]: Parquet's split-block Bloom filter | eight, one in each 32-bit lane of one 32-byte block |
 //! | `wide.rs` | [`Wide`]: 64-byte blocks for low rates | eight, one in each 64-bit word of one block, or of two neighbouring blocks |
 //! | `window.rs` | the generations of a [`WindowFilter`](crate::WindowFilter) (not a [`Layout`](crate::Layout): a window rotates) | eight in the newest generation's plane of 128 or 256 bits; a block index's `G` planes side by side, one or two cache lines |
+//! | `quotient.rs` | the blocks of a [`QuotientFilter`](crate::QuotientFilter) (not a [`Layout`](crate::Layout): a filter of another family, which shares the batch loops' `Policy`, a key's lines being its two blocks, but not the Bloom primitives) | one 8- or 16-bit tag in its bucket of one of two 64-byte blocks, each block's buckets in unary metadata |
 
+pub(crate) mod quotient;
 pub(crate) mod split_block;
 pub(crate) mod wide;
 pub(crate) mod window;

@@ -97,11 +97,144 @@ impl Generations {
     pub(crate) fn total_words(self) -> Option<usize> {
         self.num_blocks.checked_mul(self.group_words())
     }
+
+    /// This layout with its shape as constants when it is one of the shapes the kernels
+    /// specialise, so that an operation chooses its loop once ([`with_shape!`]).
+    #[inline(always)]
+    pub(crate) fn shape(self) -> Shape {
+        let Generations {
+            num_blocks, newest, ..
+        } = self;
+        match (self.plane, self.generations) {
+            (Plane::Bits256, 2) => Shape::Two256(Fixed { num_blocks, newest }),
+            (Plane::Bits128, 3) => Shape::Three128(Fixed { num_blocks, newest }),
+            (Plane::Bits128, 4) => Shape::Four128(Fixed { num_blocks, newest }),
+            (Plane::Bits256, 4) => Shape::Four256(Fixed { num_blocks, newest }),
+            (Plane::Bits128, 8) => Shape::Eight128(Fixed { num_blocks, newest }),
+            _ => Shape::Any(self),
+        }
+    }
 }
 
-/// The promise of [`Policy`]: `accepts` holds only for `len` = `z × G × words per plane` with
-/// `z` of 1 to 2^32 and `newest < G`; then `block_index(hash, z)` is below `z`, so every word
-/// of its index's group is below `len`, and `lines` returns the group's first and last word.
+/// The first and the last word a batch prefetches for a group of `words` words at word
+/// `start` of 64-byte aligned memory: one line when the group is a whole fraction of a line
+/// (groups never straddle lines then), the first word of its last line when it is whole lines,
+/// its last word otherwise.
+#[inline(always)]
+fn lines_of_group(start: usize, words: usize) -> [usize; 2] {
+    const LINE_WORDS: usize = 16;
+    if LINE_WORDS.is_multiple_of(words) {
+        [start, start]
+    } else if words.is_multiple_of(LINE_WORDS) {
+        [start, start + words - LINE_WORDS]
+    } else {
+        [start, start + words - 1]
+    }
+}
+
+/// A window layout whose shape is constants: `G` generations of planes of `PLANE_WORDS` words
+/// (4 or 8). The kernels' loops over one of these know a group's size, its lines and its plane
+/// size at compile time, where [`Generations`] computes them per key; the bytes and answers
+/// are [`Generations`]' exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Fixed<const PLANE_WORDS: usize, const G: usize> {
+    /// Block indices, as in [`Generations`].
+    pub(crate) num_blocks: usize,
+    /// The slot inserts write, below `G`.
+    pub(crate) newest: usize,
+}
+
+impl<const PLANE_WORDS: usize, const G: usize> Fixed<PLANE_WORDS, G> {
+    /// The plane of `PLANE_WORDS` words.
+    pub(crate) const PLANE: Plane = match PLANE_WORDS {
+        4 => Plane::Bits128,
+        8 => Plane::Bits256,
+        _ => panic!("a plane is 4 or 8 words"),
+    };
+    /// The words of one block index's `G` planes.
+    pub(crate) const GROUP_WORDS: usize = PLANE_WORDS * G;
+
+    /// The same layout with its shape as values.
+    #[inline(always)]
+    pub(crate) fn generations(self) -> Generations {
+        Generations {
+            num_blocks: self.num_blocks,
+            generations: G,
+            plane: Self::PLANE,
+            newest: self.newest,
+        }
+    }
+
+    /// The first word of block index `index`'s planes.
+    #[inline(always)]
+    pub(crate) fn group_start(index: u32) -> usize {
+        index as usize * Self::GROUP_WORDS
+    }
+}
+
+/// The promise of [`Policy`], as for [`Generations`], whose `accepts` this is: `lines` returns
+/// words of the group.
+impl<const PLANE_WORDS: usize, const G: usize> Policy for Fixed<PLANE_WORDS, G> {
+    type Block = u32;
+    type Location = BlockAndKey;
+    const PREFETCH_DISTANCE: usize = Generations::PREFETCH_DISTANCE;
+
+    #[inline(always)]
+    fn accepts(self, len: usize) -> bool {
+        self.generations().accepts(len)
+    }
+
+    #[inline(always)]
+    fn locate(self, hash: u64, len: usize) -> BlockAndKey {
+        self.generations().locate(hash, len)
+    }
+
+    #[inline(always)]
+    fn lines(self, at: BlockAndKey) -> [usize; 2] {
+        lines_of_group(Self::group_start(at.block), Self::GROUP_WORDS)
+    }
+}
+
+/// A window layout as the shape the kernels run it with: one of the shapes
+/// [`num_blocks_for_fpr`](crate::math::window::num_blocks_for_fpr) gives for up to eight
+/// generations, as constants, or any other as values.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Shape {
+    /// Two generations of 256-bit planes: one line.
+    Two256(Fixed<8, 2>),
+    /// Three generations of 128-bit planes: 48 bytes.
+    Three128(Fixed<4, 3>),
+    /// Four generations of 128-bit planes: one line.
+    Four128(Fixed<4, 4>),
+    /// Four generations of 256-bit planes: two lines.
+    Four256(Fixed<8, 4>),
+    /// Eight generations of 128-bit planes: two lines.
+    Eight128(Fixed<4, 8>),
+    /// Any other shape.
+    Any(Generations),
+}
+
+/// Evaluates `$body` with `$layout` bound to the window layout `$generations` as its
+/// [`Shape`]: one `match` per operation, so that each shape's loop is compiled with its
+/// constants.
+macro_rules! with_shape {
+    ($generations:expr, $layout:ident => $body:expr) => {
+        match $generations.shape() {
+            $crate::layout::window::Shape::Two256($layout) => $body,
+            $crate::layout::window::Shape::Three128($layout) => $body,
+            $crate::layout::window::Shape::Four128($layout) => $body,
+            $crate::layout::window::Shape::Four256($layout) => $body,
+            $crate::layout::window::Shape::Eight128($layout) => $body,
+            $crate::layout::window::Shape::Any($layout) => $body,
+        }
+    };
+}
+pub(crate) use with_shape;
+
+/// The promise of [`Policy`]: `accepts` holds only for `len` of at least `z × G × words per
+/// plane` with `z` of 1 to 2^32 and `newest < G` (the words past the last group, a whole
+/// unit's padding, are never addressed); then `block_index(hash, z)` is below `z`, so every word
+/// of its index's group is below `len`, and `lines` returns words of the group.
 impl Policy for Generations {
     type Block = u32;
     type Location = BlockAndKey;
@@ -113,7 +246,7 @@ impl Policy for Generations {
         (1..=MAX_BLOCKS).contains(&self.num_blocks)
             && (1..=MAX_GENERATIONS).contains(&self.generations)
             && self.newest < self.generations
-            && self.total_words() == Some(len)
+            && self.total_words().is_some_and(|words| words <= len)
     }
 
     #[inline(always)]
@@ -126,8 +259,7 @@ impl Policy for Generations {
 
     #[inline(always)]
     fn lines(self, at: BlockAndKey) -> [usize; 2] {
-        let group = self.group(at.block as usize);
-        [group.start, group.end - 1]
+        lines_of_group(self.group(at.block as usize).start, self.group_words())
     }
 }
 

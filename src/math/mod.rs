@@ -32,6 +32,7 @@ use crate::error::Error;
 use crate::layout::split_block::BLOCK_BYTES;
 
 mod lanes;
+pub mod quotient;
 pub mod wide;
 pub mod window;
 

@@ -337,7 +337,7 @@ pub fn num_blocks_for_fpr(items: usize, fpr: f64) -> Result<(usize, u8), Error> 
         false_positive_rate(items, blocks, 1)
     });
     // Two probes put two loads of 8 bits in blocks: twice the blocks of that rate.
-    let two_guess = 2.0 * per_block(target.sqrt());
+    let two_guess = 2.0 * per_block(libm::sqrt(target));
     let two = smallest_blocks(GROUP_BLOCKS, target, two_guess as usize, |blocks| {
         two_probe_fpr(items, blocks)
     });

@@ -23,7 +23,7 @@ pub const MAX_BITSET_BYTES: usize = 128 * 1024 * 1024;
 /// The size of a Parquet bloom filter for a number of distinct values and a target
 /// false-positive rate, and the rate it really gives.
 ///
-/// The number of blocks comes from splitbloom's split-block formula (see [`math`](crate::math)), then is
+/// The number of blocks comes from splitbloom's split-block formula (see [`math`]), then is
 /// rounded up to a power of two number of bytes and clamped to 32 B ..= 128 MiB as Parquet
 /// readers require. [`fpr`](Sizing::fpr) is the rate at that size: at most the target, unless
 /// the 128 MiB cap was hit.

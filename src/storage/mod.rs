@@ -10,6 +10,7 @@
 pub(crate) mod atomic;
 mod blocks;
 pub(crate) mod counters;
+mod quotient;
 mod wide;
 pub(crate) mod window;
 

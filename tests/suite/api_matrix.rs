@@ -6,8 +6,8 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use splitbloom::{
-    AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, ScalableFilter, WideFilter,
-    WideFilterRef, WindowFilter,
+    AtomicFilter, CountingFilter, Filter, FilterRef, Kernel, QuotientFilter, QuotientFilterRef,
+    ScalableFilter, TagBits, WideFilter, WideFilterRef, WindowFilter,
 };
 
 /// The blocks of every fixed-size filter here.
@@ -262,6 +262,42 @@ fn wide_filter_ref_answers_like_the_wide_filter() {
         // No type annotation needed on the default hasher.
         assert_eq!(WideFilter::from_bytes(&bytes).unwrap(), reference);
         assert_eq!(WideFilterRef::from_trusted_bytes(&bytes).unwrap(), view);
+    }
+}
+
+/// The quotient filter and its view share the vocabulary: built one key at a time, it is its
+/// own reference for the batches, the byte-key forms and the view, for both tag widths.
+#[test]
+fn quotient_filter_ref_answers_like_the_quotient_filter() {
+    let keys = keys();
+    for tag_bits in TagBits::ALL {
+        // Twice the blocks: 1,900 keys fill 53% of 128 blocks of 28 slots.
+        let mut reference = QuotientFilter::with_num_blocks(2 * BLOCKS, tag_bits).unwrap();
+        for key in &keys.members {
+            reference.insert(key).unwrap();
+        }
+        for key in &keys.byte_members {
+            reference.insert_bytes(key.as_bytes()).unwrap();
+        }
+        let mut batched = QuotientFilter::with_num_blocks(2 * BLOCKS, tag_bits).unwrap();
+        batched.insert_batch(&keys.members).unwrap();
+        batched.insert_bytes_batch(&keys.byte_members).unwrap();
+        assert_eq!(batched, reference);
+        check_reads!(batched, reference, keys);
+        let bytes = reference.to_bytes();
+        let view = QuotientFilterRef::from_bytes(&bytes).unwrap();
+        check_reads!(view, reference, keys);
+        assert_eq!(view.num_blocks(), reference.num_blocks());
+        assert_eq!(view.size_in_bytes(), reference.size_in_bytes());
+        assert_eq!((view.len(), view.tag_bits()), (reference.len(), tag_bits));
+        assert_eq!(view.estimated_fpr(), reference.estimated_fpr());
+        assert_eq!(view.to_bytes(), bytes);
+        let mut written = Vec::new();
+        view.write_to(&mut written).unwrap();
+        assert_eq!(written, bytes);
+        assert_eq!(view.clone(), view);
+        assert_eq!(view.to_filter().unwrap(), reference);
+        assert_eq!(QuotientFilter::from_bytes(&bytes).unwrap(), reference);
     }
 }
 

@@ -220,3 +220,63 @@ fn wide_golden_files() {
         }
     }
 }
+
+/// A quotient filter of 4 blocks of `tag_bits` tags after the sequence of
+/// `tests/fixtures/golden/quotient_known_answers.py`, which wrote the golden files from the
+/// format's rules alone: copies until 4 slots are free, every third key of the first half
+/// removed, ten copies more, then set inserts until three keys are refused (`Error::Full`).
+/// Returns the filter and the keys refused.
+fn build_quotient(tag_bits: splitbloom::TagBits) -> (splitbloom::QuotientFilter, Vec<usize>) {
+    let mut filter = splitbloom::QuotientFilter::with_num_blocks(4, tag_bits).unwrap();
+    let key = |i: usize| format!("quotient{i}");
+    let copies = 4 * tag_bits.slots_per_block() - 4;
+    let mut refused = Vec::new();
+    for i in 0..copies {
+        if filter.insert_copy_bytes(key(i).as_bytes()).is_err() {
+            refused.push(i);
+        }
+    }
+    for i in (0..copies / 2).step_by(3) {
+        filter.remove_bytes(key(i).as_bytes());
+    }
+    for i in 0..10 {
+        let _ = filter.insert_copy_bytes(key(i).as_bytes());
+    }
+    let mut i = copies;
+    while refused.len() < 3 {
+        match filter.insert_bytes(key(i).as_bytes()) {
+            Err(Error::Full { processed: 0 }) => refused.push(i),
+            Err(error) => panic!("{error}"),
+            Ok(_) => {}
+        }
+        i += 1;
+    }
+    (filter, refused)
+}
+
+#[test]
+fn quotient_golden_files() {
+    for (tag_bits, name, refused) in [
+        (
+            splitbloom::TagBits::Eight,
+            "quotient8.sblm",
+            [215, 216, 217],
+        ),
+        (
+            splitbloom::TagBits::Sixteen,
+            "quotient16.sblm",
+            [120, 121, 122],
+        ),
+    ] {
+        let (filter, got) = build_quotient(tag_bits);
+        assert_eq!(
+            got, refused,
+            "{name}: the keys refused, as the script printed"
+        );
+        let golden = compare(name, &filter.to_bytes());
+        let view = splitbloom::QuotientFilterRef::from_bytes(&golden).unwrap();
+        assert_eq!((view.len(), view.tag_bits()), (filter.len(), tag_bits));
+        assert!(view.load() > 0.95, "{name} is nearly full");
+        assert!(view.contains_bytes(b"quotient0") && view.contains_bytes(b"quotient40"));
+    }
+}

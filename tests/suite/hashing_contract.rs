@@ -882,3 +882,103 @@ fn the_documented_window_known_answers_hold() {
     }
     assert!(rows >= 4, "only {rows} window rows parsed");
 }
+
+/// The quotient layout's known answers in `docs/FORMAT.md` (computed from the documented
+/// formulas by `tests/fixtures/golden/quotient_known_answers.py`, outside the crate): each key's
+/// XXH3 hash, and its tag in the documented bucket of the documented primary block of an empty
+/// filter of 1000 blocks, then, in a filter whose primary block is full, of the documented
+/// alternate block.
+#[test]
+fn the_documented_quotient_known_answers_hold() {
+    use splitbloom::{QuotientFilter, TagBits};
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+    let text = std::fs::read_to_string(path).unwrap_or_else(|error| panic!("{path}: {error}"));
+    let section = text
+        .split("### The quotient layout")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("docs/FORMAT.md has a quotient layout section");
+    // The one block holding a tag `tag` in bucket `bucket` alone: that one bit of the metadata
+    // (after `bucket` bucket ends) and slot 0.
+    let lone_tag = |tag_bits: TagBits, bucket: usize, tag: u64| -> [u8; 64] {
+        let mut block = [0u8; 64];
+        let (metadata, tag_bytes) = if tag_bits == TagBits::Eight {
+            (16, 1)
+        } else {
+            (8, 2)
+        };
+        block[bucket / 8] |= 1 << (bucket % 8);
+        block[metadata..metadata + tag_bytes].copy_from_slice(&tag.to_le_bytes()[..tag_bytes]);
+        block
+    };
+    let mut rows = 0;
+    for line in section.lines() {
+        let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
+        let [tags, key, hash, tag, bucket, primary, alternate] = cells[..] else {
+            continue;
+        };
+        let Ok(bucket) = bucket.parse::<usize>() else {
+            continue;
+        };
+        let tag_bits = if tags == "8-bit" {
+            TagBits::Eight
+        } else {
+            TagBits::Sixteen
+        };
+        let key: &[u8] = if key == "(empty)" {
+            b""
+        } else {
+            key.trim_matches('`').as_bytes()
+        };
+        let hash = u64::from_str_radix(hash.trim_matches('`'), 16).unwrap();
+        let tag = u64::from_str_radix(tag.trim_matches('`'), 16).unwrap();
+        let (primary, alternate): (usize, usize) =
+            (primary.parse().unwrap(), alternate.parse().unwrap());
+        assert_eq!(Xxh3::default().hash_bytes(key), hash, "{key:?}");
+        let block = |bytes: &[u8], index: usize| -> [u8; 64] {
+            bytes[32 + 64 * index..32 + 64 * (index + 1)]
+                .try_into()
+                .unwrap()
+        };
+        let mut filter = QuotientFilter::with_num_blocks(1000, tag_bits).unwrap();
+        filter.insert_bytes(key).unwrap();
+        let bytes = filter.to_bytes();
+        assert_eq!(
+            block(&bytes, primary),
+            lone_tag(tag_bits, bucket, tag),
+            "{key:?} primary"
+        );
+        // The primary block full of another tag (every slot in bucket 0), so the key goes to
+        // its alternate block.
+        let mut full = QuotientFilter::with_num_blocks(1000, tag_bits)
+            .unwrap()
+            .to_bytes();
+        let slots = tag_bits.slots_per_block();
+        let at = 32 + 64 * primary;
+        let metadata = (1u128 << slots) - 1;
+        let (metadata_bytes, tag_bytes) = if tag_bits == TagBits::Eight {
+            (16, 1)
+        } else {
+            (8, 2)
+        };
+        full[at..at + metadata_bytes].copy_from_slice(&metadata.to_le_bytes()[..metadata_bytes]);
+        for slot in 0..slots {
+            let from = at + metadata_bytes + slot * tag_bytes;
+            full[from..from + tag_bytes].copy_from_slice(&(tag ^ 1).to_le_bytes()[..tag_bytes]);
+        }
+        let checksum = Xxh3::default().hash_bytes(&[&full[..24], &full[32..]].concat());
+        full[24..32].copy_from_slice(&checksum.to_le_bytes());
+        let mut filter = QuotientFilter::from_bytes(&full).unwrap();
+        filter.insert_bytes(key).unwrap();
+        let bytes = filter.to_bytes();
+        if alternate != primary {
+            assert_eq!(
+                block(&bytes, alternate),
+                lone_tag(tag_bits, bucket, tag),
+                "{key:?} alternate"
+            );
+        }
+        rows += 1;
+    }
+    assert!(rows >= 8, "only {rows} quotient rows parsed");
+}

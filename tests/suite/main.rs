@@ -32,6 +32,7 @@ mod math_domain;
 mod parquet;
 mod platform;
 mod properties;
+mod quotient;
 mod scalable;
 mod scalable_format;
 mod serde;

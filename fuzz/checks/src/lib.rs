@@ -3,10 +3,12 @@
 //! so that `cargo test` runs every committed corpus file through exactly the code the fuzzers
 //! run. Each check panics (a fuzzer "crash") when a property is violated.
 
+mod quotient;
 mod trusted;
 mod wide;
 mod window;
 
+pub use quotient::quotient;
 pub use trusted::trusted_bytes;
 pub use wide::wide;
 pub use window::window;
@@ -304,9 +306,9 @@ fn hash_bytes<S: BuildHasher>(builder: &S, bytes: &[u8]) -> u64 {
     hasher.finish()
 }
 
-/// Returns `bytes` with the checksum field recomputed, so that mutated inputs get past the
-/// checksum and reach the checks behind it.
-fn with_valid_checksum(bytes: &[u8]) -> Vec<u8> {
+/// Returns `bytes` with the checksum field of the `SBLM` header recomputed, so that mutated
+/// inputs get past the checksum and reach the checks behind it (every layout's).
+pub(crate) fn with_valid_checksum(bytes: &[u8]) -> Vec<u8> {
     let mut fixed = bytes.to_vec();
     if fixed.len() >= HEADER_BYTES {
         let mut checksum = xxhash_rust::xxh3::Xxh3Default::new();

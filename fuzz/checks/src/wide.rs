@@ -4,6 +4,8 @@
 //! any kernel, while every kernel answers as the scalar oracle and the bytes read back equal.
 
 use arbitrary::{Arbitrary, Unstructured};
+
+use crate::with_valid_checksum;
 use splitbloom::parquet::ParquetHash;
 use splitbloom::{FilterHasher, Kernel, WideFilter, WideFilterRef, Xxh3};
 
@@ -23,19 +25,6 @@ struct Script {
     groups: u8,
     two_probes: bool,
     steps: Vec<Step>,
-}
-
-/// `bytes` with the checksum of the `SBLM` header recomputed, so the fuzzer reaches the checks
-/// after it.
-fn with_valid_checksum(bytes: &[u8]) -> Vec<u8> {
-    let mut fixed = bytes.to_vec();
-    if fixed.len() >= 32 {
-        let mut checksum = xxhash_rust::xxh3::Xxh3Default::new();
-        checksum.update(&fixed[..24]);
-        checksum.update(&fixed[32..]);
-        fixed[24..32].copy_from_slice(&checksum.digest().to_le_bytes());
-    }
-    fixed
 }
 
 /// Reads `bytes` as a wide filter with hasher `S`, owned and viewed: never panics; what is

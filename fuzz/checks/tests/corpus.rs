@@ -133,3 +133,22 @@ fn wide_corpus() {
         "no valid wide filter of each probe count among the wide seeds: {probes:?}"
     );
 }
+
+#[test]
+fn quotient_corpus() {
+    replay("quotient", fuzz_checks::quotient);
+    // The seeds include valid quotient filters of both tag widths, so the success path of the
+    // readers is replayed too.
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/quotient");
+    let readable = std::fs::read_dir(folder)
+        .expect("corpus folder")
+        .filter(|entry| {
+            let bytes = std::fs::read(entry.as_ref().expect("entry").path()).expect("corpus file");
+            splitbloom::QuotientFilterRef::from_bytes(&bytes).is_ok()
+        })
+        .count();
+    assert!(
+        readable >= 2,
+        "no valid quotient filters among the quotient seeds"
+    );
+}

@@ -13,7 +13,7 @@ use core::arch::x86_64::{
     _mm256_srli_epi32, _mm256_storeu_si256, _mm256_testz_si256,
 };
 
-use super::super::batch::ContainsHash;
+use super::super::primitives::ContainsHash;
 use super::super::primitives::WideKernel;
 use super::super::{Token, x86};
 use super::{Avx2, COMPILED_WITH_FEATURES};

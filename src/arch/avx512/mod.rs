@@ -16,18 +16,21 @@
 //! AVX-512VL and AVX-512DQ are present; the [`Avx512`] token can only be built after detecting
 //! them, and every call goes through the token.
 
+mod quotient;
 mod split_block;
 mod wide;
 mod window;
 
-/// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, AVX-512F,
-/// AVX-512VL and AVX-512DQ (every AVX-512 CPU with VL has DQ: Intel since Skylake-SP, AMD
-/// since Zen 4).
+/// Token of the AVX-512 kernel: a value of this type proves the CPU supports AVX2, BMI2, POPCNT,
+/// AVX-512F, AVX-512VL, AVX-512DQ and AVX-512BW (every AVX-512 CPU with VL has DQ and BW: Intel
+/// since Skylake-SP, AMD since Zen 4). The quotient layout's byte and word compares need BW,
+/// and it counts metadata bits with POPCNT.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512(());
 
 impl Avx512 {
-    /// The token, when this CPU has AVX2, BMI2, AVX-512F, AVX-512VL and AVX-512DQ.
+    /// The token, when this CPU has AVX2, BMI2, POPCNT, AVX-512F, AVX-512VL, AVX-512DQ and
+    /// AVX-512BW.
     #[inline]
     pub(crate) fn new() -> Option<Avx512> {
         #[cfg(feature = "std")]
@@ -35,7 +38,9 @@ impl Avx512 {
             && std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512vl")
             && std::is_x86_feature_detected!("avx512dq")
-            && std::is_x86_feature_detected!("bmi2");
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("bmi2")
+            && std::is_x86_feature_detected!("popcnt");
         // Without std there is no run-time detection: trust the compile-time target features.
         #[cfg(not(feature = "std"))]
         let available = COMPILED_WITH_FEATURES;
@@ -50,10 +55,12 @@ pub(super) const COMPILED_WITH_FEATURES: bool = cfg!(all(
     target_feature = "bmi2",
     target_feature = "avx512f",
     target_feature = "avx512vl",
-    target_feature = "avx512dq"
+    target_feature = "avx512dq",
+    target_feature = "avx512bw",
+    target_feature = "popcnt"
 ));
 
 // The one entry point every operation runs through, and the one place the kernel's features
 // are written: it makes the token without detection, since it is an `unsafe fn` that requires
 // them and is compiled with them (see `kernel_entry_point!`).
-crate::arch::kernel_entry_point!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq")]);
+crate::arch::kernel_entry_point!(Avx512, Avx512(()), #[inline], #[target_feature(enable = "avx2,bmi2,avx512f,avx512vl,avx512dq,avx512bw,popcnt")]);

@@ -16,7 +16,7 @@ use core::arch::x86_64::{
     _mm512_test_epi64_mask,
 };
 
-use super::super::batch::ContainsHash;
+use super::super::primitives::ContainsHash;
 use super::super::primitives::WideKernel;
 use super::super::{Token, x86};
 use super::{Avx512, COMPILED_WITH_FEATURES};

@@ -4,6 +4,7 @@
 //! NEON is part of the aarch64 baseline, but the token is still only built after checking, so
 //! the proof-by-token rule holds on every architecture.
 
+mod quotient;
 mod split_block;
 mod wide;
 mod window;

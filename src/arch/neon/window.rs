@@ -61,26 +61,23 @@ impl WindowKernel for Neon {
     }
 
     #[inline(always)]
-    fn insert(self, group: &mut [u32], plane: Plane, slot: usize, x: u32) -> bool {
-        let present = WindowKernel::contains_any(self, group, plane, x);
-        let words = plane.words();
-        let target = &mut group[slot * words..(slot + 1) * words];
+    fn insert_plane(self, words: &mut [u32], plane: Plane, x: u32) {
         match plane {
             Plane::Bits256 => {
-                let block: &mut [u32; LANES] = target.try_into().expect("8 words");
+                let block: &mut [u32; LANES] = words.try_into().expect("8 words");
                 SplitBlockKernel::insert(self, block, x);
             }
             Plane::Bits128 => {
-                // SAFETY: `self` proves NEON is available; `target` is 16 readable and
+                let block: &mut [u32; 4] = words.try_into().expect("4 words");
+                // SAFETY: `self` proves NEON is available; `block` is 16 readable and
                 // writable bytes, 4-byte aligned, and the `u16` loads and stores need only
                 // `u16` alignment.
                 unsafe {
                     let mask = mask128(x);
-                    let lanes = vld1q_u16(target.as_ptr().cast());
-                    vst1q_u16(target.as_mut_ptr().cast(), vorrq_u16(lanes, mask));
+                    let lanes = vld1q_u16(block.as_ptr().cast());
+                    vst1q_u16(block.as_mut_ptr().cast(), vorrq_u16(lanes, mask));
                 }
             }
         }
-        present
     }
 }

@@ -15,10 +15,10 @@ use crate::storage::Blocks;
 impl<L: Layout> BloomFilter<Xxh3, L> {
     /// An empty filter for `items` keys with a false-positive rate of at most `fpr`, sized
     /// with its layout's formula: the split-block one
-    /// ([`math::num_blocks_for_fpr`](crate::math::num_blocks_for_fpr)), not the classic Bloom
+    /// ([`math::num_blocks_for_fpr`]), not the classic Bloom
     /// formula, which under-sizes blocked filters; for the wide layout one probe per key where
     /// that costs at most 1% more memory than two, two below
-    /// ([`math::wide::num_blocks_for_fpr`](crate::math::wide::num_blocks_for_fpr)).
+    /// ([`math::wide::num_blocks_for_fpr`]).
     ///
     /// Errors when `items` is 0, `fpr` is not strictly between 0 and 1, or the filter would be
     /// too large to allocate.

@@ -1,6 +1,6 @@
 //! The inserts and lookups of [`BloomFilter`], in the order its documentation lists them:
 //! keys of any `Hash` type, pre-hashed keys, keys as exactly their bytes. The writes go through
-//! `filter::write` over the [`Insert`] impl below, the reads through `filter::view` over the
+//! `filter::write` over the `Insert` impl that `write_methods!` writes, the reads through `filter::view` over the
 //! filter's `View`, so every layout shares them.
 
 use crate::arch::PreHashed;

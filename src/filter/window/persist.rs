@@ -1,4 +1,4 @@
-//! A window's bytes, in the `SBLW` layout of [`format`](crate::format) (`docs/FORMAT.md` has
+//! A window's bytes, in the `SBLW` layout of [`format`](mod@crate::format) (`docs/FORMAT.md` has
 //! the byte table and known answers): the codec there works on plain data; this file gives it
 //! the window's shape and planes, and builds a window from what it validated.
 
