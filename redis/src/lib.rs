@@ -1,19 +1,23 @@
-//! splitbloom as a Redis and Valkey module: a `SBFfilter` data type holding a scaling chain of
-//! filters (the crate's [`splitbloom::ScalableFilter`], sized as RedisBloom sizes its
-//! sub-filters) or one filter (`NONSCALING`), each a [`splitbloom::Filter`], or a
-//! [`splitbloom::WideFilter`] for values reserved at error rates of 0.1% and below (see
-//! [`bloom`]), the `SBF.*` commands, and,
-//! with the module argument `BF_COMMANDS yes`, RedisBloom's own `BF.*` names with RedisBloom's
-//! replies (`redis/README.md` lists every command and difference); and a `SBFwindow` type
-//! (`SBF.WRESERVE`, [`window`]) holding a [`splitbloom::WindowFilter`] rotated by the
-//! primary's clock.
+//! splitbloom as a Redis and Valkey module, with three data types:
+//!
+//! - `SBFfilter` ([`bloom`]): a scaling chain of filters (the crate's
+//!   [`splitbloom::ScalableFilter`], sized as RedisBloom sizes its sub-filters) or one filter
+//!   (`NONSCALING`), each a [`splitbloom::Filter`], or a [`splitbloom::WideFilter`] for values
+//!   reserved at error rates of 0.1% and below; the `SBF.*` commands;
+//! - `SBFwindow` ([`window`], `SBF.WRESERVE`): a [`splitbloom::WindowFilter`] rotated by the
+//!   primary's clock;
+//! - `SBFqchain` ([`quotient`]): a chain of [`splitbloom::QuotientFilter`]s for keys that are
+//!   deleted too, with RedisBloom's cuckoo-filter commands as `SCF.*`.
+//!
+//! With the module argument `BF_COMMANDS yes`, RedisBloom's own `BF.*` and `CF.*` names too,
+//! with RedisBloom's replies (`redis/README.md` lists every command and difference).
 //!
 //! Laid out by concern: this file declares the module and registers the commands; [`config`]
 //! reads the module arguments; [`alloc`] is the global allocator and [`memory`] the limits every
 //! new value is checked against; [`types`] holds one file per data type (its `RedisType` and
-//! encodings, over callbacks written once); [`bloom`] and [`window`] are the values, which know
-//! nothing of Redis, and [`stream`] the chunked byte stream of values made of stages;
-//! [`commands`] are the commands, one file per concern.
+//! encodings, over callbacks written once); [`bloom`], [`window`] and [`quotient`] are the
+//! values, which know nothing of Redis, and [`stream`] the chunked byte stream of values made
+//! of stages; [`commands`] are the commands, one file per concern.
 //!
 //! Load it with `redis-server --loadmodule target/release/libsplitbloom_redis.so`; it needs
 //! Redis 7.0 or later, or Valkey 8. Module arguments, as name/value pairs: `BF_COMMANDS
@@ -40,12 +44,14 @@ mod bloom;
 mod commands;
 mod config;
 mod memory;
+mod quotient;
 mod stream;
 mod types;
 mod window;
 
 use alloc::TryRedisAlloc;
 use types::bloom::SBF_TYPE;
+use types::quotient::QUOTIENT_TYPE;
 use types::window::WINDOW_TYPE;
 
 /// The hasher every filter of this module uses: the crate's default, named once here.
@@ -204,11 +210,73 @@ fn init(ctx: &Context, args: &[RedisString]) -> Status {
         Command(c"SBF.WROTATE", None, entry!(wrotate), c"write", 1),
         Command(c"SBF.WLOAD", None, entry!(wload), write, 1),
         Command(c"SBF.WDUMP", None, entry!(wdump), read, 1),
+        Command(
+            c"SCF.RESERVE",
+            Some(c"cf.reserve"),
+            entry!(cf_reserve),
+            write,
+            1,
+        ),
+        Command(c"SCF.ADD", Some(c"cf.add"), entry!(cf_add), write, 1),
+        Command(c"SCF.ADDNX", Some(c"cf.addnx"), entry!(cf_addnx), write, 1),
+        Command(
+            c"SCF.INSERT",
+            Some(c"cf.insert"),
+            entry!(cf_insert),
+            write,
+            1,
+        ),
+        Command(
+            c"SCF.INSERTNX",
+            Some(c"cf.insertnx"),
+            entry!(cf_insertnx),
+            write,
+            1,
+        ),
+        Command(
+            c"SCF.EXISTS",
+            Some(c"cf.exists"),
+            entry!(cf_exists),
+            fast,
+            1,
+        ),
+        Command(
+            c"SCF.MEXISTS",
+            Some(c"cf.mexists"),
+            entry!(cf_mexists),
+            fast,
+            1,
+        ),
+        Command(c"SCF.COUNT", Some(c"cf.count"), entry!(cf_count), fast, 1),
+        Command(
+            c"SCF.DEL",
+            Some(c"cf.del"),
+            entry!(cf_del),
+            c"write fast",
+            1,
+        ),
+        Command(c"SCF.INFO", None, entry!(scf_info), read, 1),
+        Command(c"cf.info", None, entry!(cf_info), read, 1),
+        Command(
+            c"SCF.SCANDUMP",
+            Some(c"cf.scandump"),
+            entry!(cf_scandump),
+            read,
+            1,
+        ),
+        Command(
+            c"SCF.LOADCHUNK",
+            Some(c"cf.loadchunk"),
+            entry!(cf_loadchunk),
+            write,
+            1,
+        ),
     ];
     let redisbloom = config::BF_COMMANDS.load(Ordering::Relaxed);
     for Command(name, alias, entry, flags, last_key) in commands {
-        // `bf.info` is RedisBloom's name alone (`SBF.INFO` adds fields).
-        let own = redisbloom || name.to_bytes().starts_with(b"SBF.");
+        // `bf.info` and `cf.info` are RedisBloom's names alone (`SBF.INFO` and `SCF.INFO` add
+        // fields).
+        let own = redisbloom || name.to_bytes().starts_with(b"S");
         let names = [Some(name).filter(|_| own), alias.filter(|_| redisbloom)];
         for name in names.into_iter().flatten() {
             if create(ctx, name, entry, flags, last_key) == Status::Err {
@@ -223,7 +291,7 @@ redis_module! {
     name: "splitbloom",
     version: 1,
     allocator: (TryRedisAlloc, TryRedisAlloc),
-    data_types: [SBF_TYPE, WINDOW_TYPE],
+    data_types: [SBF_TYPE, WINDOW_TYPE, QUOTIENT_TYPE],
     init: init,
     commands: [],
 }

@@ -5,8 +5,10 @@
 //! so a chunk is checked, and bound to its place, on its own: a whole-stage checksum would make
 //! the first chunk of a 200 MB stage hash all of it while every other client waits.
 //!
-//! A stage's bytes go out and back in through the crate's chunked accessors ([`Chunked`]), so
-//! nothing is copied whole, and a restored stage is validated piece by piece as it arrives.
+//! A stage's bytes go out and back in through [`Chunked`]: a Bloom stage's through the crate's
+//! chunked accessors, so nothing is copied whole; a quotient stage's through its whole `SBLM`
+//! bytes (see [`crate::quotient`]). Either way a restored stage is validated as each chunk
+//! arrives.
 
 use std::borrow::Cow;
 use std::ops::Range;

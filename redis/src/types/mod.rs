@@ -15,6 +15,7 @@ use crate::alloc::can_allocate;
 use crate::memory::check_value;
 
 pub mod bloom;
+pub mod quotient;
 pub mod window;
 
 /// What Redis's callbacks need of a value type.

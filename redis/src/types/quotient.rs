@@ -1,0 +1,80 @@
+//! The `SBFqchain` data type (`CF.*`): how a key's [`Deletable`] is saved, loaded and
+//! rewritten.
+
+use std::ffi::CStr;
+use std::os::raw::c_int;
+
+use redis_module::native_types::RedisType;
+use redis_module::raw;
+
+use super::{ModuleValue, methods};
+use crate::memory::check_value;
+use crate::quotient::{Deletable, Meta};
+
+pub static QUOTIENT_TYPE: RedisType = RedisType::new(
+    "SBFqchain",
+    Deletable::ENCODING_VERSION,
+    methods::<Deletable>(),
+);
+
+impl ModuleValue for Deletable {
+    /// Encoding 1: the header, the number of complete stages, each stage's `SBLM` bytes, a
+    /// restore's partial stage.
+    const ENCODING_VERSION: c_int = 1;
+    const WHAT: &'static str = "deletable-key ";
+
+    fn memory(&self) -> usize {
+        Deletable::memory(self)
+    }
+
+    fn largest_filter(&self) -> usize {
+        Deletable::largest_filter(self)
+    }
+
+    fn save(&self, rdb: *mut raw::RedisModuleIO) {
+        raw::save_slice(rdb, &self.meta.encode());
+        let (stages, partial) = self.stored_stages();
+        raw::save_unsigned(rdb, stages.len() as u64);
+        for stage in stages {
+            raw::save_slice(rdb, &stage.to_bytes());
+        }
+        raw::save_slice(rdb, &partial);
+    }
+
+    fn load(rdb: *mut raw::RedisModuleIO) -> Result<Deletable, String> {
+        let io = |error: redis_module::error::Error| format!("RDB read failed: {error}");
+        let meta = Meta::decode(raw::load_string_buffer(rdb).map_err(io)?.as_ref())
+            .map_err(|error| format!("bad header in RDB: {error:?}"))?;
+        // A `RESTORE` is a client's command: its header must fit the limits a `CF.LOADCHUNK`
+        // header must fit (nothing read while loading is refused).
+        let lens = meta.stage_lens();
+        let total = lens
+            .iter()
+            .fold(0, |sum: u64, &len| sum.saturating_add(len));
+        check_value(None, lens.iter().copied().max().unwrap_or(0), total)
+            .map_err(|error| format!("RESTORE refused: {error}"))?;
+        let count = raw::load_unsigned(rdb).map_err(io)?;
+        if count > meta.stage_blocks.len() as u64 {
+            return Err("more stages in RDB than its header has".into());
+        }
+        let mut value = Deletable::restoring(meta);
+        for index in 0..count as usize {
+            value.push_stage(index, raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
+        }
+        value.push_partial(raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
+        Ok(value)
+    }
+
+    /// `SCF.LOADCHUNK` commands: the header, then every chunk, each at most 16 MiB.
+    fn rewrite(&self, emit: &mut dyn FnMut(&CStr, &[&[u8]])) {
+        let mut emit_chunk = |iter: u64, bytes: &[u8]| {
+            emit(c"SCF.LOADCHUNK", &[iter.to_string().as_bytes(), bytes]);
+        };
+        emit_chunk(1, &self.meta.encode());
+        let mut offset = 0u64;
+        while let Some(chunk) = self.chunk_at(offset) {
+            offset += chunk.len() as u64;
+            emit_chunk(offset + 1, &chunk);
+        }
+    }
+}
