@@ -36,6 +36,12 @@
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- lowfpr [keys] [rounds]
 //! ```
+//! `cuckoo`: splitbloom's `CF.*` against RedisBloom's cuckoo filter: throughput, memory and
+//! false-positive rate at the same reservation (`cuckoo.rs`).
+//!
+//! ```text
+//! cargo run --release -p splitbloom-redis --example bench -- cuckoo [keys] [rounds]
+//! ```
 //! `throughput`: splitbloom and RedisBloom only, scaling and `NONSCALING` filters, the
 //! pipelined batches alone (`throughput.rs`): what to profile.
 //!
@@ -48,6 +54,7 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
+mod cuckoo;
 mod lowfpr;
 mod modules;
 mod throughput;
@@ -164,6 +171,10 @@ fn main() {
         Some("lowfpr") => {
             args.next();
             lowfpr::run(args)
+        }
+        Some("cuckoo") => {
+            args.next();
+            cuckoo::run(args)
         }
         Some("throughput") => {
             args.next();
