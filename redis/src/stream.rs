@@ -5,10 +5,10 @@
 //! so a chunk is checked, and bound to its place, on its own: a whole-stage checksum would make
 //! the first chunk of a 200 MB stage hash all of it while every other client waits.
 //!
-//! A stage's bytes go out and back in through [`Chunked`]: a Bloom stage's through the crate's
-//! chunked accessors, so nothing is copied whole; a quotient stage's through its whole `SBLM`
-//! bytes (see [`crate::quotient`]). Either way a restored stage is validated as each chunk
-//! arrives.
+//! A stage's bytes go out through [`Chunked`] and back in through [`Filling`]: a Bloom
+//! stage's through the crate's chunked accessors, so nothing is copied whole; a quotient
+//! stage's out of its whole `SBLM` bytes and in as bytes that become the stage once all are
+//! there (see [`crate::quotient`]). Either way every chunk is validated as it arrives.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -38,9 +38,17 @@ pub trait Chunked: Sized {
     fn stream_len(&self) -> usize;
     /// Its bytes `range` (whole chunks, or the end of the stage), as the format stores them.
     fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>>;
+}
+
+/// A stage a restore fills chunk by chunk, in order, then turns into the stage that answers.
+pub trait Filling: Chunked {
+    /// What the filled stage becomes.
+    type Stage: Chunked;
     /// Writes `bytes` at `offset`, validated as the stage's format requires; an error changes
-    /// nothing.
+    /// nothing of the first `offset` bytes.
     fn load_stream_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), String>;
+    /// The stage, once all its bytes are in; on an error, itself and why.
+    fn finish(self) -> Result<Self::Stage, (Self, String)>;
 }
 
 /// Bytes of a stage of `len` bytes in the stream: the stage and one checksum per chunk.
@@ -51,9 +59,9 @@ pub fn wire_len(len: u64) -> u64 {
 /// The stream's chunk at `offset`, over `stages` and the first `received` bytes of a stage a
 /// restore holds in part: at most [`MAX_CHUNK`] bytes, never across a stage, ending with its
 /// checksum; from the middle of a chunk, the rest of it. `None` at or past the end.
-pub fn chunk_at<S: Chunked>(
+pub fn chunk_at<S: Chunked, P: Chunked>(
     stages: &[S],
-    partial: Option<&(S, usize)>,
+    partial: Option<&(P, usize)>,
     offset: u64,
 ) -> Option<Vec<u8>> {
     let mut start = 0u64;
@@ -73,6 +81,11 @@ pub fn chunk_at<S: Chunked>(
     wire_chunk(start, within, *received, stage)
 }
 
+/// [`chunk_at`] of stages that are all whole.
+pub fn whole_chunk_at<S: Chunked>(stages: &[S], offset: u64) -> Option<Vec<u8>> {
+    chunk_at::<S, S>(stages, None, offset)
+}
+
 /// The payload of the chunk at `offset`: its bytes, once its checksum matches.
 pub fn check_chunk(offset: u64, chunk: &[u8]) -> Result<&[u8], String> {
     let Some(len) = chunk.len().checked_sub(CHECK).filter(|&len| len > 0) else {
@@ -88,12 +101,12 @@ pub fn check_chunk(offset: u64, chunk: &[u8]) -> Result<&[u8], String> {
 /// The stages a restore has received: those whole, oldest first, and the next one, allocated
 /// when its first chunk came, with the bytes it has received.
 #[derive(Clone, Debug)]
-pub struct Received<S> {
-    pub done: Vec<S>,
-    pub partial: Option<(S, usize)>,
+pub struct Received<P: Filling> {
+    pub done: Vec<P::Stage>,
+    pub partial: Option<(P, usize)>,
 }
 
-impl<S> Default for Received<S> {
+impl<P: Filling> Default for Received<P> {
     fn default() -> Self {
         Received {
             done: Vec::new(),
@@ -102,7 +115,7 @@ impl<S> Default for Received<S> {
     }
 }
 
-impl<S: Chunked> Received<S> {
+impl<P: Filling> Received<P> {
     /// The offset in the stream where the next chunk starts, `lens` giving each stage's bytes.
     pub fn offset(&self, lens: &[u64]) -> u64 {
         let done: u64 = lens[..self.done.len()]
@@ -124,13 +137,13 @@ impl<S: Chunked> Received<S> {
 
     /// Appends the next chunk's bytes (the whole next chunk of the current stage), allocating
     /// the stage with `make(index)` when this is its first chunk; a stage whose bytes are all
-    /// there moves to [`done`](Received::done). Errors, the stream where it was, on bytes that
-    /// are not that chunk or that the stage refuses.
+    /// there is finished and moves to [`done`](Received::done). Errors, the stream where it
+    /// was, on bytes that are not that chunk or that the stage refuses.
     pub fn push(
         &mut self,
         bytes: &[u8],
         lens: &[u64],
-        make: impl FnOnce(usize) -> Result<S, String>,
+        make: impl FnOnce(usize) -> Result<P, String>,
     ) -> Result<(), String> {
         let index = self.done.len();
         let len = lens
@@ -145,14 +158,24 @@ impl<S: Chunked> Received<S> {
             Some(partial) => partial,
             None => (make(index)?, 0),
         };
-        let loaded = stage.load_stream_bytes(received, bytes);
-        let received = received + if loaded.is_ok() { bytes.len() } else { 0 };
-        if received == len {
-            self.done.push(stage);
-        } else {
+        if let Err(why) = stage.load_stream_bytes(received, bytes) {
             self.partial = Some((stage, received));
+            return Err(why);
         }
-        loaded
+        if received + bytes.len() < len {
+            self.partial = Some((stage, received + bytes.len()));
+            return Ok(());
+        }
+        match stage.finish() {
+            Ok(stage) => {
+                self.done.push(stage);
+                Ok(())
+            }
+            Err((stage, why)) => {
+                self.partial = Some((stage, received));
+                Err(why)
+            }
+        }
     }
 
     /// The first `received` bytes of the stage held in part (empty without one).
@@ -168,7 +191,7 @@ impl<S: Chunked> Received<S> {
         &mut self,
         partial: &[u8],
         lens: &[u64],
-        mut make: impl FnMut(usize) -> Result<S, String>,
+        mut make: impl FnMut(usize) -> Result<P, String>,
     ) -> Result<(), String> {
         for chunk in partial.chunks(MAX_PAYLOAD) {
             self.push(chunk, lens, &mut make)?;

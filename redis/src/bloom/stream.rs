@@ -11,7 +11,7 @@ use splitbloom::{Layout, LayoutKind, ScalableFilter};
 use super::meta::{Meta, STAGE_HEADER};
 use super::{Body, Filters, Restore, Sbf, Stage, ValueLayout, with_filters};
 use crate::Hash;
-use crate::stream::{Chunked, Received, check_chunk, chunk_at};
+use crate::stream::{Chunked, Filling, Received, check_chunk, chunk_at, whole_chunk_at};
 
 /// A stage's bitset, through the crate's `bitset_bytes` and `load_bitset_bytes`.
 impl<L: Layout> Chunked for Stage<L> {
@@ -22,10 +22,19 @@ impl<L: Layout> Chunked for Stage<L> {
     fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
         self.bitset_bytes(range).ok()
     }
+}
+
+/// A restore fills the stage itself: every bitset is valid, so it is done when its bytes are.
+impl<L: Layout> Filling for Stage<L> {
+    type Stage = Self;
 
     fn load_stream_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), String> {
         self.load_bitset_bytes(offset, bytes)
             .map_err(|error| error.to_string())
+    }
+
+    fn finish(self) -> Result<Self, (Self, String)> {
+        Ok(self)
     }
 }
 
@@ -60,7 +69,7 @@ impl Sbf {
             Filters::Restoring(restore) => {
                 chunk_at(&restore.received.done, restore.received.partial.as_ref(), offset)
             }
-            filters => chunk_at(filters.stages(), None, offset),
+            filters => whole_chunk_at(filters.stages(), offset),
         })
     }
 

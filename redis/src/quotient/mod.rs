@@ -8,100 +8,28 @@
 //! keys go, so that a filter whose keys come and go frees room where it is used again.
 //!
 //! Its byte stream (`CF.SCANDUMP`/`CF.LOADCHUNK`, RDB and AOF) is a header ([`meta`]) and
-//! each stage's blocks in [`crate::stream`]'s chunks.
+//! each stage's blocks in [`crate::stream`]'s chunks ([`stream`]).
 
-use std::borrow::Cow;
-use std::ops::Range;
-
-use splitbloom::format::HEADER_BYTES;
 use splitbloom::{Error, FilterHasher, QuotientFilter, TagBits};
 
 use crate::Hash;
 use crate::memory::allocated_for;
-use crate::stream::{Chunked, Received, check_chunk, chunk_at};
+use crate::stream::Received;
 
 pub mod meta;
+pub mod stream;
 
+use meta::MAX_STAGES;
 pub use meta::Meta;
-use meta::{BadHeader, MAX_STAGES};
+use stream::IncomingStage;
 
 /// One stage.
 pub type Stage = QuotientFilter<Hash>;
 
-/// A stage's blocks through its `SBLM` bytes (`docs/FORMAT.md`), the only public way in and out
-/// of a `QuotientFilter`'s blocks: a chunk out is cut from what [`QuotientFilter::write_to`]
-/// writes, without copying the stage; a chunk in is written into the stage's bytes, whose
-/// checksum is computed again, and the stage is read back with `from_bytes`, which validates
-/// every block's metadata and counts the tags again (an error leaves the stage as it was).
-/// Each chunk so costs a pass over its whole stage: linear in the stage, not in the chunk.
-impl Chunked for Stage {
-    fn stream_len(&self) -> usize {
-        self.size_in_bytes()
-    }
-
-    fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
-        let start = HEADER_BYTES.checked_add(range.start)?;
-        let end = HEADER_BYTES.checked_add(range.end)?;
-        let mut window = Window {
-            start,
-            end,
-            at: 0,
-            out: Vec::with_capacity(range.len()),
-        };
-        // The writer stops the stream with an error once it has its range.
-        let _ = self.write_to(&mut window);
-        (window.out.len() == range.len()).then_some(Cow::Owned(window.out))
-    }
-
-    fn load_stream_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), String> {
-        let mut whole = self.to_bytes();
-        let at = HEADER_BYTES
-            .checked_add(offset)
-            .filter(|&at| {
-                at.checked_add(bytes.len())
-                    .is_some_and(|end| end <= whole.len())
-            })
-            .ok_or_else(|| crate::stream::NOT_NEXT.to_owned())?;
-        whole[at..at + bytes.len()].copy_from_slice(bytes);
-        let mut checksum = xxhash_rust::xxh3::Xxh3::new();
-        checksum.update(&whole[..HEADER_BYTES - 8]);
-        checksum.update(&whole[HEADER_BYTES..]);
-        whole[HEADER_BYTES - 8..HEADER_BYTES].copy_from_slice(&checksum.digest().to_le_bytes());
-        *self = Stage::from_bytes_with_hasher_type(&whole).map_err(|error| error.to_string())?;
-        Ok(())
-    }
-}
-
-/// A writer that keeps the bytes `start..end` of what is written to it, and stops the writing
-/// once it has them.
-struct Window {
-    start: usize,
-    end: usize,
-    at: usize,
-    out: Vec<u8>,
-}
-
-impl std::io::Write for Window {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.at >= self.end {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        let from = self.start.clamp(self.at, self.at + buf.len()) - self.at;
-        let to = self.end.clamp(self.at, self.at + buf.len()) - self.at;
-        self.out.extend_from_slice(&buf[from..to]);
-        self.at += buf.len();
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[derive(Clone, Debug)]
 pub enum Body {
     Stages(Vec<Stage>),
-    Restoring(Received<Stage>),
+    Restoring(Received<IncomingStage>),
 }
 
 /// One key's value.
@@ -186,14 +114,18 @@ impl Deletable {
     pub fn memory(&self) -> usize {
         let block = splitbloom::math::quotient::QUOTIENT_BLOCK_BYTES;
         let (stages, partial) = match &self.body {
-            Body::Stages(stages) => (&stages[..], None),
-            Body::Restoring(received) => (&received.done[..], received.partial.as_ref()),
+            Body::Stages(stages) => (&stages[..], 0),
+            Body::Restoring(received) => {
+                let partial = received.partial.as_ref();
+                let bytes = partial.map_or(0, |(stage, _)| allocated_for(stage.capacity(), 1));
+                (&received.done[..], bytes)
+            }
         };
-        let all = stages.iter().chain(partial.map(|(stage, _)| stage));
-        let blocks: usize = all
+        let blocks: usize = stages
+            .iter()
             .map(|stage| allocated_for(stage.size_in_bytes(), block))
             .sum();
-        size_of::<Deletable>() + size_of_val(stages) + self.meta.heap_bytes() + blocks
+        size_of::<Deletable>() + size_of_val(stages) + self.meta.heap_bytes() + blocks + partial
     }
 
     /// Bytes of the largest stage (what `MAX_FILTER_BYTES` bounds).
@@ -368,112 +300,6 @@ impl Meta {
     fn new_stage(&self, index: usize) -> Result<Stage, Error> {
         let (_, blocks) = self.stage_shape(index).ok_or(Error::ZeroItems)?;
         Stage::with_num_blocks_and_hasher(blocks, self.tag_bits, Hash::with_seed(self.seed))
-    }
-}
-
-/// The stream of `CF.SCANDUMP`/`CF.LOADCHUNK`, the RDB and the AOF.
-impl Deletable {
-    /// A value that `CF.LOADCHUNK` will fill, from its header.
-    pub fn restoring(meta: Meta) -> Deletable {
-        Deletable {
-            body: Body::Restoring(Received::default()),
-            meta,
-        }
-    }
-
-    /// A value from a header's bytes, or why it cannot be one.
-    pub fn from_header(bytes: &[u8]) -> Result<Deletable, BadHeader> {
-        Meta::decode(bytes).map(Deletable::restoring)
-    }
-
-    /// The stream's chunk at `offset` (past the header).
-    pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
-        match &self.body {
-            Body::Stages(stages) => chunk_at(stages, None, offset),
-            Body::Restoring(received) => {
-                chunk_at(&received.done, received.partial.as_ref(), offset)
-            }
-        }
-    }
-
-    /// The offset where the next chunk of a restore starts; `None` unless restoring.
-    pub fn restore_offset(&self) -> Option<u64> {
-        match &self.body {
-            Body::Restoring(received) => Some(received.offset(&self.meta.stage_lens())),
-            Body::Stages(_) => None,
-        }
-    }
-
-    /// Bytes of the stage the next chunk of a restore allocates, if it starts one.
-    pub fn next_stage_len(&self) -> Option<u64> {
-        match &self.body {
-            Body::Restoring(received) => received.next_stage_len(&self.meta.stage_lens()),
-            Body::Stages(_) => None,
-        }
-    }
-
-    /// Takes the chunk at `offset`, which must be the next one, checksum and every block
-    /// checked; a restore whose stages are all there becomes the value.
-    pub fn push_chunk(&mut self, offset: u64, chunk: &[u8]) -> Result<(), String> {
-        let payload = check_chunk(offset, chunk)?;
-        self.push_blocks(payload)
-    }
-
-    fn push_blocks(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let Body::Restoring(received) = &mut self.body else {
-            return Err("the filter is not being restored".into());
-        };
-        let meta = &self.meta;
-        received.push(bytes, &meta.stage_lens(), |index| {
-            meta.new_stage(index).map_err(|error| error.to_string())
-        })?;
-        self.finish_if_complete();
-        Ok(())
-    }
-
-    fn finish_if_complete(&mut self) {
-        if let Body::Restoring(received) = &mut self.body
-            && received.done.len() == self.meta.stage_blocks.len()
-        {
-            self.body = Body::Stages(std::mem::take(&mut received.done));
-        }
-    }
-
-    /// Takes stage `index` of a restore whole, as the crate's `SBLM` bytes (checksummed, every
-    /// block validated), once its shape is the header's.
-    pub fn push_stage(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
-        let Body::Restoring(received) = &mut self.body else {
-            return Err("the filter is not being restored".into());
-        };
-        let stage = Stage::from_bytes_with_hasher_type(bytes)
-            .map_err(|error| format!("bad stage in RDB: {error}"))?;
-        let expected = self.meta.stage_blocks.get(index).copied();
-        if index != received.done.len()
-            || expected != Some(stage.num_blocks() as u64)
-            || stage.tag_bits() != self.meta.tag_bits
-            || stage.hasher().seed() != self.meta.seed
-        {
-            return Err(format!("stage {index} does not match its header"));
-        }
-        received.done.push(stage);
-        Ok(())
-    }
-
-    /// Takes the bytes the RDB kept of the next stage, then becomes the value when complete.
-    pub fn push_partial(&mut self, partial: &[u8]) -> Result<(), String> {
-        for chunk in partial.chunks(crate::stream::MAX_PAYLOAD) {
-            self.push_blocks(chunk)?;
-        }
-        self.finish_if_complete();
-        Ok(())
-    }
-
-    /// What the RDB keeps: every stage held whole, and the bytes of a stage held in part.
-    pub fn stored_stages(&self) -> (&[Stage], Cow<'_, [u8]>) {
-        match &self.body {
-            Body::Stages(stages) => (stages, Cow::Borrowed(&[][..])),
-            Body::Restoring(received) => (&received.done, received.partial_bytes()),
-        }
     }
 }
 
