@@ -6,7 +6,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::{ModuleValue, methods};
+use super::{ModuleValue, load_stages, methods, rewrite_stream};
 use crate::bloom::{Meta, Sbf};
 use crate::memory::check_value;
 
@@ -49,29 +49,17 @@ impl ModuleValue for Sbf {
         // `LOADCHUNK` header must fit (nothing read while loading is refused).
         check_value(None, meta.largest_stage_len(), meta.bitset_len())
             .map_err(|error| format!("RESTORE refused: {error}"))?;
-        let count = raw::load_unsigned(rdb).map_err(io)?;
-        if count > meta.stage_blocks.len() as u64 {
-            return Err("more stages in RDB than its header has".into());
-        }
+        let declared = meta.stage_blocks.len();
         let mut sbf = Sbf::restoring(meta);
-        for index in 0..count as usize {
-            sbf.push_stage(index, raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
-        }
-        sbf.push_partial(raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
+        load_stages(rdb, &mut sbf, declared, Sbf::push_stage, Sbf::push_partial)?;
         Ok(sbf)
     }
 
-    /// `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them: one argument of at most 16 MiB
-    /// each, far below Redis's `proto-max-bulk-len`, whatever the filter's size.
+    /// `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them.
     fn rewrite(&self, emit: &mut dyn FnMut(&CStr, &[&[u8]])) {
-        let mut emit_chunk = |iter: u64, bytes: &[u8]| {
-            emit(c"SBF.LOADCHUNK", &[iter.to_string().as_bytes(), bytes]);
-        };
-        emit_chunk(1, &self.meta().encode());
-        let mut offset = 0u64;
-        while let Some(chunk) = self.chunk_at(offset) {
-            offset += chunk.len() as u64;
-            emit_chunk(offset + 1, &chunk);
-        }
+        let header = self.meta().encode();
+        rewrite_stream(emit, c"SBF.LOADCHUNK", &header, |offset| {
+            self.chunk_at(offset)
+        });
     }
 }

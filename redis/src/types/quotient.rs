@@ -7,7 +7,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::{ModuleValue, methods};
+use super::{ModuleValue, load_stages, methods, rewrite_stream};
 use crate::memory::check_value;
 use crate::quotient::{Deletable, Meta};
 
@@ -53,28 +53,23 @@ impl ModuleValue for Deletable {
             .fold(0, |sum: u64, &len| sum.saturating_add(len));
         check_value(None, lens.iter().copied().max().unwrap_or(0), total)
             .map_err(|error| format!("RESTORE refused: {error}"))?;
-        let count = raw::load_unsigned(rdb).map_err(io)?;
-        if count > meta.stage_blocks.len() as u64 {
-            return Err("more stages in RDB than its header has".into());
-        }
+        let declared = meta.stage_blocks.len();
         let mut value = Deletable::restoring(meta);
-        for index in 0..count as usize {
-            value.push_stage(index, raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
-        }
-        value.push_partial(raw::load_string_buffer(rdb).map_err(io)?.as_ref())?;
+        load_stages(
+            rdb,
+            &mut value,
+            declared,
+            Deletable::push_stage,
+            Deletable::push_partial,
+        )?;
         Ok(value)
     }
 
-    /// `SCF.LOADCHUNK` commands: the header, then every chunk, each at most 16 MiB.
+    /// `SCF.LOADCHUNK` commands, as `SCF.SCANDUMP` gives them.
     fn rewrite(&self, emit: &mut dyn FnMut(&CStr, &[&[u8]])) {
-        let mut emit_chunk = |iter: u64, bytes: &[u8]| {
-            emit(c"SCF.LOADCHUNK", &[iter.to_string().as_bytes(), bytes]);
-        };
-        emit_chunk(1, &self.meta.encode());
-        let mut offset = 0u64;
-        while let Some(chunk) = self.chunk_at(offset) {
-            offset += chunk.len() as u64;
-            emit_chunk(offset + 1, &chunk);
-        }
+        let header = self.meta.encode();
+        rewrite_stream(emit, c"SCF.LOADCHUNK", &header, |offset| {
+            self.chunk_at(offset)
+        });
     }
 }
