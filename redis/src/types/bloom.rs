@@ -6,7 +6,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::{ModuleValue, load_stages, methods, rewrite_stream};
+use super::{ModuleValue, load_stages, methods, rewrite_stream, save_stages};
 use crate::bloom::{Meta, Sbf};
 use crate::memory::check_value;
 
@@ -27,18 +27,12 @@ impl ModuleValue for Sbf {
         Sbf::largest_filter(self)
     }
 
-    /// The header ([`Meta`], which names the layout) as a string, the number of complete
-    /// stages, each stage's `SBLM` bytes as a string (checksummed by the crate, under the
-    /// layout's id), then the bitset bytes of a stage a restore has received in part (empty
-    /// otherwise).
+    /// The header ([`Meta`], which names the layout), then the stages ([`save_stages`]), each
+    /// under its layout's id.
     fn save(&self, rdb: *mut raw::RedisModuleIO) {
-        raw::save_slice(rdb, &self.meta().encode());
         let (stages, partial) = self.stored_stages();
-        raw::save_unsigned(rdb, stages.len() as u64);
-        for stage in stages {
-            raw::save_slice(rdb, &stage.to_bytes());
-        }
-        raw::save_slice(rdb, &partial);
+        let stages = stages.iter().map(|stage| stage.to_bytes());
+        save_stages(rdb, &self.meta().encode(), stages, &partial);
     }
 
     fn load(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {

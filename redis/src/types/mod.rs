@@ -35,7 +35,24 @@ fn rewrite_stream(
     }
 }
 
-/// Reads what the RDB keeps of a value made of stages after its header, into `value` (a
+/// Writes a value made of stages to an RDB: its `header` as a string, the number of complete
+/// `stages`, each one's `SBLM` bytes as a string (checksummed by the crate), then the bytes of a
+/// stage a restore has received in part (empty otherwise).
+fn save_stages(
+    rdb: *mut raw::RedisModuleIO,
+    header: &[u8],
+    stages: impl ExactSizeIterator<Item = Vec<u8>>,
+    partial: &[u8],
+) {
+    raw::save_slice(rdb, header);
+    raw::save_unsigned(rdb, stages.len() as u64);
+    for stage in stages {
+        raw::save_slice(rdb, &stage);
+    }
+    raw::save_slice(rdb, partial);
+}
+
+/// Reads what [`save_stages`] wrote after its header, into `value` (a
 /// restore of that header): the number of complete stages, at most the `declared` ones, each
 /// stage's `SBLM` bytes to `push_stage`, then a restore's partial stage to `push_partial`.
 fn load_stages<V>(

@@ -7,7 +7,7 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::{ModuleValue, load_stages, methods, rewrite_stream};
+use super::{ModuleValue, load_stages, methods, rewrite_stream, save_stages};
 use crate::memory::check_value;
 use crate::quotient::{Deletable, Meta};
 
@@ -32,13 +32,9 @@ impl ModuleValue for Deletable {
     }
 
     fn save(&self, rdb: *mut raw::RedisModuleIO) {
-        raw::save_slice(rdb, &self.meta.encode());
         let (stages, partial) = self.stored_stages();
-        raw::save_unsigned(rdb, stages.len() as u64);
-        for stage in stages {
-            raw::save_slice(rdb, &stage.to_bytes());
-        }
-        raw::save_slice(rdb, &partial);
+        let stages = stages.iter().map(|stage| stage.to_bytes());
+        save_stages(rdb, &self.meta.encode(), stages, &partial);
     }
 
     fn load(rdb: *mut raw::RedisModuleIO) -> Result<Deletable, String> {
