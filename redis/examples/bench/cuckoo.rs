@@ -3,6 +3,8 @@
 //! through `CF.INSERT` of `BATCH` keys, `CF.MEXISTS` of the `n` present and `n` absent keys
 //! (the measured false-positive rate), `MEMORY USAGE` and `used_memory` growth, and `CF.DEL`
 //! of every key (one per command), each pipelined with `DEPTH` commands in flight; medians.
+//! Then a `CF.SCANDUMP` loop over a filter reserved for 2·10^8 keys and its `CF.LOADCHUNK` loop,
+//! with the longest wait of another client meanwhile.
 //!
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- cuckoo [keys] [rounds]
@@ -10,8 +12,8 @@
 
 use std::time::Instant;
 
-use crate::common::{Conn, encode};
-use crate::modules::{BATCH, Module, keys, median, redisbloom};
+use crate::common::{Conn, Reply, encode};
+use crate::modules::{BATCH, Module, keys, median, redisbloom, while_pinging};
 use crate::{DEPTH, pipeline_encoded};
 
 /// `used_memory` now.
@@ -140,6 +142,54 @@ pub fn run(mut args: impl Iterator<Item = String>) {
             ours.0 / theirs.0,
             ours.1 / theirs.1,
             ours.2 / theirs.2
+        );
+    }
+    dumps(&mut modules);
+}
+
+/// What a `CF.SCANDUMP` loop over a filter reserved for 2·10^8 keys (10^5 in it) and its
+/// `CF.LOADCHUNK` loop into another key take, and the longest wait of another client meanwhile.
+fn dumps(modules: &mut [Module]) {
+    println!(
+        "\n| dump of a filter reserved for 2e8 keys | module | MEMORY USAGE | chunks | time | longest PING wait |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let items: Vec<Vec<u8>> = keys("big:", 100_000);
+    let inserts = batches("CF.INSERT", true, &items);
+    for module in modules.iter_mut() {
+        let mut c = module.server.conn();
+        c.cmd(&["FLUSHALL"]);
+        c.cmd(&["CF.RESERVE", "f", "200000000"]);
+        pipeline_encoded(&mut c, &inserts, |c| {
+            c.read_ones();
+        });
+        let bytes = c.cmd(&["MEMORY", "USAGE", "f"]).int();
+        let (chunks, took, wait) = while_pinging(&module.server, || {
+            let mut chunks = Vec::new();
+            let mut iter = 0i64;
+            loop {
+                let reply = c.cmd(&["CF.SCANDUMP", "f", &iter.to_string()]);
+                let Reply::Array(Some(pair)) = reply else {
+                    panic!("{reply:?}")
+                };
+                iter = pair[0].int();
+                if iter == 0 {
+                    return chunks;
+                }
+                chunks.push((iter.to_string(), pair[1].bytes()));
+            }
+        });
+        let name = module.name;
+        let count = chunks.len();
+        println!("| CF.SCANDUMP loop | {name} | {bytes} | {count} | {took:.0} ms | {wait:.1} ms |");
+        let ((), took, wait) = while_pinging(&module.server, || {
+            for (iter, data) in &chunks {
+                let args = [b"CF.LOADCHUNK".as_slice(), b"copy", iter.as_bytes(), data];
+                assert_eq!(c.cmd(&args), Reply::Status("OK".into()));
+            }
+        });
+        println!(
+            "| CF.LOADCHUNK loop | {name} | {bytes} | {count} | {took:.0} ms | {wait:.1} ms |"
         );
     }
 }

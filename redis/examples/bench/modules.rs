@@ -262,7 +262,7 @@ fn names(modules: &[Module]) -> Vec<&'static str> {
 
 /// Runs `work` while another connection sends PING after PING; what `work` returned, its
 /// milliseconds, and the longest PING round trip in milliseconds.
-fn while_pinging<T>(server: &Server, work: impl FnOnce() -> T) -> (T, f64, f64) {
+pub fn while_pinging<T>(server: &Server, work: impl FnOnce() -> T) -> (T, f64, f64) {
     let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let port = server.port;
     let pinger = {
