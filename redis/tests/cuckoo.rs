@@ -471,6 +471,43 @@ fn debug_reload_rdb_aof_restore_replication_and_copy_keep_values_bit_identical()
     assert!(info(&mut c, "c", "Size").int() <= usage);
 }
 
+/// A stage the primary's `maxmemory` refuses is not made on its replica, which the limits never
+/// refuse: the replica is sent what the primary took, and both hold the same bytes.
+#[test]
+fn a_stage_refused_on_the_primary_is_not_made_on_its_replica() {
+    let primary = Server::start_full(
+        "cuckoo-refused",
+        &["--maxmemory", "64mb"],
+        &["BF_COMMANDS", "yes"],
+        None,
+    );
+    let replica = Server::start_full(
+        "cuckoo-refused-replica",
+        &["--replicaof", "127.0.0.1", &primary.port.to_string()],
+        &["BF_COMMANDS", "yes"],
+        None,
+    );
+    let (mut c, mut r) = (primary.conn(), replica.conn());
+    wait_until("the initial sync", || {
+        r.info("replication", "master_link_status") == "up"
+    });
+    assert_eq!(
+        c.cmd(&["CF.RESERVE", "grow", "10000", "EXPANSION", "32768"]),
+        ok()
+    );
+    let (_, refused) = fill(&mut c, "grow");
+    let reply = c.cmd(&["CF.ADD", "grow", &refused]);
+    assert!(reply.error().starts_with("OOM"), "{reply:?}");
+    let reply = c.cmd(&["CF.INSERTNX", "grow", "ITEMS", "fill0:0", &refused]);
+    assert_eq!(
+        reply,
+        Reply::Array(Some(vec![Reply::Int(0), Reply::Int(-1)]))
+    );
+    assert_eq!(c.cmd(&["WAIT", "1", "10000"]), Reply::Int(1));
+    assert_eq!(info(&mut r, "grow", "Number of filters"), Reply::Int(1));
+    assert_eq!(r.cmd(&["DUMP", "grow"]), c.cmd(&["DUMP", "grow"]));
+}
+
 #[test]
 fn maxmemory_and_max_filter_bytes_are_checked_before_every_allocation() {
     let server = Server::start_full(

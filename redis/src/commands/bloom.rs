@@ -67,28 +67,74 @@ const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's e
 const CANNOT_GROW: &str = "ERR Maximum expansions reached: the next sub-filter's capacity is beyond what a filter can hold (lower EXPANSION)";
 
 /// Adds `items` to `key`, creating it when missing (unless `create` is `None`); replicates the
-/// command verbatim whenever it may have changed the key.
+/// command verbatim whenever it may have changed the key, or what it took when the limits
+/// refused a new sub-filter ([`replicate_taken`]).
 fn add_items(
     ctx: &Context,
-    key: &RedisString,
+    name: &RedisString,
     items: &[RedisString],
     create: Option<Create>,
 ) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
-    if let Some(new) = window::add_to_window(ctx, key, items) {
+    if let Some(new) = window::add_to_window(ctx, name, items) {
         return Ok((new, None));
     }
-    let key = ctx.open_key_writable(key);
-    let result = match key.get_value::<Sbf>(&SBF_TYPE)? {
-        Some(sbf) => add_all(ctx, sbf, items)?,
+    let key = ctx.open_key_writable(name);
+    let (result, created) = match key.get_value::<Sbf>(&SBF_TYPE)? {
+        Some(sbf) => (add_all(ctx, sbf, items)?, None),
         None => {
-            let mut sbf = create.ok_or_else(|| err(NOT_FOUND))?.make(ctx)?;
+            let create = create.ok_or_else(|| err(NOT_FOUND))?;
+            let mut sbf = create.make(ctx)?;
             let result = add_all(ctx, &mut sbf, items)?;
             key.set_value(&SBF_TYPE, sbf)?;
-            result
+            (result, Some(create))
         }
     };
-    ctx.replicate_verbatim();
+    if result.1 == Some(NO_STAGE) {
+        replicate_taken(ctx, name, &items[..result.0.len()], created.as_ref());
+    } else {
+        ctx.replicate_verbatim();
+    }
     Ok(result)
+}
+
+/// Replicates what an add took after the limits refused it a new sub-filter: a replica (and
+/// the AOF) is never refused, so the command as sent would add there the sub-filter and the
+/// items the primary did not. The items before the refusal, into a key made with this
+/// command's parameters if it made it (the replica's module arguments may differ).
+fn replicate_taken(
+    ctx: &Context,
+    name: &RedisString,
+    taken: &[RedisString],
+    created: Option<&Create>,
+) {
+    // A new filter's first item always fits, so a key this command made took one at least; a
+    // key that existed and took nothing is unchanged.
+    if taken.is_empty() {
+        return;
+    }
+    let numbers = created.map(|create| {
+        let expansion = create.scaling.then(|| create.expansion.to_string());
+        (
+            create.capacity.to_string(),
+            create.error_rate.to_string(),
+            expansion,
+        )
+    });
+    let mut args: Vec<&[u8]> = vec![name.as_slice()];
+    match &numbers {
+        Some((capacity, error_rate, expansion)) => {
+            args.extend([b"CAPACITY".as_slice(), capacity.as_bytes()]);
+            args.extend([b"ERROR".as_slice(), error_rate.as_bytes()]);
+            match expansion {
+                Some(expansion) => args.extend([b"EXPANSION".as_slice(), expansion.as_bytes()]),
+                None => args.push(b"NONSCALING"),
+            }
+        }
+        None => args.push(b"NOCREATE"),
+    }
+    args.push(b"ITEMS");
+    args.extend(taken.iter().map(RedisString::as_slice));
+    ctx.replicate("SBF.INSERT", &args[..]);
 }
 
 /// `RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]`

@@ -110,15 +110,16 @@ enum Missing {
 }
 
 /// Adds `items` to `key` (copies, or with `unique` only absent keys), creating the key when
-/// missing and allowed; replicated verbatim. The answers, or the error that refused them all.
+/// missing and allowed; replicated verbatim, or as what it took when the limits refused a new
+/// stage ([`replicate_taken`]). The answers, or the error that refused them all.
 fn insert_items(
     ctx: &Context,
-    key: &RedisString,
+    name: &RedisString,
     items: &[RedisString],
     unique: bool,
     missing: Missing,
 ) -> Result<Vec<Answer>, RedisError> {
-    let key = ctx.open_key_writable(key);
+    let key = ctx.open_key_writable(name);
     let mut created = None;
     let value = match key.get_value::<Deletable>(&QUOTIENT_TYPE)? {
         Some(value) => value,
@@ -144,11 +145,47 @@ fn insert_items(
     let mut answers = vec![Answer::NoRoom; hashes.len()];
     let mut may_allocate = |bytes| check_memory(ctx, bytes).is_ok();
     value.insert_hashes(&hashes, unique, &mut answers, &mut may_allocate);
+    let capacity = created.as_ref().map(|value| value.meta.capacity);
     if let Some(value) = created {
         key.set_value(&QUOTIENT_TYPE, value)?;
     }
-    ctx.replicate_verbatim();
+    if answers.contains(&Answer::NoMemory) {
+        replicate_taken(ctx, name, items, &answers, capacity);
+    } else {
+        ctx.replicate_verbatim();
+    }
     Ok(answers)
+}
+
+/// Replicates what an insert took after the limits refused it a new stage: a replica (and the
+/// AOF) is never refused, so the command as sent would add there the stage and the items the
+/// primary did not. The items added, as copies (an item `ADDNX` added was absent, and a copy
+/// lands where it did), into a key of the same capacity if this command made it; nothing if it
+/// took nothing from a key that existed.
+fn replicate_taken(
+    ctx: &Context,
+    name: &RedisString,
+    items: &[RedisString],
+    answers: &[Answer],
+    created: Option<u64>,
+) {
+    let capacity = created.map(|capacity| capacity.to_string());
+    let mut args: Vec<&[u8]> = vec![name.as_slice()];
+    if let Some(capacity) = &capacity {
+        args.extend([b"CAPACITY".as_slice(), capacity.as_bytes()]);
+    }
+    args.push(b"ITEMS");
+    let options = args.len();
+    let added = items.iter().zip(answers);
+    let added = added.filter(|&(_, &answer)| answer == Answer::Added);
+    args.extend(added.map(|(item, _)| item.as_slice()));
+    match (args.len() > options, &capacity) {
+        (true, _) => ctx.replicate("SCF.INSERT", &args[..]),
+        (false, Some(capacity)) => {
+            ctx.replicate("SCF.RESERVE", &[name.as_slice(), capacity.as_bytes()][..]);
+        }
+        (false, None) => {}
+    }
 }
 
 /// `CF.ADD key item` (a copy per call) and `CF.ADDNX key item` (only when absent).
