@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Redis module's tests (redis/tests/): commands and bad input, limits (limits.rs: no stall,
 # no bypass of MAX_FILTER_BYTES or maxmemory, no overflow), persistence (DEBUG RELOAD, RDB,
-# AOF), replication, windowed keys (window.rs: rotation decided on the primary), and a
-# three-node cluster, each against server processes the tests start on free localhost ports
+# AOF), replication, windowed keys (window.rs: rotation decided on the primary), deletable keys
+# (cuckoo.rs, and RedisBloom's cuckoo tests ported in peers_cuckoo.rs), and a three-node
+# cluster, each against server processes the tests start on free localhost ports
 # and stop. Then the real clients against the module and RedisBloom (redis/tests/clients/):
 # redis-py, in a venv under target/redis-venv (scripts/redis-py-venv.sh), and node-redis, in
 # target/redis-node (scripts/redis-node-modules.sh; skipped when npm fails).

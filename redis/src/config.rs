@@ -23,7 +23,7 @@ pub fn default_capacity() -> u64 {
 /// `MAX_FILTER_BYTES` module argument.
 pub static MAX_FILTER_BYTES: AtomicU64 = AtomicU64::new(4 << 30);
 
-/// Whether `BF_COMMANDS yes` registered RedisBloom's names.
+/// Whether `BF_COMMANDS yes` registered RedisBloom's names (`bf.*` and `cf.*`).
 pub static BF_COMMANDS: AtomicBool = AtomicBool::new(false);
 
 /// Applies the module arguments, name/value pairs: `BF_COMMANDS yes|no`, `ERROR_RATE r`,

@@ -10,9 +10,12 @@ use redis_module::{Context, ContextFlags, RedisError, raw};
 use crate::config::MAX_FILTER_BYTES;
 
 /// Checks that a command may create a new filter or sub-filter of `bytes` bitset bytes
-/// ([`check_value`] with the command's context), as an error reply.
+/// ([`check_value`] with the command's context: the bitset under `MAX_FILTER_BYTES`, what its
+/// allocation takes under `maxmemory`), as an error reply.
 pub fn check_memory(ctx: &Context, bytes: u64) -> Result<(), RedisError> {
-    check_value(Some(ctx), bytes, bytes).map_err(RedisError::String)
+    let allocated =
+        usize::try_from(bytes).map_or(u64::MAX, |bytes| allocated_for(bytes, 64) as u64);
+    check_value(Some(ctx), bytes, allocated).map_err(RedisError::String)
 }
 
 /// Checks that a new value, or a new part of one, may be allocated: its largest filter under
@@ -148,15 +151,18 @@ impl ServerMemory {
     }
 }
 
-/// The bytes the crate allocates for `bytes` of blocks, of either layout: their size, except
-/// that bitsets of 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can
-/// start on a huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the
-/// figure).
-pub fn allocated_for(bytes: usize) -> usize {
+/// The bytes the crate allocates for `bytes` of blocks aligned to `align`, as the server's
+/// allocator is asked for them: their size (plus the alignment, which the module's allocator
+/// makes itself: [`allocation_size`](crate::alloc::allocation_size)), except that bitsets of
+/// 8 MiB and more take whole 2 MiB huge pages plus one, so that the bitset can start on a
+/// huge-page boundary (`storage/blocks.rs` in the crate, which does not expose the figure).
+pub fn allocated_for(bytes: usize, align: usize) -> usize {
     const HUGE_PAGE: usize = 2 << 20;
     if bytes < 8 << 20 {
-        bytes
+        Layout::from_size_align(bytes.max(1), align).map_or(bytes, crate::alloc::allocation_size)
     } else {
-        bytes.next_multiple_of(HUGE_PAGE) + HUGE_PAGE
+        let huge = bytes.checked_next_multiple_of(HUGE_PAGE);
+        huge.and_then(|huge| huge.checked_add(HUGE_PAGE))
+            .unwrap_or(usize::MAX)
     }
 }

@@ -62,7 +62,8 @@ impl Window {
     /// Bytes as `MEMORY USAGE` counts them: the struct and the generations' blocks, as the
     /// crate allocates them.
     pub fn memory(&self) -> usize {
-        size_of::<Window>() + crate::memory::allocated_for(self.filter.size_in_bytes())
+        // A window's memory is 64-byte units aligned to 64.
+        size_of::<Window>() + crate::memory::allocated_for(self.filter.size_in_bytes(), 64)
     }
 
     /// The value's bytes: the header, then the window's `SBLW` bytes.

@@ -62,6 +62,35 @@ impl ClusterClient {
             String::from_utf8_lossy(args[0].as_ref())
         );
     }
+
+    /// `{family}.SCANDUMP key` from its node, then every pair `{family}.LOADCHUNK`ed into
+    /// `into` (a key of the same slot), each answered `OK`.
+    fn dump_and_restore(&mut self, family: &str, key: &str, into: &str) {
+        let mut chunks = Vec::new();
+        let mut iter = 0;
+        loop {
+            let scandump = format!("{family}.SCANDUMP");
+            let (reply, _) = self.cmd(&[scandump.as_str(), key, &iter.to_string()]);
+            let Reply::Array(Some(pair)) = reply else {
+                panic!("{reply:?}")
+            };
+            iter = pair[0].int();
+            if iter == 0 {
+                break;
+            }
+            chunks.push((iter.to_string(), pair[1].bytes()));
+        }
+        let loadchunk = format!("{family}.LOADCHUNK");
+        for (iter, bytes) in &chunks {
+            let args: [&[u8]; 4] = [
+                loadchunk.as_bytes(),
+                into.as_bytes(),
+                iter.as_bytes(),
+                bytes,
+            ];
+            assert_eq!(self.cmd(&args).0, Reply::Status("OK".into()));
+        }
+    }
 }
 
 /// CRC16/XMODEM of the key (or of its `{hash tag}`) modulo 16384, as Redis Cluster computes it.
@@ -187,29 +216,7 @@ fn three_node_cluster_with_moved_redirects() {
     let added: i64 = client.cmd(&madd).0.ints().iter().sum();
     let (filters, _) = client.cmd(&["SBF.INFO", "{chain}", "FILTERS"]);
     assert_eq!(filters.ints(), [3]);
-    let mut chunks = Vec::new();
-    let mut iter = 0;
-    loop {
-        let (reply, _) = client.cmd(&["SBF.SCANDUMP", "{chain}", &iter.to_string()]);
-        let Reply::Array(Some(pair)) = reply else {
-            panic!("{reply:?}")
-        };
-        iter = pair[0].int();
-        if iter == 0 {
-            break;
-        }
-        chunks.push((iter.to_string(), pair[1].bytes()));
-    }
-    for (iter, bytes) in &chunks {
-        let args: [&[u8]; 4] = [
-            b"SBF.LOADCHUNK",
-            b"{chain}:restored",
-            iter.as_bytes(),
-            bytes,
-        ];
-        let (reply, _) = client.cmd(&args);
-        assert_eq!(reply, Reply::Status("OK".into()));
-    }
+    client.dump_and_restore("SBF", "{chain}", "{chain}:restored");
     let (copied, _) = client.cmd(&["COPY", "{chain}", "{chain}:copy"]);
     assert_eq!(copied.int(), 1);
     for key in ["{chain}:restored", "{chain}:copy"] {
@@ -230,4 +237,24 @@ fn three_node_cluster_with_moved_redirects() {
             Reply::Error("ERR non scaling filter is full".into())
         ]))
     );
+
+    // The deletable type (SCF.*) through redirects: a filter that grew to three stages,
+    // deletes, SCANDUMP/LOADCHUNK into a key of the same slot, and COPY.
+    let (reply, _) = client.cmd(&["SCF.RESERVE", "{cf}", "100", "EXPANSION", "2"]);
+    assert_eq!(reply, Reply::Status("OK".into()));
+    let items: Vec<String> = (0..500).map(|i| format!("q{i}")).collect();
+    let mut insert = vec!["SCF.INSERT", "{cf}", "ITEMS"];
+    insert.extend(items.iter().map(String::as_str));
+    assert!(client.cmd(&insert).0.ints().iter().all(|&added| added == 1));
+    assert_eq!(client.cmd(&["SCF.DEL", "{cf}", "q0"]).0.int(), 1);
+    client.dump_and_restore("SCF", "{cf}", "{cf}:restored");
+    assert_eq!(client.cmd(&["COPY", "{cf}", "{cf}:copy"]).0.int(), 1);
+    for key in ["{cf}", "{cf}:restored", "{cf}:copy"] {
+        let mut mexists = vec!["SCF.MEXISTS", key];
+        mexists.extend(items[1..].iter().map(String::as_str));
+        let (reply, _) = client.cmd(&mexists);
+        assert!(reply.ints().iter().all(|&found| found == 1), "{key}");
+        let (count, _) = client.cmd(&["SCF.COUNT", key, "q1"]);
+        assert_eq!(count.int(), 1, "{key}");
+    }
 }

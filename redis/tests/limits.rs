@@ -229,6 +229,62 @@ fn maxmemory_holds_whatever_the_eviction_policy() {
     }
 }
 
+/// A sub-filter the primary's `maxmemory` refuses is not made on its replica, which the limits
+/// never refuse: the replica is sent the items the primary took, into a key made with the
+/// command's parameters, and both hold the same bytes.
+#[test]
+fn a_sub_filter_refused_on_the_primary_is_not_made_on_its_replica() {
+    let primary = Server::start_full(
+        "refused",
+        &["--maxmemory", "64mb"],
+        &["BF_COMMANDS", "yes"],
+        None,
+    );
+    let replica = Server::start_full(
+        "refused-replica",
+        &["--replicaof", "127.0.0.1", &primary.port.to_string()],
+        &["BF_COMMANDS", "yes"],
+        None,
+    );
+    let (mut c, mut r) = (primary.conn(), replica.conn());
+    common::wait_until("the initial sync", || {
+        r.info("replication", "master_link_status") == "up"
+    });
+    // The second sub-filter, for 10^8 items, is far over maxmemory.
+    let items: Vec<String> = (0..3000).map(|i| format!("k{i}")).collect();
+    let mut insert = vec![
+        "BF.INSERT",
+        "grow",
+        "CAPACITY",
+        "1000",
+        "EXPANSION",
+        "100000",
+    ];
+    insert.push("ITEMS");
+    insert.extend(items.iter().map(String::as_str));
+    let Reply::Array(Some(answers)) = c.cmd(&insert) else {
+        panic!("BF.INSERT")
+    };
+    let (last, added) = answers.split_last().unwrap();
+    assert!(last.error().starts_with("OOM"), "{last:?}");
+    assert!((900..=1100).contains(&added.len()), "{}", added.len());
+    assert!(
+        c.cmd(&["BF.ADD", "grow", "late"])
+            .error()
+            .starts_with("OOM")
+    );
+    let mut madd = vec!["BF.MADD", "grow"];
+    madd.extend(items[..10].iter().map(String::as_str));
+    assert_eq!(c.cmd(&madd).ints(), [0; 10]);
+    assert_eq!(c.cmd(&["WAIT", "1", "10000"]), Reply::Int(1));
+    let filters = |c: &mut Conn| info_field(c, "BF.INFO", "grow", "Number of filters");
+    assert_eq!(
+        (filters(&mut c), filters(&mut r)),
+        (Reply::Int(1), Reply::Int(1))
+    );
+    assert_eq!(r.cmd(&["DUMP", "grow"]), c.cmd(&["DUMP", "grow"]));
+}
+
 /// A value restored (`RESTORE`) part-way through a chunked restore carries the header that
 /// declares what later chunks will allocate: it must pass the checks a `LOADCHUNK` header
 /// passes, and each later stage is checked again when its first chunk comes.
@@ -359,8 +415,9 @@ fn each_sub_filter_of_a_restore_is_checked_when_its_first_chunk_comes() {
     ok(c.cmd(&["DEBUG", "RELOAD", "NOSAVE"]));
     assert_eq!(c.cmd(&["EXISTS", "big"]).int(), 1);
     let used_before = info_number(&mut c, "memory", "used_memory");
-    // The first chunk: 16 MiB of bitset bytes, then their XXH3-64 seeded with the offset (0).
-    let payload = vec![0u8; (16 << 20) - 8];
+    // The first chunk: 16 MiB less 64 of bitset bytes, then their XXH3-64 seeded with the
+    // offset (0).
+    let payload = vec![0u8; (16 << 20) - 64];
     let mut chunk = payload.clone();
     chunk.extend_from_slice(&xxhash_rust::xxh3::xxh3_64_with_seed(&payload, 0).to_le_bytes());
     let iter = (1 + chunk.len()).to_string();

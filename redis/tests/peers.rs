@@ -16,109 +16,12 @@ mod common;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use common::ported::*;
 use common::{Conn, Reply, Server, peers_dir};
-
-type Outcome = Result<(), String>;
-
-/// Fails the case with a message when `cond` is false.
-macro_rules! check {
-    ($cond:expr, $($message:tt)*) => {
-        let holds: bool = $cond;
-        if !holds {
-            return Err(format!($($message)*));
-        }
-    };
-}
-
-/// Splits a command line on spaces (the upstream tests write most commands that way).
-fn words(line: &str) -> Vec<String> {
-    line.split_whitespace().map(str::to_owned).collect()
-}
-
-fn run(c: &mut Conn, line: &str) -> Reply {
-    c.cmd(&words(line))
-}
-
-/// The error text a Python client shows: without a leading `ERR `.
-fn error_text(reply: &Reply) -> Option<String> {
-    match reply {
-        Reply::Error(message) => Some(message.strip_prefix("ERR ").unwrap_or(message).to_owned()),
-        _ => None,
-    }
-}
-
-fn expect(c: &mut Conn, line: &str, want: Reply) -> Outcome {
-    let got = run(c, line);
-    check!(got == want, "{line}: got {got:?}, want {want:?}");
-    Ok(())
-}
-
-fn expect_int(c: &mut Conn, line: &str, want: i64) -> Outcome {
-    expect(c, line, Reply::Int(want))
-}
-
-fn expect_ints(c: &mut Conn, line: &str, want: &[i64]) -> Outcome {
-    expect(
-        c,
-        line,
-        Reply::Array(Some(want.iter().map(|&n| Reply::Int(n)).collect())),
-    )
-}
-
-fn expect_ok(c: &mut Conn, line: &str) -> Outcome {
-    expect(c, line, Reply::Status("OK".into()))
-}
-
-fn expect_error(c: &mut Conn, args: &[Vec<u8>]) -> Outcome {
-    let got = c.cmd(args);
-    check!(got.is_error(), "{}: got {got:?}, want an error", show(args));
-    Ok(())
-}
-
-fn expect_error_line(c: &mut Conn, line: &str) -> Outcome {
-    let got = run(c, line);
-    check!(got.is_error(), "{line}: got {got:?}, want an error");
-    Ok(())
-}
-
-/// An error whose client-side text is exactly `text`.
-fn expect_error_text(c: &mut Conn, args: &[Vec<u8>], text: &str) -> Outcome {
-    let got = c.cmd(args);
-    check!(
-        error_text(&got).as_deref() == Some(text),
-        "{}: got {got:?}, want the error {text:?}",
-        show(args)
-    );
-    Ok(())
-}
-
-fn show(args: &[Vec<u8>]) -> String {
-    args.iter()
-        .map(|arg| String::from_utf8_lossy(&arg[..arg.len().min(24)]).into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-fn bytes(args: &[&str]) -> Vec<Vec<u8>> {
-    args.iter().map(|arg| arg.as_bytes().to_vec()).collect()
-}
 
 /// `BF.INFO` as a map of field to value.
 fn info(c: &mut Conn, key: &str) -> Result<BTreeMap<String, Reply>, String> {
-    match c.cmd(&["BF.INFO", key]) {
-        Reply::Array(Some(items)) => Ok(items
-            .chunks(2)
-            .map(|pair| (pair[0].text(), pair[1].clone()))
-            .collect()),
-        other => Err(format!("BF.INFO {key}: {other:?}")),
-    }
-}
-
-fn info_int(c: &mut Conn, key: &str, field: &str) -> Result<i64, String> {
-    match info(c, key)?.get(field) {
-        Some(Reply::Int(value)) => Ok(*value),
-        other => Err(format!("BF.INFO {key} {field}: {other:?}")),
-    }
+    Ok(info_fields(c, "BF", key)?.into_iter().collect())
 }
 
 /// The one-field `BF.INFO` form: RedisBloom answers `[n]`, valkey-bloom `n`.
@@ -131,42 +34,6 @@ fn one_field(reply: &Reply) -> Result<i64, String> {
         },
         _ => Err(format!("{reply:?}")),
     }
-}
-
-/// Every `[iterator, chunk]` pair `BF.SCANDUMP` gives, header first.
-fn scandump(c: &mut Conn, key: &str) -> Result<Vec<(i64, Vec<u8>)>, String> {
-    let mut chunks = Vec::new();
-    let mut iter = 0;
-    loop {
-        let reply = c.cmd(&["BF.SCANDUMP", key, &iter.to_string()]);
-        let Reply::Array(Some(pair)) = &reply else {
-            return Err(format!("BF.SCANDUMP {key} {iter}: {reply:?}"));
-        };
-        let (Reply::Int(next), Reply::Bulk(Some(data))) = (&pair[0], &pair[1]) else {
-            return Err(format!("BF.SCANDUMP {key} {iter}: {reply:?}"));
-        };
-        if *next == 0 {
-            return Ok(chunks);
-        }
-        iter = *next;
-        chunks.push((iter, data.clone()));
-    }
-}
-
-fn loadchunks(c: &mut Conn, key: &str, chunks: &[(i64, Vec<u8>)]) -> Outcome {
-    for (iter, data) in chunks {
-        let reply = c.cmd(&[
-            b"BF.LOADCHUNK".as_slice(),
-            key.as_bytes(),
-            iter.to_string().as_bytes(),
-            data,
-        ]);
-        check!(
-            reply == Reply::Status("OK".into()),
-            "LOADCHUNK {key} {iter}: {reply:?}"
-        );
-    }
-    Ok(())
 }
 
 /// `BF.MADD` of `items` in commands of `batch`; the answers.
@@ -199,44 +66,11 @@ fn count_present(c: &mut Conn, key: &str, items: &[String]) -> Result<i64, Strin
     Ok(present)
 }
 
-fn items(prefix: &str, range: std::ops::Range<usize>) -> Vec<String> {
-    range.map(|i| format!("{prefix}{i}")).collect()
-}
-
-/// A small deterministic generator, for the upstream tests' random offsets and chunks.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        if bound == 0 { 0 } else { self.next() % bound }
-    }
-
-    fn bytes(&mut self, len: usize) -> Vec<u8> {
-        (0..len).map(|_| self.next() as u8).collect()
-    }
-}
-
 #[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord)]
 enum Module {
     Splitbloom,
     RedisBloom,
     Valkey,
-}
-
-struct Case {
-    /// Where it comes from: `RedisBloom` or `Valkey`.
-    origin: Module,
-    /// The upstream file and test.
-    name: &'static str,
-    run: fn(&mut Conn) -> Outcome,
 }
 
 /// The ported cases splitbloom does not pass, and why.
@@ -294,7 +128,7 @@ const UPSTREAM_FAILS: &[(&str, &str)] = &[(
     "RedisBloom 2.4.23 answers 1088 on Redis 7.0.15; its test expects 1104 from 7.0 on",
 )];
 
-fn cases() -> Vec<Case> {
+fn cases() -> Vec<Case<Module>> {
     use Module::{RedisBloom as RB, Valkey as VK};
     vec![
         // RedisBloom tests/flow/test_overall.py (branch 2.4), class testRedisBloom.
@@ -458,7 +292,7 @@ fn cases() -> Vec<Case> {
                     }
                 }
                 for (key, filters) in [("exp1", 23), ("exp2", 5), ("exp4", 4)] {
-                    let got = info_int(c, key, "Number of filters")?;
+                    let got = info_int(c, "BF", key, "Number of filters")?;
                     check!(got == filters, "{key}: {got} filters, want {filters}");
                 }
                 expect_error_line(c, "bf.reserve exp4 0.01 4 expansion")?;
@@ -598,8 +432,8 @@ fn cases() -> Vec<Case> {
                 expect_ok(c, "bf.reserve bfnonscale 0.001 1000 nonscaling")?;
                 expect_ok(c, "bf.reserve bfscale 0.001 1000")?;
                 let (fixed, scaling) = (
-                    info_int(c, "bfnonscale", "Size")?,
-                    info_int(c, "bfscale", "Size")?,
+                    info_int(c, "BF", "bfnonscale", "Size")?,
+                    info_int(c, "BF", "bfscale", "Size")?,
                 );
                 check!(
                     fixed < scaling,
@@ -649,9 +483,9 @@ fn cases() -> Vec<Case> {
             name: "test_overall.py::test_issue178",
             run: |c| {
                 expect_ok(c, "bf.reserve bf 0.000001 300000000")?;
-                let capacity = info_int(c, "bf", "Capacity")?;
+                let capacity = info_int(c, "BF", "bf", "Capacity")?;
                 check!(capacity == 300_000_000, "capacity {capacity}");
-                let size = info_int(c, "bf", "Size")?;
+                let size = info_int(c, "BF", "bf", "Size")?;
                 check!(size == 1_132_420_232, "size {size}");
                 Ok(())
             },
@@ -686,11 +520,11 @@ fn cases() -> Vec<Case> {
                 expect_error_line(c, "bf.scandump bf")?;
                 expect_error_line(c, "bf.scandump bf str")?;
                 expect_error_line(c, "bf.scandump noexist 0")?;
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
                 expect_error_line(c, "bf.loadchunk bf")?;
                 expect_error_line(c, "bf.loadchunk bf str")?;
-                loadchunks(c, "bf", &chunks)?;
+                loadchunks(c, "BF", "bf", &chunks)?;
                 check!(
                     count_present(c, "bf", &all)? == 500,
                     "items missing after LOADCHUNK"
@@ -707,11 +541,11 @@ fn cases() -> Vec<Case> {
                 for item in &all {
                     run(c, &format!("bf.add bf {item}"));
                 }
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
                 expect_error_line(c, "bf.loadchunk bf")?;
                 expect_error_line(c, "bf.loadchunk bf str")?;
-                loadchunks(c, "bf", &chunks)?;
+                loadchunks(c, "BF", "bf", &chunks)?;
                 check!(
                     count_present(c, "bf", &all)? == 500,
                     "items missing after LOADCHUNK"
@@ -727,9 +561,9 @@ fn cases() -> Vec<Case> {
                 for _ in 0..6 {
                     run(c, "bf.add bf foo");
                 }
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
-                loadchunks(c, "bf", &chunks)?;
+                loadchunks(c, "BF", "bf", &chunks)?;
                 expect_int(c, "bf.exists bf foo", 1)
             },
         },
@@ -740,9 +574,9 @@ fn cases() -> Vec<Case> {
                 run(c, "bf.reserve bf 0.01 67108864");
                 let all = items("foo", 0..1000);
                 madd(c, "bf", &all, 1000)?;
-                let chunks = scandump(c, "bf")?;
+                let chunks = scandump(c, "BF", "bf")?;
                 run(c, "del bf");
-                loadchunks(c, "bf2", &chunks)?;
+                loadchunks(c, "BF", "bf2", &chunks)?;
                 check!(
                     count_present(c, "bf2", &all)? == 1000,
                     "items missing after LOADCHUNK"
@@ -769,7 +603,7 @@ fn cases() -> Vec<Case> {
             run: |c| {
                 run(c, "bf.reserve bf 0.01 5");
                 madd(c, "bf", &items("foo", 0..50), 50)?;
-                let header = scandump(c, "bf")?[0].1.clone();
+                let header = scandump(c, "BF", "bf")?[0].1.clone();
                 run(c, "del bf");
                 // The same byte ranges the upstream test overwrites in RedisBloom's header.
                 let corruptions: [&[(usize, u8)]; 4] = [
@@ -835,7 +669,7 @@ fn cases() -> Vec<Case> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")?;
+                let size = info_int(c, "BF", "bf", "Size")?;
                 for i in 0..size + 1024 {
                     let got = run(c, &format!("bf.scandump bf {i}"));
                     check!(!got.is_error(), "scandump {i}: {got:?}");
@@ -861,7 +695,7 @@ fn cases() -> Vec<Case> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")? as u64;
+                let size = info_int(c, "BF", "bf", "Size")? as u64;
                 let mut random = Lcg(178);
                 for _ in 0..100 {
                     let iter = random.below(size * 2);
@@ -883,7 +717,7 @@ fn cases() -> Vec<Case> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")? as u64;
+                let size = info_int(c, "BF", "bf", "Size")? as u64;
                 let mut random = Lcg(7);
                 for _ in 0..100 {
                     let len = random.below(4097) as usize;
@@ -922,7 +756,7 @@ fn cases() -> Vec<Case> {
                         break;
                     }
                 }
-                let size = info_int(c, "bf", "Size")? as u64;
+                let size = info_int(c, "BF", "bf", "Size")? as u64;
                 let mut random = Lcg(36);
                 // The upstream test sends 100 chunks of up to 36 MiB; 20 keep CI quick, with the
                 // same spread of sizes.
@@ -1481,52 +1315,15 @@ fn ported_redisbloom_and_valkey_bloom_suites() {
         return;
     };
     let modules = [Module::Splitbloom, Module::RedisBloom, Module::Valkey];
-    let mut servers: Vec<Server> = modules
-        .iter()
-        .map(|&module| start(module, &peers))
-        .collect();
     let cases = cases();
-    let mut passes: BTreeMap<(Module, Module), usize> = BTreeMap::new();
-    let mut failures = Vec::new();
-    for case in &cases {
-        for (&module, server) in modules.iter().zip(&mut servers) {
-            let mut c = server.conn();
-            c.cmd(&["FLUSHALL"]);
-            let outcome =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (case.run)(&mut c)))
-                    .unwrap_or_else(|_| Err("the connection failed".into()));
-            let outcome = if server.alive() {
-                outcome
-            } else {
-                // A module that aborts its server fails the case; the next gets a new server.
-                *server = start(module, &peers);
-                Err(format!("the server died ({outcome:?})"))
-            };
-            if module == Module::Splitbloom && !server.alive() {
-                failures.push(format!("{} killed splitbloom's server", case.name));
-            }
-            let known = KNOWN.iter().any(|(name, _)| *name == case.name);
-            match outcome {
-                Ok(()) if module == Module::Splitbloom && known => {
-                    failures.push(format!(
-                        "{} passes on splitbloom: take it out of KNOWN",
-                        case.name
-                    ));
-                    *passes.entry((case.origin, module)).or_default() += 1;
-                }
-                Ok(()) => *passes.entry((case.origin, module)).or_default() += 1,
-                Err(why) => {
-                    eprintln!("{module:?} fails {}: {why}", case.name);
-                    let upstream = UPSTREAM_FAILS.iter().any(|(name, _)| *name == case.name);
-                    if (module == case.origin && !upstream)
-                        || (module == Module::Splitbloom && !known)
-                    {
-                        failures.push(format!("{module:?} fails {}: {why}", case.name));
-                    }
-                }
-            }
-        }
-    }
+    let passes = run_cases(
+        &cases,
+        &modules,
+        Module::Splitbloom,
+        |module| start(module, &peers),
+        KNOWN,
+        UPSTREAM_FAILS,
+    );
     for origin in [Module::RedisBloom, Module::Valkey] {
         let total = cases.iter().filter(|case| case.origin == origin).count();
         let count = |module| passes.get(&(origin, module)).copied().unwrap_or(0);
@@ -1537,14 +1334,6 @@ fn ported_redisbloom_and_valkey_bloom_suites() {
             count(Module::Valkey)
         );
     }
-    for (name, why) in KNOWN {
-        assert!(
-            cases.iter().any(|case| case.name == *name),
-            "KNOWN names no case: {name}"
-        );
-        eprintln!("known difference: {name}: {why}");
-    }
-    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 /// Command sequences sent to RedisBloom 2.4.23 and to splitbloom alike; every reply must be
@@ -1731,8 +1520,8 @@ fn differential_against_redisbloom_resp2_and_resp3() {
         }
         // A chunked restore round trip on each module, compared by its replies.
         for c in [&mut a, &mut b] {
-            let chunks = scandump(c, "grow").unwrap();
-            loadchunks(c, "grow-copy", &chunks).unwrap();
+            let chunks = scandump(c, "BF", "grow").unwrap();
+            loadchunks(c, "BF", "grow-copy", &chunks).unwrap();
         }
         for step in [
             "BF.INFO grow-copy",

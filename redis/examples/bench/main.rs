@@ -36,6 +36,12 @@
 //! ```text
 //! cargo run --release -p splitbloom-redis --example bench -- lowfpr [keys] [rounds]
 //! ```
+//! `cuckoo`: splitbloom's `CF.*` against RedisBloom's cuckoo filter: throughput, memory and
+//! false-positive rate at the same reservation (`cuckoo.rs`).
+//!
+//! ```text
+//! cargo run --release -p splitbloom-redis --example bench -- cuckoo [keys] [rounds]
+//! ```
 //! `throughput`: splitbloom and RedisBloom only, scaling and `NONSCALING` filters, the
 //! pipelined batches alone (`throughput.rs`): what to profile.
 //!
@@ -48,6 +54,7 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
+mod cuckoo;
 mod lowfpr;
 mod modules;
 mod throughput;
@@ -63,25 +70,35 @@ pub const DEPTH: usize = 64;
 const FPR: f64 = 0.01;
 const K: u64 = 7;
 
-/// Sends `commands` pipelined `DEPTH` at a time; calls `sink` on each reply in order.
+/// Sends `commands` with `DEPTH` of them in flight; calls `sink` on each reply in order.
 pub fn pipeline(
     conn: &mut Conn,
     commands: impl Iterator<Item = Vec<Vec<u8>>>,
     mut sink: impl FnMut(Reply),
 ) {
-    let mut in_flight = 0;
-    for command in commands {
-        conn.send(&command);
-        in_flight += 1;
-        if in_flight == DEPTH {
-            for _ in 0..in_flight {
-                sink(conn.read());
-            }
-            in_flight = 0;
-        }
+    let commands: Vec<Vec<u8>> = commands.map(|command| common::encode(&command)).collect();
+    pipeline_encoded(conn, &commands, |conn| sink(conn.read()));
+}
+
+/// Sends `commands` (RESP, [`common::encode`]) with `DEPTH` of them in flight; `read` reads
+/// each reply in order.
+///
+/// A sliding window: each reply read lets one more command go, so the server has the next
+/// commands queued while the client reads a reply, and the server, not the client, sets the
+/// pace. (Sending `DEPTH` commands, then reading all their replies, then sending more, leaves
+/// the server idle while the client reads, which makes every server look alike.)
+pub fn pipeline_encoded(conn: &mut Conn, commands: &[Vec<u8>], mut read: impl FnMut(&mut Conn)) {
+    let (first, rest) = commands.split_at(commands.len().min(DEPTH));
+    for command in first {
+        conn.send_encoded(command);
     }
-    for _ in 0..in_flight {
-        sink(conn.read());
+    for command in rest {
+        read(conn);
+        conn.send_encoded(command);
+        conn.flush();
+    }
+    for _ in first {
+        read(conn);
     }
 }
 
@@ -154,6 +171,10 @@ fn main() {
         Some("lowfpr") => {
             args.next();
             lowfpr::run(args)
+        }
+        Some("cuckoo") => {
+            args.next();
+            cuckoo::run(args)
         }
         Some("throughput") => {
             args.next();

@@ -4,19 +4,18 @@
 
 use splitbloom::{FilterHasher, LayoutKind, ScalableParameters};
 
-use crate::bloom::stage::Part;
 use crate::{Hash, MAX_COUNT};
 
 /// Bytes of a stage's `SBLM` header (`splitbloom::format::HEADER_BYTES`).
 pub const STAGE_HEADER: usize = splitbloom::format::HEADER_BYTES;
 
 /// At most this many stages: far more than a chain reaches before its sub-filters' sizes are
-/// refused (see `commands::add_all`), so only hostile header bytes have more, and they are
+/// refused (see [`crate::bloom::insert`]), so only hostile header bytes have more, and they are
 /// refused before anything is allocated.
 const MAX_STAGES: u64 = 1 << 16;
 
 const META_MAGIC: &[u8; 4] = b"SBFC";
-/// Version 2 added each stage's layout id (version 1, split-block only, was never released).
+/// The header's version; a reader refuses any other.
 const META_VERSION: u8 = 2;
 const META_FIXED: usize = 88;
 /// Bytes of each stage's entry: its block count and its layout id, a `u64` each.
@@ -43,8 +42,9 @@ pub struct Meta {
     pub seed: u64,
     /// The stages' layout (one for all of them).
     pub layout: LayoutKind,
-    /// Each stage's blocks per key (1 for split-block, 1 or 2 for wide), oldest first.
-    pub stage_probes: Vec<u8>,
+    /// Each stage's `SBLM` layout id (0 split-block, 1 or 2 wide with that many probes),
+    /// oldest first.
+    pub stage_ids: Vec<u8>,
     /// Each stage's number of blocks, oldest first.
     pub stage_blocks: Vec<u64>,
 }
@@ -77,7 +77,7 @@ impl Meta {
         }
         for (index, &blocks) in self.stage_blocks.iter().enumerate() {
             out.extend_from_slice(&blocks.to_le_bytes());
-            out.extend_from_slice(&u64::from(self.layout_id(index)).to_le_bytes());
+            out.extend_from_slice(&u64::from(self.stage_ids[index]).to_le_bytes());
         }
         let checksum = xxhash_rust::xxh3::xxh3_64(&out);
         out.extend_from_slice(&checksum.to_le_bytes());
@@ -126,7 +126,7 @@ impl Meta {
         let seed = word(80);
         let mut layout = None;
         let mut stage_blocks = Vec::with_capacity(num_stages as usize);
-        let mut stage_probes = Vec::with_capacity(num_stages as usize);
+        let mut stage_ids = Vec::with_capacity(num_stages as usize);
         for index in 0..num_stages as usize {
             let at = META_FIXED + META_STAGE * index;
             let blocks = word(at);
@@ -138,7 +138,7 @@ impl Meta {
                 return Err("the stages differ in layout".into());
             }
             stage_blocks.push(blocks);
-            stage_probes.push(header.probes);
+            stage_ids.push(layout_id);
         }
         let layout = layout.expect("at least one stage");
         let count = |value: u64| usize::try_from(value).unwrap_or(usize::MAX);
@@ -158,7 +158,7 @@ impl Meta {
             items_in_last_stage: word(64),
             seed,
             layout,
-            stage_probes,
+            stage_ids,
             stage_blocks,
         };
         meta.check_fields()?;
@@ -191,16 +191,14 @@ impl Meta {
             return Ok(());
         }
         let parameters = &self.parameters;
-        for (index, (&blocks, &probes)) in
-            self.stage_blocks.iter().zip(&self.stage_probes).enumerate()
-        {
-            let expected = Part::shape_for(
+        for (index, (&blocks, &id)) in self.stage_blocks.iter().zip(&self.stage_ids).enumerate() {
+            let expected = stage_shape(
                 self.layout,
                 parameters.stage_capacity(index),
                 parameters.stage_fpr(index),
             )
             .map_err(|error| format!("stage {index}: {error}"))?;
-            if (blocks, probes) != (expected.0 as u64, expected.1) {
+            if (blocks, id) != (expected.0 as u64, expected.1) {
                 return Err(format!(
                     "stage {index} is not the {} stage its parameters give",
                     self.layout.name()
@@ -215,11 +213,6 @@ impl Meta {
             ));
         }
         Ok(())
-    }
-
-    /// The `SBLM` layout id of stage `index`.
-    fn layout_id(&self, index: usize) -> u8 {
-        layout_id(self.layout, self.stage_probes[index])
     }
 
     /// Bytes of every stage's bitset.
@@ -245,13 +238,37 @@ impl Meta {
 
     /// The `SBLM` header of stage `index`.
     pub fn stage_header(&self, index: usize) -> [u8; STAGE_HEADER] {
-        stage_header(self.layout_id(index), self.seed, self.stage_blocks[index])
+        stage_header(self.stage_ids[index], self.seed, self.stage_blocks[index])
+    }
+
+    /// Bytes the header's vectors take on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        self.stage_blocks.capacity() * size_of::<u64>() + self.stage_ids.capacity()
     }
 }
 
-/// The `SBLM` header (`docs/FORMAT.md`) of a stage under layout id `layout_id` (its checksum
-/// field 0: a restored stage is read with `from_trusted_bytes`, its chunks having been
-/// checked one by one).
+/// The block count and `SBLM` layout id of a filter of `layout` for `capacity` keys at `fpr`,
+/// as the crate sizes it (`BloomFilter::with_fpr`), without allocating.
+pub fn stage_shape(
+    layout: LayoutKind,
+    capacity: usize,
+    fpr: f64,
+) -> Result<(usize, u8), splitbloom::Error> {
+    match layout {
+        LayoutKind::Wide => splitbloom::math::wide::num_blocks_for_fpr(capacity, fpr),
+        _ => splitbloom::math::num_blocks_for_fpr(capacity, fpr).map(|blocks| (blocks, 0)),
+    }
+}
+
+/// Bitset bytes of that filter ([`stage_shape`]); `u64::MAX` when it cannot be made.
+pub fn stage_bytes(layout: LayoutKind, capacity: usize, fpr: f64) -> u64 {
+    stage_shape(layout, capacity, fpr).map_or(u64::MAX, |(blocks, _)| {
+        (blocks as u64).saturating_mul(layout.block_bytes() as u64)
+    })
+}
+
+/// The `SBLM` header (`docs/FORMAT.md`) of a stage under layout id `layout_id`, checksum field
+/// 0: what the crate's header check reads before anything is allocated for the stage.
 fn stage_header(layout_id: u8, seed: u64, blocks: u64) -> [u8; STAGE_HEADER] {
     let mut header = [0; STAGE_HEADER];
     header[..4].copy_from_slice(&splitbloom::format::MAGIC);
@@ -261,15 +278,6 @@ fn stage_header(layout_id: u8, seed: u64, blocks: u64) -> [u8; STAGE_HEADER] {
     header[8..16].copy_from_slice(&seed.to_le_bytes());
     header[16..24].copy_from_slice(&blocks.to_le_bytes());
     header
-}
-
-/// The format's layout id (`SBLM` header byte 7): 0 for split-block, the probes per key for
-/// wide.
-fn layout_id(layout: LayoutKind, probes: u8) -> u8 {
-    match layout {
-        LayoutKind::Wide => probes,
-        _ => 0,
-    }
 }
 
 /// Placeholder parameters for plain filters, which have none.
@@ -295,7 +303,7 @@ mod tests {
             items_in_last_stage: 0,
             seed: 5,
             layout: LayoutKind::Wide,
-            stage_probes: vec![probes],
+            stage_ids: vec![probes],
             stage_blocks: vec![blocks],
         }
     }
@@ -320,7 +328,7 @@ mod tests {
         }
         let split = Meta {
             layout: LayoutKind::SplitBlock,
-            stage_probes: vec![1],
+            stage_ids: vec![0],
             ..wide_meta(1, 100)
         };
         let decoded = Meta::decode(&split.encode()).unwrap();
@@ -365,7 +373,7 @@ mod tests {
         parameters.tightening_ratio = crate::bloom::TIGHTENING_RATIO;
         let shapes: Vec<(usize, u8)> = (0..stages)
             .map(|stage| {
-                Part::shape_for(
+                stage_shape(
                     LayoutKind::Wide,
                     parameters.stage_capacity(stage),
                     parameters.stage_fpr(stage),
@@ -383,7 +391,7 @@ mod tests {
             items_in_last_stage: 100,
             seed: 0,
             layout: LayoutKind::Wide,
-            stage_probes: shapes.iter().map(|&(_, probes)| probes).collect(),
+            stage_ids: shapes.iter().map(|&(_, id)| id).collect(),
             stage_blocks: shapes.iter().map(|&(blocks, _)| blocks as u64).collect(),
         }
     }
@@ -397,7 +405,7 @@ mod tests {
         bigger.stage_blocks[1] *= 2;
         let mut longer = wide_chain(3);
         longer.stage_blocks.push(longer.stage_blocks[2]);
-        longer.stage_probes.push(longer.stage_probes[2]);
+        longer.stage_ids.push(longer.stage_ids[2]);
         let cases = [
             ("a stage of another size", bigger),
             ("a stage the parameters do not give", longer),

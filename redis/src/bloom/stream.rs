@@ -1,260 +1,251 @@
-//! The byte stream of `SCANDUMP`/`LOADCHUNK` and AOF rewrites, after the header ([`Meta`]):
-//! every stage's bitset, oldest stage first, in chunks of at most 16 MiB that never cross a
-//! stage. Each chunk is its bitset bytes followed by the XXH3-64 of them seeded with the
-//! chunk's offset in the stream, so a chunk is checked, and bound to its place, on its own: a
-//! whole-stage checksum would make the first chunk of a 200 MB stage hash all of it while every
-//! other client waits.
+//! A value's byte stream for `SCANDUMP`/`LOADCHUNK`, the RDB and AOF rewrites: its header
+//! ([`Meta`]), then every stage's bitset in [`crate::stream`]'s chunks, through the crate's
+//! `BloomFilter::bitset_bytes` and `load_bitset_bytes`.
 
 use std::borrow::Cow;
+use std::ops::Range;
+
+use splitbloom::layout::{SplitBlock, Wide};
+use splitbloom::{Layout, LayoutKind, ScalableFilter};
 
 use super::meta::{Meta, STAGE_HEADER};
-use super::{Body, Restore, Sbf};
-use crate::bloom::chain::Chain;
-use crate::bloom::stage::Part;
+use super::{Body, Filters, Restore, Sbf, Stage, ValueLayout, with_filters};
+use crate::Hash;
+use crate::stream::{Chunked, Filling, Received, check_chunk, chunk_at, whole_chunk_at};
 
-/// The largest chunk `SCANDUMP` returns, as RedisBloom's (16 MiB): small enough that building
-/// and sending one reply stalls other clients for milliseconds, not for the whole filter.
-pub const MAX_CHUNK: usize = 16 << 20;
+/// A stage's bitset, through the crate's `bitset_bytes` and `load_bitset_bytes`.
+impl<L: Layout> Chunked for Stage<L> {
+    fn stream_len(&self) -> usize {
+        self.size_in_bytes()
+    }
 
-/// Bytes of a chunk's checksum, after its bitset bytes.
-const CHECK: usize = 8;
-
-/// Bitset bytes in a full chunk.
-const MAX_PAYLOAD: usize = MAX_CHUNK - CHECK;
-
-/// Bytes of a stage of `bitset` bytes in the stream: the bitset and one checksum per chunk.
-fn wire_len(bitset: u64) -> u64 {
-    bitset + CHECK as u64 * bitset.div_ceil(MAX_PAYLOAD as u64)
+    fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
+        self.bitset_bytes(range).ok()
+    }
 }
 
-/// What `push_bitset` answers for bytes that are not the next chunk of the stream.
-pub const TOO_BIG: &str = "not the next chunk of the filter";
-/// What `push_chunk` answers for a chunk whose checksum does not match.
-const BAD_CHUNK: &str = "chunk checksum mismatch";
+/// A restore fills the stage itself: every bitset is valid, so it is done when its bytes are.
+impl<L: Layout> Filling for Stage<L> {
+    type Stage = Self;
+
+    fn load_stream_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), String> {
+        self.load_bitset_bytes(offset, bytes)
+            .map_err(|error| error.to_string())
+    }
+
+    fn finish(self) -> Result<Self, (Self, String)> {
+        Ok(self)
+    }
+}
 
 impl Sbf {
-    /// The stream's chunk at `offset` (past the header): at most [`MAX_CHUNK`] bytes, never
-    /// across a stage, ending with its checksum; from the middle of a chunk, the rest of it.
-    /// `None` at or past the end of what the value holds (for a restore in progress: what it
-    /// has received).
-    pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
-        let partial: &[u8] = match &self.body {
-            Body::Restoring(restore) => restore.partial.get(STAGE_HEADER..).unwrap_or(&[]),
-            _ => &[],
-        };
-        let mut start = 0u64;
-        for stage in self.stored_stages() {
-            let bitset = stage.size_in_bytes();
-            let len = wire_len(bitset as u64);
-            if offset < start + len {
-                return Some(wire_chunk(start, offset - start, bitset, |from, to| {
-                    stage.bitset_bytes(from, to)
-                }));
-            }
-            start += len;
+    /// A value that `LOADCHUNK` will fill, of the layout its header names.
+    pub fn restoring(meta: Meta) -> Sbf {
+        fn empty<L: ValueLayout>(meta: Meta) -> Body {
+            L::body(Filters::Restoring(Restore {
+                meta,
+                received: Received::default(),
+            }))
         }
-        let within = offset.checked_sub(start)?;
-        (within < wire_len(partial.len() as u64)).then(|| {
-            wire_chunk(start, within, partial.len(), |from, to| {
-                Cow::Borrowed(&partial[from..to])
-            })
+        let (scaling, capacity, error_rate, items) =
+            (meta.scaling, meta.capacity, meta.error_rate, meta.items);
+        let body = match meta.layout {
+            LayoutKind::Wide => empty::<Wide>(meta),
+            _ => empty::<SplitBlock>(meta),
+        };
+        Sbf {
+            body,
+            scaling,
+            capacity,
+            error_rate,
+            items,
+        }
+    }
+
+    /// The stream's chunk at `offset` (past the header); `None` at or past the end of what the
+    /// value holds (for a restore in progress: what it has received).
+    pub fn chunk_at(&self, offset: u64) -> Option<Vec<u8>> {
+        with_filters!(&self.body, filters => match filters {
+            Filters::Restoring(restore) => {
+                chunk_at(&restore.received.done, restore.received.partial.as_ref(), offset)
+            }
+            filters => whole_chunk_at(filters.stages(), offset),
         })
     }
 
-    /// A value from its header, every stage it has and the bitset bytes of the next (the RDB
-    /// keeps a restore in progress that way): complete when every stage is there.
-    pub fn assemble(meta: Meta, stages: Vec<Part>, partial: &[u8]) -> Result<Sbf, String> {
-        let mut restore = Restore {
-            meta,
-            done: Vec::new(),
-            partial: Vec::new(),
-        };
-        for (index, stage) in stages.into_iter().enumerate() {
-            let bits = stage.bits();
-            if index >= restore.meta.stage_blocks.len()
-                || bits.num_blocks() as u64 != restore.meta.stage_blocks[index]
-                || bits.layout() != restore.meta.layout
-                || bits.probes() != restore.meta.stage_probes[index]
-            {
-                return Err(format!("stage {index} does not match its header"));
-            }
-            restore.done.push(stage);
-        }
-        let mut sbf = Sbf::restoring(restore);
-        for chunk in partial.chunks(MAX_PAYLOAD) {
-            sbf.push_bitset(chunk)?;
-        }
-        sbf.finish_if_complete()?;
-        Ok(sbf)
-    }
-
-    /// A value that will be filled by `LOADCHUNK`.
-    pub fn restoring(restore: Restore) -> Sbf {
-        Sbf {
-            scaling: restore.meta.scaling,
-            capacity: restore.meta.capacity,
-            error_rate: restore.meta.error_rate,
-            items: restore.meta.items,
-            body: Body::Restoring(restore),
-        }
-    }
-
-    /// The offset in the stream (past the header) where the next `LOADCHUNK` must start.
+    /// The offset in the stream (past the header) where the next `LOADCHUNK` must start;
+    /// `None` unless the value is being restored.
     pub fn restore_offset(&self) -> Option<u64> {
-        let Body::Restoring(restore) = &self.body else {
-            return None;
-        };
-        let done: u64 = restore.meta.stage_blocks[..restore.done.len()]
-            .iter()
-            .map(|&blocks| wire_len(restore.meta.stage_len(blocks)))
-            .sum();
-        let received = restore.partial.len().saturating_sub(STAGE_HEADER) as u64;
-        Some(done + wire_len(received))
+        with_filters!(&self.body, filters => match filters {
+            Filters::Restoring(restore) => {
+                Some(restore.received.offset(&restore.meta.stage_lens()))
+            }
+            _ => None,
+        })
     }
 
-    /// Bitset bytes of the stage the next chunk of a restore starts, when it starts one (it is
+    /// Bytes of the stage the next chunk of a restore starts, when it starts one (it is
     /// allocated whole then): what `LOADCHUNK` checks against the limits first.
     pub fn next_stage_len(&self) -> Option<u64> {
-        let Body::Restoring(restore) = &self.body else {
-            return None;
-        };
-        if !restore.partial.is_empty() {
-            return None;
-        }
-        let blocks = restore.meta.stage_blocks.get(restore.done.len())?;
-        Some(restore.meta.stage_len(*blocks))
+        with_filters!(&self.body, filters => match filters {
+            Filters::Restoring(restore) => {
+                restore.received.next_stage_len(&restore.meta.stage_lens())
+            }
+            _ => None,
+        })
     }
 
     /// Takes the stream's chunk at `offset` (which [`restore_offset`](Sbf::restore_offset)
-    /// gave): its checksum must match, and it must be the whole next chunk of its stage.
+    /// gave): its checksum must match, and it must be the whole next chunk of its stage. A
+    /// restore whose stages are then all there becomes the value they make.
     pub fn push_chunk(&mut self, offset: u64, chunk: &[u8]) -> Result<(), String> {
-        let Some(payload_len) = chunk.len().checked_sub(CHECK).filter(|&len| len > 0) else {
-            return Err(BAD_CHUNK.into());
-        };
-        let (payload, check) = chunk.split_at(payload_len);
-        if xxhash_rust::xxh3::xxh3_64_with_seed(payload, offset).to_le_bytes() != check {
-            return Err(BAD_CHUNK.into());
-        }
-        self.push_bitset(payload)
+        let payload = check_chunk(offset, chunk)?;
+        with_filters!(&mut self.body, filters => filters.push_bitset(payload))
     }
 
-    /// Appends bitset bytes to a restore in progress, a chunk's worth at a time (the whole
-    /// next chunk of the current stage); a stage whose bytes are complete becomes a filter.
-    /// Errors (the value unchanged) on bytes that are not that chunk.
-    pub fn push_bitset(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let Body::Restoring(restore) = &mut self.body else {
+    /// Takes stage `index` of a restore whole, as the crate's `SBLM` bytes (the RDB keeps a
+    /// restore in progress as its stages, then [`push_partial`](Sbf::push_partial)).
+    pub fn push_stage(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
+        with_filters!(&mut self.body, filters => filters.push_stage(index, bytes))
+    }
+
+    /// Takes the bitset bytes a restore has of its next stage, then becomes the value its
+    /// stages make when they are all there.
+    pub fn push_partial(&mut self, partial: &[u8]) -> Result<(), String> {
+        with_filters!(&mut self.body, filters => {
+            if let Filters::Restoring(restore) = filters {
+                let (meta, received) = (&restore.meta, &mut restore.received);
+                received.push_partial(partial, &meta.stage_lens(), |index| meta.empty_stage(index))?;
+            }
+            filters.finish_if_complete()
+        })
+    }
+
+    /// What the RDB keeps of the value: every stage it holds whole (for a restore, those
+    /// received), and the bitset bytes of a stage a restore holds in part (empty otherwise).
+    pub fn stored_stages(&self) -> (Vec<&dyn StageBytes>, Cow<'_, [u8]>) {
+        with_filters!(&self.body, filters => {
+            let (stages, partial) = match filters {
+                Filters::Restoring(restore) => {
+                    (&restore.received.done[..], restore.received.partial_bytes())
+                }
+                filters => (filters.stages(), Cow::Borrowed(&[][..])),
+            };
+            (stages.iter().map(|stage| stage as &dyn StageBytes).collect(), partial)
+        })
+    }
+}
+
+/// A stage's `SBLM` bytes (checksummed by the crate), whatever its layout.
+pub trait StageBytes {
+    fn to_bytes(&self) -> Vec<u8>;
+}
+
+impl<L: Layout> StageBytes for Stage<L> {
+    fn to_bytes(&self) -> Vec<u8> {
+        Stage::to_bytes(self)
+    }
+}
+
+impl<L: ValueLayout> Filters<L> {
+    /// Appends a chunk's bitset bytes to a restore in progress (see `stream::Received::push`);
+    /// the value is finished when its last stage is whole.
+    fn push_bitset(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let Filters::Restoring(restore) = self else {
             return Err("the filter is not being restored".into());
         };
-        let index = restore.done.len();
-        let Some(&blocks) = restore.meta.stage_blocks.get(index) else {
-            return Err(TOO_BIG.into());
-        };
-        let bitset = restore.meta.stage_len(blocks) as usize;
-        if restore.partial.is_empty() {
-            restore
-                .partial
-                .try_reserve_exact(STAGE_HEADER + bitset)
-                .map_err(|_| format!("cannot allocate {bitset} bytes"))?;
-            restore
-                .partial
-                .extend_from_slice(&restore.meta.stage_header(index));
-        }
-        let received = restore.partial.len() - STAGE_HEADER;
-        if bytes.len() != MAX_PAYLOAD.min(bitset - received) {
-            return Err(TOO_BIG.into());
-        }
-        restore.partial.extend_from_slice(bytes);
-        if restore.partial.len() == STAGE_HEADER + bitset {
-            let stage = Part::from_trusted_bytes(&restore.partial).map_err(|error| {
-                restore.partial.truncate(STAGE_HEADER + received);
-                format!(
-                    "stage {} does not make a filter: {error}",
-                    restore.done.len()
-                )
-            })?;
-            restore.done.push(stage);
-            restore.partial = Vec::new();
-        }
-        Ok(())
+        let (meta, received) = (&restore.meta, &mut restore.received);
+        received.push(bytes, &meta.stage_lens(), |index| meta.empty_stage(index))?;
+        self.finish_if_complete()
     }
 
-    /// Turns a restore whose stages are all there into the value they make. On stages that
-    /// do not make a filter together, the restore starts over (header kept, no stages).
-    pub fn finish_if_complete(&mut self) -> Result<(), String> {
-        let Body::Restoring(restore) = &mut self.body else {
+    /// Turns a restore whose stages are all there into the value they make. On stages that do
+    /// not make a filter together, the restore starts over (header kept, no stages).
+    fn finish_if_complete(&mut self) -> Result<(), String> {
+        let Filters::Restoring(restore) = self else {
             return Ok(());
         };
-        if restore.done.len() < restore.meta.stage_blocks.len() {
+        if restore.received.done.len() < restore.meta.stage_blocks.len() {
             return Ok(());
         }
-        let meta = restore.meta.clone();
-        let mut done = std::mem::take(&mut restore.done);
-        self.body = if meta.plain {
-            Body::Plain(done.pop().expect("one stage"))
+        let (plain, parameters) = (restore.meta.plain, restore.meta.parameters);
+        let items_in_last_stage = usize::try_from(restore.meta.items_in_last_stage)
+            .map_err(|_| "bad item count".to_string())?;
+        let mut done = std::mem::take(&mut restore.received.done);
+        *self = if plain {
+            Filters::Plain(done.pop().ok_or("a plain filter has one stage")?)
         } else {
-            let items_in_last_stage = usize::try_from(meta.items_in_last_stage)
-                .map_err(|_| "bad item count".to_string())?;
-            Body::Chain(
-                Chain::from_stages(meta.parameters, done, items_in_last_stage)
+            Filters::Chain(
+                ScalableFilter::from_stages(parameters, done, items_in_last_stage)
                     .map_err(|error| format!("stages do not make a filter: {error}"))?,
             )
         };
         Ok(())
     }
+
+    /// Takes stage `index` whole, as the crate's `SBLM` bytes (checksummed), after checking
+    /// that its header is the one the value's header gives it.
+    fn push_stage(&mut self, index: usize, bytes: &[u8]) -> Result<(), String> {
+        let Filters::Restoring(restore) = self else {
+            return Err("the filter is not being restored".into());
+        };
+        let declared = index == restore.received.done.len()
+            && index < restore.meta.stage_blocks.len()
+            && bytes.get(..SHAPE) == Some(&restore.meta.stage_header(index)[..SHAPE]);
+        if !declared {
+            return Err(format!("stage {index} does not match its header"));
+        }
+        let stage = Stage::<L>::from_bytes_with_hasher_type(bytes)
+            .map_err(|error| format!("bad filter in RDB: {error}"))?;
+        restore.received.done.push(stage);
+        Ok(())
+    }
 }
 
-/// The chunk of a stage's stream (the stage starting at `start` in the stream, `bitset` bytes
-/// long, read through `bytes`) that holds the stage's stream offset `within`, from there on.
-fn wire_chunk<'a>(
-    start: u64,
-    within: u64,
-    bitset: usize,
-    bytes: impl Fn(usize, usize) -> Cow<'a, [u8]>,
-) -> Vec<u8> {
-    let index = (within / MAX_CHUNK as u64) as usize;
-    let from = index * MAX_PAYLOAD;
-    let to = bitset.min(from + MAX_PAYLOAD);
-    let payload = bytes(from, to);
-    let check = xxhash_rust::xxh3::xxh3_64_with_seed(&payload, start + (index * MAX_CHUNK) as u64);
-    let skip = (within - (index * MAX_CHUNK) as u64) as usize;
-    let mut out = Vec::with_capacity(payload.len() + CHECK - skip.min(payload.len() + CHECK));
-    if skip < payload.len() {
-        out.extend_from_slice(&payload[skip..]);
-        out.extend_from_slice(&check.to_le_bytes());
-    } else {
-        out.extend_from_slice(&check.to_le_bytes()[skip - payload.len()..]);
+/// The bytes of an `SBLM` header that say what the filter is (magic, version, hasher, layout,
+/// seed, blocks); its checksum comes after.
+const SHAPE: usize = 24;
+const _: () = assert!(SHAPE < STAGE_HEADER);
+
+impl Meta {
+    /// The empty stage `index` of this header, of layout `L`, allocated now.
+    fn empty_stage<L: Layout>(&self, index: usize) -> Result<Stage<L>, String> {
+        let layout = L::from_id(self.stage_ids[index])
+            .ok_or_else(|| format!("stage {index}: not a {} layout", self.layout.name()))?;
+        let blocks = usize::try_from(self.stage_blocks[index])
+            .map_err(|_| format!("stage {index}: too many blocks"))?;
+        Stage::with_layout(blocks, layout, Hash::with_seed(self.seed))
+            .map_err(|error| format!("stage {index}: {error}"))
     }
-    out
+
+    /// Bytes of each stage's bitset, oldest first.
+    fn stage_lens(&self) -> Vec<u64> {
+        let blocks = self.stage_blocks.iter();
+        blocks.map(|&blocks| self.stage_len(blocks)).collect()
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bloom::stage::Part;
 
     /// A wide value's stream restores the same filter, chunk by chunk.
     #[test]
     fn a_wide_value_streams_back_whole() {
-        let mut sbf = Sbf::nonscaling(50_000, 1e-5).unwrap();
-        let Body::Plain(Part::Wide(filter)) = &mut sbf.body else {
+        let mut sbf = Sbf::new(50_000, 1e-5, None).unwrap();
+        let Body::Wide(Filters::Plain(filter)) = &mut sbf.body else {
             panic!("not wide")
         };
         for key in 0..1000u32 {
             filter.insert_bytes(&key.to_le_bytes());
         }
-        let meta = Meta::decode(&sbf.meta().encode()).unwrap();
-        let mut copy = Sbf::restoring(Restore {
-            meta,
-            done: Vec::new(),
-            partial: Vec::new(),
-        });
+        let mut copy = Sbf::restoring(Meta::decode(&sbf.meta().encode()).unwrap());
         let mut offset = 0;
         while let Some(chunk) = sbf.chunk_at(offset) {
             copy.push_chunk(offset, &chunk).unwrap();
             offset += chunk.len() as u64;
         }
-        copy.finish_if_complete().unwrap();
-        let (Body::Plain(Part::Wide(left)), Body::Plain(Part::Wide(right))) =
+        let (Body::Wide(Filters::Plain(left)), Body::Wide(Filters::Plain(right))) =
             (&sbf.body, &copy.body)
         else {
             panic!("not wide")

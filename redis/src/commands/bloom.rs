@@ -2,6 +2,7 @@
 //! `CARD`, as RedisBloom 2.4 answers them.
 
 use super::*;
+use crate::bloom::insert::Refusal;
 
 /// What `ADD`/`INSERT` create a missing key with.
 struct Create {
@@ -22,21 +23,13 @@ impl Create {
     }
 
     fn make(&self, ctx: &Context) -> Result<Sbf, RedisError> {
-        let cannot = |error| RedisError::String(format!("ERR could not create filter: {error}"));
-        if self.scaling {
-            check_memory(
-                ctx,
-                Part::bytes_for(
-                    layout_for_rate(self.error_rate),
-                    usize::try_from(self.capacity).unwrap_or(usize::MAX),
-                    self.error_rate * crate::bloom::TIGHTENING_RATIO,
-                ),
-            )?;
-            Sbf::chain(self.capacity, self.error_rate, self.expansion, true).map_err(cannot)
-        } else {
-            check_memory(ctx, Part::bytes_for_rate(self.capacity, self.error_rate))?;
-            Sbf::nonscaling(self.capacity, self.error_rate).map_err(cannot)
-        }
+        let expansion = self.scaling.then_some(self.expansion);
+        check_memory(
+            ctx,
+            Sbf::new_bytes(self.capacity, self.error_rate, expansion),
+        )?;
+        Sbf::new(self.capacity, self.error_rate, expansion)
+            .map_err(|error| RedisError::String(format!("ERR could not create filter: {error}")))
     }
 }
 
@@ -47,125 +40,101 @@ fn add_all(
     sbf: &mut Sbf,
     items: &[RedisString],
 ) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
-    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
-    let hashes = sbf.hash_keys(&keys).ok_or_else(|| err(RESTORING))?;
-    // One batch lookup first: it overlaps the cache misses, and the inserts below then find
-    // their blocks in cache.
-    let mut present = vec![false; hashes.len()];
-    sbf.contains_hash_batch(&hashes, &mut present);
-    let mut new = Vec::with_capacity(hashes.len());
-    let mut stop = None;
-    for (&hash, &present) in hashes.iter().zip(&present) {
-        if present {
-            new.push(false);
-            continue;
-        }
-        match insert_new(ctx, sbf, hash) {
-            Ok(added) => {
-                sbf.items = sbf.items.saturating_add(u64::from(added));
-                new.push(added);
-            }
-            Err(message) => {
-                stop = Some(message);
-                break;
-            }
-        }
+    if sbf.is_restoring() {
+        return Err(err(RESTORING));
     }
+    let mut hashes = Vec::with_capacity(items.len());
+    sbf.hash_keys(items.iter().map(RedisString::as_slice), &mut hashes);
+    let mut new = vec![false; hashes.len()];
+    let mut may_allocate = |bytes| check_memory(ctx, bytes).is_ok();
+    let stop = match sbf.insert_hashes(&hashes, &mut new, &mut may_allocate) {
+        Ok(()) => None,
+        Err((processed, refusal)) => {
+            new.truncate(processed);
+            Some(match refusal {
+                Refusal::Full => FULL,
+                Refusal::TooTight => TOO_TIGHT,
+                Refusal::TooLarge => CANNOT_GROW,
+                Refusal::NoMemory => NO_STAGE,
+                Refusal::Restoring => RESTORING,
+            })
+        }
+    };
     Ok((new, stop))
-}
-
-/// Inserts a key the batch lookup did not find (an earlier key of the same batch may have
-/// set its bits since): whether it was new, or the error that stops the batch.
-fn insert_new(ctx: &Context, sbf: &mut Sbf, hash: u64) -> Result<bool, &'static str> {
-    match &mut sbf.body {
-        Body::Restoring(_) => Err(RESTORING),
-        Body::Plain(part) => {
-            // A plain filter of known capacity is a NONSCALING one: full at its capacity.
-            // Loaded without a capacity (0), it never refuses an item: it only fills up.
-            let filter = part.bits_mut();
-            if sbf.capacity > 0 && sbf.items >= sbf.capacity && !filter.contains_hash(hash) {
-                return Err(FULL);
-            }
-            Ok(filter.insert_hash(hash))
-        }
-        Body::Chain(chain) => {
-            if chain.is_full() && !chain.contains_hash(hash) {
-                if !sbf.scaling {
-                    return Err(FULL);
-                }
-                let (capacity, bytes) = chain.next_stage();
-                if bytes == u64::MAX {
-                    return Err(CANNOT_GROW);
-                }
-                // Error rates halve with every sub-filter; past some point a split-block
-                // filter reaches them only with absurd sizes (a classic filter needs 512 bits
-                // per item only below 1e-100).
-                if bytes > capacity.saturating_mul(64).max(64 << 10) {
-                    return Err(TOO_TIGHT);
-                }
-                if check_memory(ctx, bytes).is_err() {
-                    return Err(NO_STAGE);
-                }
-            }
-            chain.insert_hash(hash).map_err(|_| NO_STAGE)
-        }
-    }
 }
 
 const TOO_TIGHT: &str = "ERR Maximum expansions reached: the next sub-filter's error rate needs more than 512 bits per item";
 const CANNOT_GROW: &str = "ERR Maximum expansions reached: the next sub-filter's capacity is beyond what a filter can hold (lower EXPANSION)";
 
 /// Adds `items` to `key`, creating it when missing (unless `create` is `None`); replicates the
-/// command verbatim whenever it may have changed the key.
+/// command verbatim whenever it may have changed the key, or what it took when the limits
+/// refused a new sub-filter ([`replicate_taken`]).
 fn add_items(
     ctx: &Context,
-    key: &RedisString,
+    name: &RedisString,
     items: &[RedisString],
     create: Option<Create>,
 ) -> Result<(Vec<bool>, Option<&'static str>), RedisError> {
-    if let Some(new) = window::add_to_window(ctx, key, items) {
+    if let Some(new) = window::add_to_window(ctx, name, items) {
         return Ok((new, None));
     }
-    let key = ctx.open_key_writable(key);
-    let result = match key.get_value::<Sbf>(&SBF_TYPE)? {
-        Some(sbf) => add_all(ctx, sbf, items)?,
+    let key = ctx.open_key_writable(name);
+    let (result, created) = match key.get_value::<Sbf>(&SBF_TYPE)? {
+        Some(sbf) => (add_all(ctx, sbf, items)?, None),
         None => {
-            let mut sbf = create.ok_or_else(|| err(NOT_FOUND))?.make(ctx)?;
+            let create = create.ok_or_else(|| err(NOT_FOUND))?;
+            let mut sbf = create.make(ctx)?;
             let result = add_all(ctx, &mut sbf, items)?;
             key.set_value(&SBF_TYPE, sbf)?;
-            result
+            (result, Some(create))
         }
     };
-    ctx.replicate_verbatim();
+    if result.1 == Some(NO_STAGE) {
+        replicate_taken(ctx, name, &items[..result.0.len()], created.as_ref());
+    } else {
+        ctx.replicate_verbatim();
+    }
     Ok(result)
 }
 
-/// A predicate's answer (`ADD`: the item was new; `EXISTS`: it may be present), as current
-/// RedisBloom (2.6 and later, and Redis 8) sends it: a RESP3 boolean, which Redis sends to a
-/// RESP2 client as the integer 1 or 0, as RedisBloom 2.4 answers both.
-fn answer(yes: bool) -> RedisValue {
-    RedisValue::Bool(yes)
-}
-
-/// Replies with an array of answers ([`answer`]), ending with the error that stopped the batch.
-/// Written straight to the reply, one call per answer: building a `RedisValue` per answer first
-/// was a measurable part of a pipelined batch's time (`redis/README.md`, "Where the time goes").
-fn answers(ctx: &Context, new: &[bool], stop: Option<&'static str>) -> RedisResult {
-    let len = new.len() + usize::from(stop.is_some());
-    // SAFETY: the API pointers are set before any command runs; `ctx` is this command's
-    // context, and the array gets exactly `len` elements: one per answer, then the error.
-    unsafe {
-        let reply_array = raw::RedisModule_ReplyWithArray.expect("Redis provides ReplyWithArray");
-        let reply_bool = raw::RedisModule_ReplyWithBool.expect("Redis 7.0 provides ReplyWithBool");
-        reply_array(ctx.ctx, len as std::os::raw::c_long);
-        for &new in new {
-            reply_bool(ctx.ctx, std::os::raw::c_int::from(new));
+/// Replicates what an add took after the limits refused it a new sub-filter: a replica (and
+/// the AOF) is never refused, so the command as sent would add there the sub-filter and the
+/// items the primary did not. The items before the refusal, into a key made with this
+/// command's parameters if it made it (the replica's module arguments may differ).
+fn replicate_taken(
+    ctx: &Context,
+    name: &RedisString,
+    taken: &[RedisString],
+    created: Option<&Create>,
+) {
+    // A new filter's first item always fits, so a key this command made took one at least; a
+    // key that existed and took nothing is unchanged.
+    if taken.is_empty() {
+        return;
+    }
+    let numbers = created.map(|create| {
+        let expansion = create.scaling.then(|| create.expansion.to_string());
+        (
+            create.capacity.to_string(),
+            create.error_rate.to_string(),
+            expansion,
+        )
+    });
+    let mut args: Vec<&[u8]> = vec![name.as_slice()];
+    match &numbers {
+        Some((capacity, error_rate, expansion)) => {
+            args.extend([b"CAPACITY".as_slice(), capacity.as_bytes()]);
+            args.extend([b"ERROR".as_slice(), error_rate.as_bytes()]);
+            match expansion {
+                Some(expansion) => args.extend([b"EXPANSION".as_slice(), expansion.as_bytes()]),
+                None => args.push(b"NONSCALING"),
+            }
         }
+        None => args.push(b"NOCREATE"),
     }
-    if let Some(message) = stop {
-        ctx.reply_error_string(message);
-    }
-    Ok(RedisValue::NoReply)
+    args.push(b"ITEMS");
+    args.extend(taken.iter().map(RedisString::as_slice));
+    ctx.replicate("SBF.INSERT", &args[..]);
 }
 
 /// `RESERVE key error_rate capacity [EXPANSION e] [NONSCALING]`
@@ -220,7 +189,7 @@ pub(super) fn add_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     let (new, stop) = add_items(ctx, &args[1], &args[2..], Some(Create::defaults()))?;
     match stop {
         Some(message) => Err(err(message)),
-        None => Ok(answer(new[0])),
+        None => answer(ctx, new[0]),
     }
 }
 
@@ -290,8 +259,8 @@ pub(super) fn insert_(ctx: &Context, args: &[RedisString]) -> RedisResult {
 /// RedisBloom answers.
 fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<bool> {
     let mut answers = vec![false; items.len()];
-    let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
     let window = window::read_window(ctx, key, |window| {
+        let keys: Vec<&[u8]> = items.iter().map(RedisString::as_slice).collect();
         window.filter.contains_bytes_batch(&keys, &mut answers)
     });
     if window.is_some() {
@@ -299,7 +268,9 @@ fn exists_items(ctx: &Context, key: &RedisString, items: &[RedisString]) -> Vec<
     }
     let key = ctx.open_key(key);
     if let Ok(Some(sbf)) = key.get_value::<Sbf>(&SBF_TYPE) {
-        sbf.contains_bytes_batch(&keys, &mut answers);
+        let mut hashes = Vec::with_capacity(items.len());
+        sbf.hash_keys(items.iter().map(RedisString::as_slice), &mut hashes);
+        sbf.contains_hash_batch(&hashes, &mut answers);
     }
     answers
 }
@@ -310,7 +281,7 @@ pub(super) fn exists_(ctx: &Context, args: &[RedisString]) -> RedisResult {
         return Err(RedisError::WrongArity);
     }
     let answers = exists_items(ctx, &args[1], &args[2..]);
-    Ok(answer(answers[0]))
+    answer(ctx, answers[0])
 }
 
 /// `MEXISTS key item [item ...]`

@@ -77,69 +77,45 @@ fn info_common(ctx: &Context, args: &[RedisString], extra: bool) -> RedisResult 
         let sbf = key
             .get_value::<Sbf>(&SBF_TYPE)?
             .ok_or_else(|| err(NOT_FOUND))?;
-        let stages = sbf.stages();
-        let blocks: usize = stages.iter().map(|stage| stage.num_blocks()).sum();
-        let bytes: usize = stages.iter().map(|stage| stage.size_in_bytes()).sum();
-        let estimated: f64 = stages.iter().map(|stage| stage.estimated_items()).sum();
-        let fpr = 1.0
-            - stages
-                .iter()
-                .map(|stage| 1.0 - stage.estimated_fpr())
-                .product::<f64>();
-        let fill = if bytes == 0 {
-            0.0
-        } else {
-            stages
-                .iter()
-                .map(|stage| stage.fill_ratio() * stage.size_in_bytes() as f64)
-                .sum::<f64>()
-                / bytes as f64
-        };
-        let seed = stages.first().map_or(0, |stage| stage.seed());
-        let kernel = stages
-            .first()
-            .map_or_else(String::new, |stage| stage.kernel().to_string());
-        let extras = [
+        let summary = sbf.summary();
+        let mut extras = vec![
             (
                 "Error rate",
                 RedisValue::BulkString(sbf.error_rate.to_string()),
             ),
-            ("Blocks", count(blocks as u64)),
-            ("Bytes", count(bytes as u64)),
-            (
-                "Estimated items",
-                count(if estimated.is_finite() {
-                    estimated.round() as u64
-                } else {
-                    0
-                }),
-            ),
+            ("Blocks", count(summary.blocks as u64)),
+            ("Bytes", count(summary.bytes as u64)),
+            ("Estimated items", count(summary.estimated_count())),
             (
                 "Estimated FPR",
-                RedisValue::BulkString(format!("{fpr:.6e}")),
+                RedisValue::BulkString(format!("{:.6e}", summary.estimated_fpr)),
             ),
-            ("Fill ratio", RedisValue::BulkString(format!("{fill:.6}"))),
+            (
+                "Fill ratio",
+                RedisValue::BulkString(format!("{:.6}", summary.fill_ratio)),
+            ),
             (
                 "Hasher",
                 RedisValue::BulkString(format!("{:?}", Hash::KIND)),
             ),
             // The seed is any u64 a loaded filter was built with: its decimal digits, unsigned.
-            ("Seed", RedisValue::BulkString(seed.to_string())),
-            ("Kernel", RedisValue::BulkString(kernel)),
+            ("Seed", RedisValue::BulkString(summary.seed.to_string())),
+            (
+                "Kernel",
+                RedisValue::BulkString(summary.kernel.map_or_else(String::new, |k| k.to_string())),
+            ),
+            (
+                "Layout",
+                RedisValue::BulkString(sbf.meta().layout.name().to_owned()),
+            ),
         ];
+        // A chain's newest stage: the one new keys go into (older ones may have fewer).
+        if let Some(probes) = summary.wide_probes {
+            extras.push(("Probes", RedisValue::Integer(i64::from(probes))));
+        }
         for (field, value) in extras {
             out.push(name(field));
             out.push(value);
-        }
-        let meta = sbf.meta();
-        out.push(name("Layout"));
-        out.push(RedisValue::BulkString(meta.layout.name().to_owned()));
-        // A chain's newest stage: the one new keys go into (older ones may have fewer).
-        if let (splitbloom::LayoutKind::Wide, Some(&probes)) =
-            (meta.layout, meta.stage_probes.last())
-        {
-            out.push(name("Probes"));
-            out.push(RedisValue::Integer(i64::from(probes)));
         }
     }
     Ok(RedisValue::Array(out))

@@ -1,12 +1,16 @@
 //! `SBF.MERGE`: the union of filters created alike.
 
+use splitbloom::ScalableFilter;
+use splitbloom::layout::{SplitBlock, Wide};
+
 use super::*;
+use crate::bloom::{Body, Filters, Stage, ValueLayout, WIDE_ERROR_RATE};
 
 /// `SBF.MERGE dest src [src ...]`: `dest` becomes the union of itself (when present) and every
 /// source. Plain filters merge when their layouts, sizes, probes and hashers match (a wide
-/// filter with a wide one); chains when their
-/// parameters and hashers match, sub-filter by sub-filter (a chain with fewer sub-filters
-/// adds nothing to the later ones). Every source is checked before `dest` changes.
+/// filter with a wide one); chains when their layouts, parameters and hashers match, sub-filter
+/// by sub-filter (a chain with fewer sub-filters adds nothing to the later ones). Every source
+/// is checked before `dest` changes.
 pub(super) fn merge_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() < 3 {
         return Err(RedisError::WrongArity);
@@ -27,37 +31,27 @@ pub(super) fn merge_(ctx: &Context, args: &[RedisString]) -> RedisResult {
             .ok_or_else(|| err("ERR source not found"))?;
         sources.push(source);
     }
-    let restoring = |sbf: &Sbf| matches!(sbf.body, Body::Restoring(_));
-    if dest_value.as_deref().is_some_and(restoring) || sources.iter().any(|sbf| restoring(sbf)) {
+    let dest_ref = dest_value.as_deref();
+    if dest_ref.is_some_and(Sbf::is_restoring) || sources.iter().any(|sbf| sbf.is_restoring()) {
         return Err(err(RESTORING));
     }
-    let reference: &Sbf = match (&dest_value, sources.first()) {
+    let reference: &Sbf = match (dest_ref, sources.first()) {
         (Some(dest), _) => dest,
         (None, Some(first)) => first,
         (None, None) => return Err(err("ERR source not found")),
     };
-    let merged = match &reference.body {
-        Body::Plain(first) => merge_plain(ctx, first, dest_value.as_deref(), &sources)?,
-        Body::Chain(first) => merge_chains(ctx, first, dest_value.as_deref(), &sources)?,
-        Body::Restoring(_) => unreachable!("refused above"),
+    let body = match &reference.body {
+        Body::Split(_) => merge_layout::<SplitBlock>(ctx, dest_ref, &sources)?,
+        Body::Wide(_) => merge_layout::<Wide>(ctx, dest_ref, &sources)?,
     };
     let mut merged = Sbf {
-        body: merged,
+        body,
         scaling: reference.scaling,
         capacity: reference.capacity,
         error_rate: reference.error_rate,
         items: 0,
     };
-    let estimate: f64 = merged
-        .stages()
-        .iter()
-        .map(|stage| stage.estimated_items())
-        .sum();
-    merged.items = if estimate.is_finite() {
-        estimate.round() as u64
-    } else {
-        0
-    };
+    merged.items = merged.summary().estimated_count();
     if let Some(dest) = dest_value {
         *dest = merged;
     } else {
@@ -67,53 +61,71 @@ pub(super) fn merge_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
 
-fn merge_plain(
+/// The merge of values whose filters all have layout `L` (an error naming both layouts when
+/// one does not).
+fn merge_layout<L: ValueLayout>(
     ctx: &Context,
-    first: &Part,
     dest: Option<&Sbf>,
     sources: &[&Sbf],
 ) -> Result<Body, RedisError> {
-    let shape = |part: &Part| {
-        let bits = part.bits();
-        (bits.layout(), bits.num_blocks(), bits.probes())
+    fn filters<L: ValueLayout>(sbf: &Sbf) -> Result<&Filters<L>, RedisError> {
+        L::filters(&sbf.body).ok_or_else(|| {
+            RedisError::String(format!(
+                "ERR filters differ in layout ({} and {}): a wide filter (reserved at an error rate of {WIDE_ERROR_RATE} or below) merges only with a wide one",
+                L::KIND.name(),
+                sbf.meta().layout.name()
+            ))
+        })
+    }
+    let dest_filters = dest.map(filters::<L>).transpose()?;
+    let source_filters = sources
+        .iter()
+        .map(|sbf| filters::<L>(sbf))
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = dest_filters
+        .or(source_filters.first().copied())
+        .ok_or_else(|| err("ERR source not found"))?;
+    let scaling = dest.is_none_or(|dest| dest.scaling);
+    let merged = match first {
+        Filters::Plain(first) => merge_plain(ctx, first, dest_filters, &source_filters)?,
+        Filters::Chain(first) => merge_chains(ctx, first, dest_filters, &source_filters, scaling)?,
+        Filters::Restoring(_) => return Err(err(RESTORING)),
     };
+    Ok(L::body(merged))
+}
+
+fn merge_plain<L: ValueLayout>(
+    ctx: &Context,
+    first: &Stage<L>,
+    dest: Option<&Filters<L>>,
+    sources: &[&Filters<L>],
+) -> Result<Filters<L>, RedisError> {
+    let shape = |filter: &Stage<L>| (filter.num_blocks(), filter.layout().probes());
     let mut filters = Vec::new();
     for source in sources {
-        let Body::Plain(filter) = &source.body else {
+        let Filters::Plain(filter) = source else {
             return Err(err(
                 "ERR cannot merge a scaling filter with a plain one (SBF.LOAD of SBLM bytes)",
             ));
         };
-        let ((layout, blocks, probes), (first_layout, first_blocks, first_probes)) =
-            (shape(filter), shape(first));
-        if layout != first_layout {
-            return Err(RedisError::String(format!(
-                "ERR filters differ in layout ({} and {}): a wide filter (NONSCALING at an error rate of {} or below) merges only with a wide one",
-                first_layout.name(),
-                layout.name(),
-                crate::bloom::stage::WIDE_ERROR_RATE
-            )));
-        }
+        let ((blocks, probes), (first_blocks, first_probes)) = (shape(filter), shape(first));
         if (blocks, probes) != (first_blocks, first_probes) {
             return Err(RedisError::String(format!(
                 "ERR filters differ in size ({first_blocks} and {blocks} blocks, {first_probes} and {probes} probes per key)",
             )));
         }
-        if filter.bits().seed() != first.bits().seed() {
+        if filter.hasher() != first.hasher() {
             return Err(err("ERR filters differ in hasher (seed)"));
         }
         filters.push(filter);
     }
     let mut target = match dest {
-        Some(Sbf {
-            body: Body::Plain(filter),
-            ..
-        }) => filter.clone(),
+        Some(Filters::Plain(filter)) => filter.clone(),
         _ => {
-            check_memory(ctx, first.bits().size_in_bytes() as u64)?;
-            first.empty_like().map_err(|error| {
-                RedisError::String(format!("ERR could not create filter: {error}"))
-            })?
+            check_memory(ctx, first.size_in_bytes() as u64)?;
+            Stage::with_layout(first.num_blocks(), first.layout(), *first.hasher()).map_err(
+                |error| RedisError::String(format!("ERR could not create filter: {error}")),
+            )?
         }
     };
     for filter in filters {
@@ -121,25 +133,22 @@ fn merge_plain(
             .union(filter)
             .map_err(|error| RedisError::String(format!("ERR {error}")))?;
     }
-    Ok(Body::Plain(target))
+    Ok(Filters::Plain(target))
 }
 
-fn merge_chains(
+fn merge_chains<L: ValueLayout>(
     ctx: &Context,
-    first: &Chain,
-    dest: Option<&Sbf>,
-    sources: &[&Sbf],
-) -> Result<Body, RedisError> {
-    let mut chains: Vec<&Chain> = Vec::new();
-    if let Some(Sbf {
-        body: Body::Chain(chain),
-        ..
-    }) = dest
-    {
+    first: &ScalableFilter<Hash, L>,
+    dest: Option<&Filters<L>>,
+    sources: &[&Filters<L>],
+    scaling: bool,
+) -> Result<Filters<L>, RedisError> {
+    let mut chains: Vec<&ScalableFilter<Hash, L>> = Vec::new();
+    if let Some(Filters::Chain(chain)) = dest {
         chains.push(chain);
     }
     for source in sources {
-        let Body::Chain(chain) = &source.body else {
+        let Filters::Chain(chain) = source else {
             return Err(err(
                 "ERR cannot merge a plain filter (SBF.LOAD of SBLM bytes) with a scaling one",
             ));
@@ -149,59 +158,56 @@ fn merge_chains(
                 "ERR filters differ in capacity, error rate or expansion: scaling filters merge only when created alike",
             ));
         }
-        if chain.layout() != first.layout() {
-            return Err(RedisError::String(format!(
-                "ERR filters differ in layout ({} and {}): scaling filters merge only when created alike",
-                first.layout().name(),
-                chain.layout().name()
-            )));
-        }
-        if chain.seed() != first.seed() {
+        if chain.hasher() != first.hasher() {
             return Err(err("ERR filters differ in hasher (seed)"));
         }
         chains.push(chain);
     }
     let num_stages = chains
         .iter()
-        .map(|chain| chain.stages().len())
+        .map(|chain| chain.num_stages())
         .max()
         .unwrap_or(1);
-    let scaling = dest.is_none_or(|dest| dest.scaling);
     if !scaling && num_stages > 1 {
         return Err(err(
             "ERR cannot merge a filter that has scaled into a NONSCALING one",
         ));
     }
+    let stage = |index: usize| {
+        chains
+            .iter()
+            .filter_map(move |chain| chain.stages().get(index))
+    };
     let bytes: u64 = (0..num_stages)
-        .filter_map(|stage| {
-            chains
-                .iter()
-                .find_map(|chain| chain.stages().get(stage))
-                .map(|stage| stage.bits().size_in_bytes() as u64)
-        })
+        .filter_map(|index| stage(index).next())
+        .map(|stage| stage.size_in_bytes() as u64)
         .sum();
     check_memory(ctx, bytes)?;
     let mut stages = Vec::with_capacity(num_stages);
     for index in 0..num_stages {
-        let mut parts = chains.iter().filter_map(|chain| chain.stages().get(index));
-        let mut stage = parts.next().expect("the longest chain has it").clone();
+        let mut parts = stage(index);
+        // The longest chain has every index.
+        let Some(mut merged) = parts.next().cloned() else {
+            break;
+        };
         for part in parts {
-            stage
+            merged
                 .union(part)
                 .map_err(|error| RedisError::String(format!("ERR {error}")))?;
         }
-        stages.push(stage);
+        stages.push(merged);
     }
     // The newest stage holds the keys of every chain that reached it (an over-count when
     // they share keys, which only makes the next stage come sooner).
     let last_capacity = first.parameters().stage_capacity(num_stages - 1);
     let in_last: usize = chains
         .iter()
-        .filter(|chain| chain.stages().len() == num_stages)
+        .filter(|chain| chain.num_stages() == num_stages)
         .fold(0usize, |sum, chain| {
             sum.saturating_add(chain.items_in_last_stage())
         });
-    let chain = Chain::from_stages(*first.parameters(), stages, in_last.min(last_capacity))
-        .map_err(|error| RedisError::String(format!("ERR {error}")))?;
-    Ok(Body::Chain(chain))
+    let chain =
+        ScalableFilter::from_stages(*first.parameters(), stages, in_last.min(last_capacity))
+            .map_err(|error| RedisError::String(format!("ERR {error}")))?;
+    Ok(Filters::Chain(chain))
 }

@@ -1,7 +1,11 @@
 //! Moving a filter's bytes in and out: `SCANDUMP`/`LOADCHUNK` (RedisBloom's chunked
 //! iterator) and `SBF.DUMP`/`SBF.LOAD` (the crate's own format in one reply).
 
+use splitbloom::layout::{SplitBlock, Wide};
+use splitbloom::{LayoutKind, ScalableFilter};
+
 use super::*;
+use crate::bloom::{Body, Filters, Stage, ValueLayout, with_filters};
 
 /// The largest value `SBF.DUMP` answers in one reply. Building and sending one reply stalls
 /// every other client, longer than linearly in its size (`redis/README.md` has the
@@ -21,7 +25,7 @@ pub(super) fn scandump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
         .get_value::<Sbf>(&SBF_TYPE)?
         .ok_or_else(|| err(NOT_FOUND))?;
     let iter = parse_i64(&args[2]).ok_or_else(|| err("Second argument must be numeric"))?;
-    if matches!(sbf.body, Body::Restoring(_)) {
+    if sbf.is_restoring() {
         return Err(err(RESTORING));
     }
     let pair = |iter: i64, bytes: Vec<u8>| {
@@ -58,14 +62,7 @@ pub(super) fn loadchunk_(ctx: &Context, args: &[RedisString]) -> RedisResult {
         let meta = Meta::decode(data).map_err(|_| err(BAD_DATA))?;
         check_value(Some(ctx), meta.largest_stage_len(), meta.bitset_len())
             .map_err(RedisError::String)?;
-        key.set_value(
-            &SBF_TYPE,
-            Sbf::restoring(Restore {
-                meta,
-                done: Vec::new(),
-                partial: Vec::new(),
-            }),
-        )?;
+        key.set_value(&SBF_TYPE, Sbf::restoring(meta))?;
         ctx.replicate_verbatim();
         return Ok(RedisValue::SimpleStringStatic("OK"));
     }
@@ -81,15 +78,14 @@ pub(super) fn loadchunk_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if let Some(bytes) = sbf.next_stage_len() {
         check_memory(ctx, bytes)?;
     }
-    sbf.push_chunk(offset.expect("checked above"), data)
-        .and_then(|()| sbf.finish_if_complete())
-        .map_err(|error| {
-            err(if error == crate::bloom::stream::TOO_BIG {
-                TOO_BIG
-            } else {
-                BAD_DATA
-            })
-        })?;
+    let offset = offset.ok_or_else(|| err(NO_LINK))?;
+    sbf.push_chunk(offset, data).map_err(|error| {
+        err(if error == crate::stream::NOT_NEXT {
+            TOO_BIG
+        } else {
+            BAD_DATA
+        })
+    })?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
 }
@@ -99,10 +95,9 @@ const BAD_DATA: &str = "ERR received bad data";
 const NO_LINK: &str = "ERR invalid offset - no link found";
 const TOO_BIG: &str = "ERR invalid chunk - Too big for current filter";
 
-/// `SBF.DUMP key`: the crate's format, as `Filter::to_bytes` or `WideFilter::to_bytes` (a
-/// plain filter, `SBLM` under its layout's id) or `ScalableFilter::to_bytes` (a split-block
-/// chain, `SBLS`) writes it; refused above [`MAX_DUMP_BYTES`], and for a chain of wide stages,
-/// which `SBLS` does not hold.
+/// `SBF.DUMP key`: the crate's format, as `BloomFilter::to_bytes` (a plain filter, `SBLM`
+/// under its layout's id) or `ScalableFilter::to_bytes` (a chain, `SBLS`) writes it; refused
+/// above [`MAX_DUMP_BYTES`].
 pub(super) fn dump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     if args.len() != 2 {
         return Err(RedisError::WrongArity);
@@ -111,30 +106,24 @@ pub(super) fn dump_(ctx: &Context, args: &[RedisString]) -> RedisResult {
     let sbf = key
         .get_value::<Sbf>(&SBF_TYPE)?
         .ok_or_else(|| err(NOT_FOUND))?;
-    let len = match &sbf.body {
-        Body::Restoring(_) => return Err(err(RESTORING)),
-        Body::Plain(part) => part.bits().serialized_len(),
-        Body::Chain(chain) => {
-            splitbloom::format::SCALABLE_HEADER_BYTES
-                + chain
-                    .stages()
-                    .iter()
-                    .map(|stage| stage.bits().serialized_len())
-                    .sum::<usize>()
+    let bytes = with_filters!(&sbf.body, filters => {
+        let stages: usize = filters.stages().iter().map(|stage| stage.serialized_len()).sum();
+        let (len, to_bytes): (usize, &dyn Fn() -> Vec<u8>) = match filters {
+            Filters::Restoring(_) => return Err(err(RESTORING)),
+            Filters::Plain(filter) => (stages, &|| filter.to_bytes()),
+            Filters::Chain(chain) => (
+                splitbloom::format::SCALABLE_HEADER_BYTES + stages,
+                &|| chain.to_bytes(),
+            ),
+        };
+        if len > MAX_DUMP_BYTES {
+            return Err(RedisError::String(format!(
+                "ERR the filter is {len} bytes and SBF.DUMP answers at most {MAX_DUMP_BYTES} in one reply (a longer reply stalls every client): use SBF.SCANDUMP"
+            )));
         }
-    };
-    if len > MAX_DUMP_BYTES {
-        return Err(RedisError::String(format!(
-            "ERR the filter is {len} bytes and SBF.DUMP answers at most {MAX_DUMP_BYTES} in one reply (a longer reply stalls every client): use SBF.SCANDUMP"
-        )));
-    }
-    Ok(RedisValue::StringBuffer(match &sbf.body {
-        Body::Plain(part) => part.bits().to_bytes(),
-        Body::Chain(chain) => chain.to_scalable_bytes().ok_or_else(|| {
-            err("ERR a scaling filter of wide stages (reserved at an error rate of 0.001 or below) has no SBLS bytes: the crate's format holds split-block stages only; use SBF.SCANDUMP")
-        })?,
-        Body::Restoring(_) => unreachable!("refused above"),
-    }))
+        to_bytes()
+    });
+    Ok(RedisValue::StringBuffer(bytes))
 }
 
 /// `SBF.LOAD key bytes [CAPACITY c] [ERROR e] [CARD n] [NONSCALING]`: validates `bytes` (the
@@ -193,40 +182,40 @@ pub(super) fn load_(ctx: &Context, args: &[RedisString]) -> RedisResult {
         )),
         error => RedisError::String(format!("ERR bad filter bytes: {error}")),
     };
-    let mut sbf = if bytes.starts_with(&splitbloom::format::SCALABLE_MAGIC) {
-        let chain = Chain::from_scalable(
-            &splitbloom::ScalableFilter::<Hash>::from_bytes_with_hasher_type(bytes).map_err(bad)?,
-        );
-        let parameters = *chain.parameters();
-        Sbf {
-            scaling,
-            capacity: capacity.unwrap_or(parameters.initial_capacity as u64),
-            error_rate: error_rate.unwrap_or(parameters.fpr),
-            items: 0,
-            body: Body::Chain(chain),
-        }
-    } else {
-        Sbf {
-            body: Body::Plain(Part::from_bytes(bytes).map_err(bad)?),
-            scaling: false,
-            capacity: capacity.unwrap_or(0),
-            error_rate: error_rate.unwrap_or(0.0),
-            items: 0,
-        }
+    let chain = bytes.starts_with(&splitbloom::format::SCALABLE_MAGIC);
+    // A chain's stages say its layout; the crate's readers check it again.
+    let stage = bytes
+        .get(usize::from(chain) * splitbloom::format::SCALABLE_HEADER_BYTES..)
+        .unwrap_or_default();
+    let layout =
+        splitbloom::format::Header::parse(stage).map_or(LayoutKind::SplitBlock, |h| h.layout);
+    let body = match layout {
+        LayoutKind::Wide => read_filters::<Wide>(bytes, chain),
+        _ => read_filters::<SplitBlock>(bytes, chain),
+    }
+    .map_err(bad)?;
+    let mut sbf = Sbf {
+        body,
+        scaling: chain && scaling,
+        capacity: 0,
+        error_rate: 0.0,
+        items: 0,
     };
-    sbf.items = items.unwrap_or_else(|| {
-        let estimate: f64 = sbf
-            .stages()
-            .iter()
-            .map(|stage| stage.estimated_items())
-            .sum();
-        if estimate.is_finite() {
-            estimate.round() as u64
-        } else {
-            0
-        }
-    });
+    // A chain's own; zeros ("unknown") for a plain filter.
+    let parameters = sbf.meta().parameters;
+    sbf.capacity = capacity.unwrap_or(parameters.initial_capacity as u64);
+    sbf.error_rate = error_rate.unwrap_or(parameters.fpr);
+    sbf.items = items.unwrap_or_else(|| sbf.summary().estimated_count());
     key.set_value(&SBF_TYPE, sbf)?;
     ctx.replicate_verbatim();
     Ok(RedisValue::SimpleStringStatic("OK"))
+}
+
+/// The filters of the crate's bytes: a chain (`SBLS`) or one filter (`SBLM`), of layout `L`.
+fn read_filters<L: ValueLayout>(bytes: &[u8], chain: bool) -> Result<Body, splitbloom::Error> {
+    Ok(L::body(if chain {
+        Filters::Chain(ScalableFilter::from_bytes_with_hasher_type(bytes)?)
+    } else {
+        Filters::Plain(Stage::from_bytes_with_hasher_type(bytes)?)
+    }))
 }

@@ -6,14 +6,9 @@ use std::os::raw::c_int;
 use redis_module::native_types::RedisType;
 use redis_module::raw;
 
-use super::{ModuleValue, methods};
-use crate::bloom::stage::{Bitset, Part};
-use crate::bloom::{Body, Meta, Sbf};
+use super::{ModuleValue, load_stages, methods, rewrite_stream, save_stages};
+use crate::bloom::{Meta, Sbf};
 use crate::memory::check_value;
-
-/// The bytes of an `SBLM` header that say what the filter is (magic, version, hasher, layout,
-/// seed, blocks); its checksum comes after.
-const SHAPE: usize = 24;
 
 pub static SBF_TYPE: RedisType =
     RedisType::new("SBFfilter", Sbf::ENCODING_VERSION, methods::<Sbf>());
@@ -32,27 +27,12 @@ impl ModuleValue for Sbf {
         Sbf::largest_filter(self)
     }
 
-    /// The header ([`Meta`], which names the layout) as a string, the number of complete
-    /// stages, each stage's `SBLM` bytes as a string (checksummed by the crate, under the
-    /// layout's id), then the bitset bytes of a stage a restore has received in part (empty
-    /// otherwise).
+    /// The header ([`Meta`], which names the layout), then the stages ([`save_stages`]), each
+    /// under its layout's id.
     fn save(&self, rdb: *mut raw::RedisModuleIO) {
-        raw::save_slice(rdb, &self.meta().encode());
-        let (stages, partial): (Vec<&dyn Bitset>, &[u8]) = match &self.body {
-            Body::Restoring(restore) => (
-                restore.done.iter().map(Part::bits).collect(),
-                restore
-                    .partial
-                    .get(splitbloom::format::HEADER_BYTES..)
-                    .unwrap_or(&[]),
-            ),
-            _ => (self.stages(), &[]),
-        };
-        raw::save_unsigned(rdb, stages.len() as u64);
-        for stage in stages {
-            raw::save_slice(rdb, &stage.to_bytes());
-        }
-        raw::save_slice(rdb, partial);
+        let (stages, partial) = self.stored_stages();
+        let stages = stages.iter().map(|stage| stage.to_bytes());
+        save_stages(rdb, &self.meta().encode(), stages, &partial);
     }
 
     fn load(rdb: *mut raw::RedisModuleIO) -> Result<Sbf, String> {
@@ -63,39 +43,17 @@ impl ModuleValue for Sbf {
         // `LOADCHUNK` header must fit (nothing read while loading is refused).
         check_value(None, meta.largest_stage_len(), meta.bitset_len())
             .map_err(|error| format!("RESTORE refused: {error}"))?;
-        let count = raw::load_unsigned(rdb).map_err(io)?;
-        if count > meta.stage_blocks.len() as u64 {
-            return Err("more stages in RDB than its header has".into());
-        }
-        let mut stages = Vec::with_capacity(count as usize);
-        for index in 0..count as usize {
-            let bytes = raw::load_string_buffer(rdb).map_err(io)?;
-            // The stage's own header must be the one the value's header gives it before its
-            // bytes are copied into a filter.
-            let declared = meta.stage_header(index);
-            if bytes.as_ref().get(..SHAPE) != Some(&declared[..SHAPE]) {
-                return Err(format!("stage {index} does not match its header"));
-            }
-            stages.push(
-                Part::from_bytes(bytes.as_ref())
-                    .map_err(|error| format!("bad filter in RDB: {error}"))?,
-            );
-        }
-        let partial = raw::load_string_buffer(rdb).map_err(io)?;
-        Sbf::assemble(meta, stages, partial.as_ref())
+        let declared = meta.stage_blocks.len();
+        let mut sbf = Sbf::restoring(meta);
+        load_stages(rdb, &mut sbf, declared, Sbf::push_stage, Sbf::push_partial)?;
+        Ok(sbf)
     }
 
-    /// `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them: one argument of at most 16 MiB
-    /// each, far below Redis's `proto-max-bulk-len`, whatever the filter's size.
+    /// `SBF.LOADCHUNK` commands, as `SBF.SCANDUMP` gives them.
     fn rewrite(&self, emit: &mut dyn FnMut(&CStr, &[&[u8]])) {
-        let mut emit_chunk = |iter: u64, bytes: &[u8]| {
-            emit(c"SBF.LOADCHUNK", &[iter.to_string().as_bytes(), bytes]);
-        };
-        emit_chunk(1, &self.meta().encode());
-        let mut offset = 0u64;
-        while let Some(chunk) = self.chunk_at(offset) {
-            offset += chunk.len() as u64;
-            emit_chunk(offset + 1, &chunk);
-        }
+        let header = self.meta().encode();
+        rewrite_stream(emit, c"SBF.LOADCHUNK", &header, |offset| {
+            self.chunk_at(offset)
+        });
     }
 }

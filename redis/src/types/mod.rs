@@ -15,7 +15,67 @@ use crate::alloc::can_allocate;
 use crate::memory::check_value;
 
 pub mod bloom;
+pub mod quotient;
 pub mod window;
+
+/// The AOF rewrite of a value made of stages ([`crate::stream`]), as its `SCANDUMP` gives it:
+/// `command key 1 header`, then `command key iter chunk` for every chunk, each at most 16 MiB,
+/// far below Redis's `proto-max-bulk-len`, whatever the value's size.
+fn rewrite_stream(
+    emit: &mut dyn FnMut(&CStr, &[&[u8]]),
+    command: &CStr,
+    header: &[u8],
+    chunk_at: impl Fn(u64) -> Option<Vec<u8>>,
+) {
+    emit(command, &[b"1", header]);
+    let mut offset = 0u64;
+    while let Some(chunk) = chunk_at(offset) {
+        offset += chunk.len() as u64;
+        emit(command, &[(offset + 1).to_string().as_bytes(), &chunk]);
+    }
+}
+
+/// Writes a value made of stages to an RDB: its `header` as a string, the number of complete
+/// `stages`, each one's `SBLM` bytes as a string (checksummed by the crate), then the bytes of a
+/// stage a restore has received in part (empty otherwise).
+fn save_stages(
+    rdb: *mut raw::RedisModuleIO,
+    header: &[u8],
+    stages: impl ExactSizeIterator<Item = Vec<u8>>,
+    partial: &[u8],
+) {
+    raw::save_slice(rdb, header);
+    raw::save_unsigned(rdb, stages.len() as u64);
+    for stage in stages {
+        raw::save_slice(rdb, &stage);
+    }
+    raw::save_slice(rdb, partial);
+}
+
+/// Reads what [`save_stages`] wrote after its header, into `value` (a
+/// restore of that header): the number of complete stages, at most the `declared` ones, each
+/// stage's `SBLM` bytes to `push_stage`, then a restore's partial stage to `push_partial`.
+fn load_stages<V>(
+    rdb: *mut raw::RedisModuleIO,
+    value: &mut V,
+    declared: usize,
+    push_stage: impl Fn(&mut V, usize, &[u8]) -> Result<(), String>,
+    push_partial: impl Fn(&mut V, &[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let io = |error: redis_module::error::Error| format!("RDB read failed: {error}");
+    let count = raw::load_unsigned(rdb).map_err(io)?;
+    if count > declared as u64 {
+        return Err("more stages in RDB than its header has".into());
+    }
+    for index in 0..count as usize {
+        push_stage(
+            value,
+            index,
+            raw::load_string_buffer(rdb).map_err(io)?.as_ref(),
+        )?;
+    }
+    push_partial(value, raw::load_string_buffer(rdb).map_err(io)?.as_ref())
+}
 
 /// What Redis's callbacks need of a value type.
 pub trait ModuleValue: Clone {

@@ -1,11 +1,11 @@
-// node-redis's `client.bf` commands against the module with `BF_COMMANDS yes`, and against
-// RedisBloom 2.4.23, the oracle, in the same run, over RESP2 and RESP3 (`RESP: 3`): a smaller
-// set than redis_py.py. Each case checks what RedisBloom documents and returns what it
-// observed, apart from `size` and the dump's bytes; splitbloom's observations must equal
-// RedisBloom's. The predicates' RESP3 booleans (`add`, `mAdd`, `insert`, `exists`, `mExists`
-// answer `true`/`false` as they are, which node-redis passes through unchanged over RESP3) are
-// current RedisBloom's; RedisBloom 2.4.23 answers the integers 1 and 0 there, so that case runs
-// on splitbloom only.
+// node-redis's `client.bf` and `client.cf` commands against the module with `BF_COMMANDS yes`,
+// and against RedisBloom 2.4.23, the oracle, in the same run, over RESP2 and RESP3 (`RESP: 3`):
+// a smaller set than redis_py.py. Each case checks what RedisBloom documents and returns what
+// it observed, apart from `size` and the dump's bytes; splitbloom's observations must equal
+// RedisBloom's. The predicates' RESP3 booleans (`add`, `mAdd`, `insert`, `exists`, `mExists`,
+// and the CF predicates, answer `true`/`false` as they are, which node-redis passes through
+// unchanged over RESP3) are current RedisBloom's; RedisBloom 2.4.23 answers the integers 1 and
+// 0 there, so those cases run on splitbloom only.
 //
 // Usage: node node_redis.js NODE_MODULES_PARENT SPLITBLOOM_MODULE [REDISBLOOM_MODULE]
 // The last line is `N passed, N failed`; the exit status is 1 when anything failed.
@@ -192,10 +192,97 @@ const cases = {
     const [capacity, filters, , expansion] = before[0];
     return [capacity, filters, expansion, chunks.length];
   },
+
+  // `client.cf`, every command node-redis has for it. Over RESP2 node-redis makes the
+  // predicates' 1/0 booleans (and a refused INSERT item's -1 false); over RESP3 it passes the
+  // reply through, so the answers are compared as truth values.
+  async cfCommands(client, protocol) {
+    const truth = (value) => (protocol === 3 ? value === true || value === 1 : value);
+    assert.equal(await client.cf.reserve("c", 1000,
+      { BUCKETSIZE: 2, MAXITERATIONS: 20, EXPANSION: 1 }), "OK");
+    const exists = await errorOf(client.cf.reserve("c", 1000));
+    assert.match(exists, /item exists/);
+    const adds = [await client.cf.add("c", "x"), await client.cf.add("c", "x"),
+      await client.cf.addNX("c", "x"), await client.cf.addNX("c", "y")];
+    const inserts = [await client.cf.insert("c", ["z", "w"]),
+      await client.cf.insertNX("c", ["z", "v"]), await client.cf.insert("new", ["a"], { CAPACITY: 500 })];
+    const present = [await client.cf.exists("c", "x"), await client.cf.exists("c", "nope"),
+      await client.cf.exists("none", "x")];
+    const counts = [await client.cf.count("c", "x"), await client.cf.count("none", "x")];
+    const deletes = [await client.cf.del("c", "x"), await client.cf.del("c", "x"),
+      await client.cf.del("c", "x")];
+    const missing = [await errorOf(client.cf.insert("none", ["x"], { NOCREATE: true })),
+      await errorOf(client.cf.del("none", "x"))];
+    const observed = [adds.map(truth), inserts.map((answers) => answers.map(truth)),
+      present.map(truth), counts, deletes.map(truth), missing];
+    assert.deepEqual(observed.slice(0, 5), [[true, true, false, true],
+      [[true, true], [false, true], [true]], [true, false, false], [2, 0], [true, true, false]]);
+    assert.match(missing[0], /not found/);
+    assert.match(missing[1], /Not found/);
+    // CF.INFO without Size and Number of buckets (each module's own memory and layout).
+    let info = await client.cf.info("c");
+    if (Array.isArray(info)) {
+      const fields = Object.create(null);
+      for (let n = 0; n < info.length; n += 2) fields[info[n].toString()] = info[n + 1];
+      info = fields;
+    }
+    const { Size: size, "Number of buckets": buckets, ...rest } = info;
+    assert.ok(Number.isInteger(size) && Number.isInteger(buckets), `${size} ${buckets}`);
+    return [exists, observed, rest];
+  },
+
+  // The scanDump/loadChunk loop over a filter that grew and had deletes: the restored filter
+  // dumps the same chunks and answers the same.
+  async cfScanDumpLoadChunk(client) {
+    await client.cf.reserve("s", 100, { EXPANSION: 2 });
+    const keys = Array.from({ length: 2000 }, (_, n) => `k${n}`);
+    for (let n = 0; n < keys.length; n += 500) await client.cf.insert("s", keys.slice(n, n + 500));
+    await client.cf.del("s", "k7");
+    const probes = keys.concat(Array.from({ length: 500 }, (_, n) => `absent${n}`));
+    const lookups = () => client.sendCommand(["CF.MEXISTS", "s", ...probes]);
+    const bytes = client.withTypeMapping({ [RESP_TYPES.BLOB_STRING]: Buffer });
+    const chunks = [];
+    for (let iterator = 0; ;) {
+      const reply = await bytes.cf.scanDump("s", iterator);
+      iterator = reply.iterator;
+      if (iterator === 0) break;
+      chunks.push(reply);
+    }
+    assert.ok(chunks.length >= 2);
+    const before = await lookups();
+    await client.del("s");
+    for (const { iterator, chunk } of chunks) {
+      assert.equal(await client.cf.loadChunk("s", iterator, chunk), "OK");
+    }
+    assert.deepEqual(await lookups(), before);
+    const found = before.filter((answer) => answer === 1 || answer === true).length;
+    assert.ok(found >= keys.length - 1, `${found} found`);
+    return [chunks.length > 1];
+  },
+
+  // What code written against current RedisBloom checks over RESP3: the CF predicates are
+  // booleans as they come, CF.INSERTNX and CF.COUNT integers.
+  async cfBooleansOverResp3(client, protocol) {
+    await client.cf.reserve("c", 1000);
+    const raw = [await client.sendCommand(["CF.ADD", "c", "x"]),
+      await client.sendCommand(["CF.ADDNX", "c", "x"]),
+      await client.sendCommand(["CF.INSERT", "c", "ITEMS", "y"]),
+      await client.sendCommand(["CF.EXISTS", "c", "x"]),
+      await client.sendCommand(["CF.MEXISTS", "c", "x", "nope"]),
+      await client.sendCommand(["CF.DEL", "c", "x"])];
+    const want = protocol === 3 ? "boolean" : "number";
+    assert.deepEqual(kind(raw), [want, want, [want], want, [want, want], want]);
+    const integers = [await client.sendCommand(["CF.INSERTNX", "c", "ITEMS", "z"]),
+      await client.sendCommand(["CF.COUNT", "c", "y"])];
+    assert.deepEqual(kind(integers), [["number"], "number"]);
+    assert.deepEqual([await client.cf.add("c", "w"), await client.cf.exists("c", "w")],
+      [true, true]);
+    return [raw];
+  },
 };
 
 // Cases that check what only current RedisBloom sends, and so run on splitbloom alone.
-const SPLITBLOOM_ONLY = new Set(["booleansOverResp3"]);
+const SPLITBLOOM_ONLY = new Set(["booleansOverResp3", "cfBooleansOverResp3"]);
 
 async function main() {
   const modules = [["splitbloom", path.resolve(splitbloomModule), ["BF_COMMANDS", "yes"]]];

@@ -1,7 +1,9 @@
-"""redis-py's `r.bf()` against the module with `BF_COMMANDS yes`, and against RedisBloom 2.4.23.
+"""redis-py's `r.bf()` and `r.cf()` against the module with `BF_COMMANDS yes`, and against
+RedisBloom 2.4.23.
 
 Every case runs on each module over RESP2 and RESP3 (`protocol=3`), through redis-py's own
-command methods and reply parsing (`BFInfo` included), and checks what RedisBloom documents.
+command methods and reply parsing (`BFInfo` and `CFInfo` included), and checks what RedisBloom
+documents.
 Each case also returns what it observed, apart from what depends on the module's memory
 layout (`Size`, the dump's bytes); splitbloom's observations must equal RedisBloom's, the
 oracle, in the same run. The servers are started here, on free localhost ports, and stopped.
@@ -21,7 +23,7 @@ import time
 import traceback
 
 import redis
-from redis.commands.bf.info import BFInfo
+from redis.commands.bf.info import BFInfo, CFInfo
 from redis.exceptions import ResponseError
 
 
@@ -336,11 +338,97 @@ def case_booleans(r):
     return [replies]
 
 
+def cf_info(r, key):
+    """`CF.INFO key` parsed by redis-py's `CFInfo` (fed the flat array over RESP3, where
+    redis-py registers no callback), every field but `size` and `bucketNum` (each module's
+    own memory and layout)."""
+    reply = r.cf().info(key)
+    if isinstance(reply, list):
+        reply = CFInfo(reply)
+    assert isinstance(reply, CFInfo), reply
+    assert isinstance(reply.size, int) and reply.size > 0, reply.size
+    return [reply.filterNum, reply.insertedNum, reply.deletedNum, reply.bucketSize,
+            reply.expansionRate, reply.maxIteration]
+
+
+def case_cf_commands(r):
+    cf = r.cf()
+    assert cf.create("c", 1000) is True
+    assert cf.reserve("e", 1000, expansion=2, bucket_size=4, max_iterations=50) is True
+    exists = error_of(lambda: cf.create("c", 1000))
+    assert "item exists" in exists, exists
+    small = error_of(lambda: cf.create("d", 3))
+    observed = [exists, small, cf_info(r, "c"), cf_info(r, "e")]
+    assert observed[2] == [1, 0, 0, 2, 1, 20] and observed[3] == [1, 0, 0, 4, 2, 50], observed
+    replies = [cf.add("c", "x"), cf.add("c", "x"), cf.addnx("c", "x"), cf.addnx("c", "y"),
+               cf.count("c", "x"), cf.exists("c", "x"), cf.exists("c", "nope"),
+               cf.mexists("c", "x", "y", "nope"), cf.insert("c", ["z", "z"]),
+               cf.insertnx("c", ["z", "w"]), cf.delete("c", "x"), cf.count("c", "x"),
+               cf.delete("c", "nope"), cf.exists("none", "x"), cf.count("none", "x")]
+    assert replies == [1, 1, 0, 1, 2, 1, 0, [1, 1, 0], [1, 1], [0, 1], 1, 1, 0, 0, 0], replies
+    observed += [replies, cf_info(r, "c")]
+    assert observed[-1] == [1, 5, 1, 2, 1, 20], observed
+    # A missing key: CF.ADD and CF.INSERT create it, NOCREATE refuses, CF.DEL says so.
+    observed.append(cf.insert("auto", ["a"], capacity=5000))
+    not_found = error_of(lambda: cf.insert("none", ["a"], nocreate=True))
+    assert "not found" in not_found, not_found
+    missing = error_of(lambda: cf.delete("none", "a"))
+    assert "Not found" in missing, missing
+    r.set("string", "v")
+    wrong_type = error_of(lambda: cf.add("string", "x"))
+    assert "WRONGTYPE" in wrong_type, wrong_type
+    return observed + [not_found, missing, wrong_type]
+
+
+def case_cf_dump(r):
+    """redis-py's `scandump`/`loadchunk` loop over a filter that grew and had deletes."""
+    cf = r.cf()
+    cf.create("g", 100, expansion=2)
+    for start in range(0, 3000, 500):
+        cf.insert("g", [f"item-{n}" for n in range(start, start + 500)])
+    cf.delete("g", "item-7")
+    chunks = []
+    iterator = 0
+    while True:
+        iterator, data = cf.scandump("g", iterator)
+        if iterator == 0:
+            break
+        chunks.append((iterator, data))
+    before = cf_info(r, "g")
+    for iterator, data in chunks:
+        cf.loadchunk("restored", iterator, data)
+    probes = [f"item-{n}" for n in range(3000)]
+    found = cf.mexists("restored", *probes)
+    assert sum(found) >= 2999 and cf_info(r, "restored") == before, (sum(found), before)
+    empty = cf.create("empty", 100) and cf.scandump("empty", 0)
+    assert list(empty) == [0, None], empty
+    # The filter's shape and counts, not its bytes or its false positives.
+    return [before, list(empty)]
+
+
+def case_cf_booleans(r):
+    """Over RESP3 current RedisBloom answers CF.ADD, ADDNX, INSERT, EXISTS, MEXISTS and DEL
+    with booleans, CF.INSERTNX and COUNT with integers; over RESP2 all integers."""
+    protocol = r.connection_pool.connection_kwargs.get("protocol") or 2
+    cf = r.cf()
+    cf.create("b", 1000)
+    predicates = [cf.add("b", "x"), cf.addnx("b", "x"), *cf.insert("b", ["y"]),
+                  cf.exists("b", "x"), *cf.mexists("b", "x", "nope"), cf.delete("b", "x"),
+                  cf.delete("b", "x")]
+    assert predicates == [1, 0, 1, 1, 1, 0, 1, 0], predicates
+    kind = bool if int(protocol) == 3 else int
+    assert all(type(reply) is kind for reply in predicates), (protocol, predicates)
+    integers = [*cf.insertnx("b", ["y", "z"]), cf.count("b", "y")]
+    assert integers == [0, 1, 1] and all(type(n) is int for n in integers), integers
+    return [predicates, integers]
+
+
 CASES = [case_reserve, case_add_exists, case_insert, case_info, case_card, case_dump_plain,
-         case_dump_scaling, case_dump_large, case_loadchunk_errors, case_pipeline, case_booleans]
+         case_dump_scaling, case_dump_large, case_loadchunk_errors, case_pipeline, case_booleans,
+         case_cf_commands, case_cf_dump, case_cf_booleans]
 
 # Cases that check what only current RedisBloom sends, and so run on splitbloom alone.
-SPLITBLOOM_ONLY = {case_booleans}
+SPLITBLOOM_ONLY = {case_booleans, case_cf_booleans}
 
 
 def main():

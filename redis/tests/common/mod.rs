@@ -7,6 +7,8 @@
 
 #![allow(dead_code, reason = "each test binary uses a different part")]
 
+pub mod ported;
+
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -117,6 +119,47 @@ impl Conn {
         self.writer.flush().unwrap();
     }
 
+    /// Queues commands already encoded as RESP ([`encode`]).
+    pub fn send_encoded(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+    }
+
+    /// Reads the next reply, an answer (an integer or a RESP3 boolean) or an array of them (a
+    /// `MADD`'s or `MEXISTS`'s), without building it: how many answered 1 (true). Panics on
+    /// anything else, an error element included. What a benchmark reads, so that the client's
+    /// parsing stays far below the server's work.
+    pub fn read_ones(&mut self) -> usize {
+        self.flush();
+        let header = read_line(&mut self.reader);
+        let len: usize = match header.as_bytes() {
+            [b'*', ..] => header[1..].parse().unwrap(),
+            b":1" | b"#t" => return 1,
+            b":0" | b"#f" => return 0,
+            _ => panic!("expected answers, got {header:?}"),
+        };
+        let mut ones = 0;
+        for _ in 0..len {
+            let buffer = self.reader.fill_buf().expect("read from redis");
+            let answer = match buffer {
+                [b':' | b'#', value, b'\r', b'\n', ..] => Some(*value),
+                _ => None,
+            };
+            match answer {
+                Some(value) => {
+                    ones += usize::from(matches!(value, b'1' | b't'));
+                    self.reader.consume(4);
+                }
+                // A line split across reads, or not an answer: the general reader.
+                None => match read_reply(&mut self.reader) {
+                    Reply::Int(value) => ones += usize::from(value == 1),
+                    Reply::Bool(value) => ones += usize::from(value),
+                    other => panic!("expected an answer, got {other:?}"),
+                },
+            }
+        }
+        ones
+    }
+
     /// Reads the next reply.
     pub fn read(&mut self) -> Reply {
         self.flush();
@@ -138,6 +181,18 @@ impl Conn {
             .trim()
             .to_owned()
     }
+}
+
+/// A command as RESP, for [`Conn::send_encoded`].
+pub fn encode<A: AsRef<[u8]>>(args: &[A]) -> Vec<u8> {
+    let mut bytes = format!("*{}\r\n", args.len()).into_bytes();
+    for arg in args {
+        let arg = arg.as_ref();
+        bytes.extend_from_slice(format!("${}\r\n", arg.len()).as_bytes());
+        bytes.extend_from_slice(arg);
+        bytes.extend_from_slice(b"\r\n");
+    }
+    bytes
 }
 
 /// One PING on a fresh connection: the reply's first line, or the I/O error.
