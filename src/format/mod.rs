@@ -107,7 +107,7 @@ mod window;
 pub(crate) use quotient::quotient_to_bytes;
 #[cfg(feature = "std")]
 pub(crate) use quotient::quotient_write_to;
-pub(crate) use quotient::validate_quotient;
+pub(crate) use quotient::{count_tags, validate_quotient};
 pub(crate) use scalable::scalable_header;
 pub use scalable::{ScalableHeader, ScalableParameters};
 #[cfg(feature = "std")]

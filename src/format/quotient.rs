@@ -81,7 +81,7 @@ pub(crate) fn validate_quotient<S: FilterHasher>(
 }
 
 /// The tags of `blocks`, once every block is valid; the first invalid block's error otherwise.
-fn count_tags<W: Width>(blocks: &[Block]) -> Result<usize, Error> {
+pub(crate) fn count_tags<W: Width>(blocks: &[Block]) -> Result<usize, Error> {
     let mut tags = 0;
     for (index, block) in blocks.iter().enumerate() {
         if !is_valid::<W>(block) {

@@ -315,6 +315,45 @@ fn stored_bytes_read_back_the_same_filter() {
 }
 
 #[test]
+fn blocks_in_chunks_restore_the_filter_and_its_length() {
+    let (members, _) = common::members_and_strangers(6, 3_000, 0);
+    for tag_bits in TagBits::ALL {
+        let mut filter = QuotientFilter::with_capacity(3_000, tag_bits).unwrap();
+        filter.insert_copy_batch(&members).unwrap();
+        let (size, num_blocks) = (filter.size_in_bytes(), filter.num_blocks());
+        // Loaded over a filter already holding other keys, so the length must drop what the
+        // overwritten blocks held as well as add what the chunks bring.
+        let mut copy = QuotientFilter::with_num_blocks(num_blocks, tag_bits).unwrap();
+        copy.insert_copy_batch(&members[..500]).unwrap();
+        for start in (0..size).step_by(64 * 7) {
+            let end = (start + 64 * 7).min(size);
+            let chunk = filter.block_bytes(start..end).unwrap();
+            assert_eq!(chunk, &filter.to_bytes()[32 + start..32 + end]);
+            copy.load_block_bytes(start, chunk).unwrap();
+        }
+        assert_eq!(copy, filter);
+        assert_eq!(copy.len(), filter.len());
+        assert_eq!(copy.count_contained(&members), members.len());
+
+        // Ranges that are not whole blocks inside the filter, and invalid blocks: errors that
+        // change nothing.
+        for range in [0..63, 1..65, size..size + 64, 64..0] {
+            assert!(matches!(
+                filter.block_bytes(range.clone()),
+                Err(Error::BitsetRange { .. })
+            ));
+        }
+        assert!(copy.load_block_bytes(size, &[0; 64]).is_err());
+        let mut bad = filter.block_bytes(0..128).unwrap().to_vec();
+        bad[64..].fill(0xff);
+        let error = copy.load_block_bytes(64, &bad).unwrap_err();
+        assert!(matches!(error, Error::InvalidQuotientBlock { block: 2 }), "{error}");
+        assert_eq!(copy, filter);
+        assert_eq!(copy.len(), filter.len());
+    }
+}
+
+#[test]
 fn sizing_errors_name_the_limit() {
     let error = QuotientFilter::with_fpr(1000, 1e-6).unwrap_err();
     assert!(matches!(error, Error::FprTooLow { .. }));

@@ -10,6 +10,7 @@
 
 mod filter_ref;
 mod operations;
+mod persist;
 pub(crate) mod view;
 
 pub use filter_ref::QuotientFilterRef;
