@@ -1,6 +1,7 @@
 //! The check of the `quotient` target: `QuotientFilter` bytes (the `SBLM` format under layout
 //! ids 5 and 6) never panic the owned reader or the view, hostile metadata behind a valid
 //! checksum is refused, what is accepted round-trips and the view answers as the owned filter;
+//! the same blocks loaded in chunks (`load_block_bytes`) are refused or counted alike;
 //! and a random script of inserts, copies, removals and lookups, through full, never loses a
 //! key on any kernel, while every kernel answers as the scalar oracle and leaves its bytes.
 
@@ -84,12 +85,43 @@ struct Model {
     unsafe_removal: bool,
 }
 
+/// Loads `data` past its header, as whole blocks of either tag width, into a filter that
+/// holds keys already, through `load_block_bytes` (a chunked restore): never panics; what is
+/// accepted leaves blocks that read back and a count of tags equal to theirs; what is refused
+/// changes nothing.
+fn load_blocks(data: &[u8]) {
+    let blocks = data.get(32..).unwrap_or_default();
+    let (whole, _) = blocks.as_chunks::<64>();
+    let bytes = &blocks[..whole.len() * 64];
+    for tag_bits in TagBits::ALL {
+        let Ok(mut filter) = QuotientFilter::with_num_blocks(whole.len().max(1), tag_bits) else {
+            return;
+        };
+        for key in 0..16u64 {
+            let _ = filter.insert_copy_hash(key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        }
+        let before = filter.clone();
+        match filter.load_block_bytes(0, bytes) {
+            Ok(()) => {
+                let read = QuotientFilter::from_bytes(&filter.to_bytes()).expect("loaded blocks read back");
+                assert_eq!(read.len(), filter.len(), "the count of tags drifted");
+                assert_eq!(filter.block_bytes(0..bytes.len()).expect("in range"), bytes);
+            }
+            Err(_) => {
+                assert_eq!(filter, before, "a refused load changed the filter");
+                assert_eq!(filter.len(), before.len());
+            }
+        }
+    }
+}
+
 /// Runs the parsers on `data` (raw, and with its checksum fixed), then `data` as a script.
 pub fn quotient(data: &[u8]) {
     for bytes in [data.to_vec(), with_valid_checksum(data)] {
         read_as::<Xxh3>(&bytes);
         read_as::<ParquetHash>(&bytes);
     }
+    load_blocks(data);
     let Ok(script) = Script::arbitrary_take_rest(Unstructured::new(data)) else {
         return;
     };
