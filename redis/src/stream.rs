@@ -5,10 +5,9 @@
 //! so a chunk is checked, and bound to its place, on its own: a whole-stage checksum would make
 //! the first chunk of a 200 MB stage hash all of it while every other client waits.
 //!
-//! A stage's bytes go out through [`Chunked`] and back in through [`Filling`]: a Bloom
-//! stage's through the crate's chunked accessors, so nothing is copied whole; a quotient
-//! stage's out of its whole `SBLM` bytes and in as bytes that become the stage once all are
-//! there (see [`crate::quotient`]). Either way every chunk is validated as it arrives.
+//! A stage's bytes go out through [`Chunked`] and back in through [`Filling`], through the
+//! crate's chunked accessors (a Bloom stage's bitset, a quotient stage's blocks), so nothing
+//! is copied whole and every chunk is validated as it arrives.
 
 use std::borrow::Cow;
 use std::ops::Range;

@@ -21,7 +21,6 @@ pub mod stream;
 
 use meta::MAX_STAGES;
 pub use meta::Meta;
-use stream::IncomingStage;
 
 /// One stage.
 pub type Stage = QuotientFilter<Hash>;
@@ -29,7 +28,7 @@ pub type Stage = QuotientFilter<Hash>;
 #[derive(Clone, Debug)]
 pub enum Body {
     Stages(Vec<Stage>),
-    Restoring(Received<IncomingStage>),
+    Restoring(Received<Stage>),
 }
 
 /// One key's value.
@@ -117,7 +116,8 @@ impl Deletable {
             Body::Stages(stages) => (&stages[..], 0),
             Body::Restoring(received) => {
                 let partial = received.partial.as_ref();
-                let bytes = partial.map_or(0, |(stage, _)| allocated_for(stage.capacity(), 1));
+                let bytes =
+                    partial.map_or(0, |(stage, _)| allocated_for(stage.size_in_bytes(), block));
                 (&received.done[..], bytes)
             }
         };

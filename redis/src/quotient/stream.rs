@@ -1,179 +1,53 @@
 //! A deletable value's byte stream for `CF.SCANDUMP`/`CF.LOADCHUNK`, the RDB and AOF rewrites:
-//! its header ([`Meta`]), then every stage's blocks in [`crate::stream`]'s chunks. The crate
-//! gives a `QuotientFilter`'s blocks out and in only as its whole `SBLM` bytes, so a stage goes
-//! out cut from those, and comes in as those bytes ([`IncomingStage`]), each chunk validated as
-//! it arrives, then read as the stage once all are there.
+//! its header ([`Meta`]), then every stage's blocks in [`crate::stream`]'s chunks, through the
+//! crate's `QuotientFilter::block_bytes` and `load_block_bytes` (which validates every block
+//! as it arrives and keeps the stage's count of keys exact), so that a chunk costs its own
+//! bytes, never a pass over its whole stage.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use splitbloom::format::HEADER_BYTES;
-use splitbloom::math::quotient::QUOTIENT_BLOCK_BYTES;
-use splitbloom::{FilterHasher, QuotientFilterRef, TagBits};
+use splitbloom::FilterHasher;
 
 use super::meta::BadHeader;
 use super::{Body, Deletable, Meta, Stage};
 use crate::Hash;
 use crate::stream::{Chunked, Filling, NOT_NEXT, Received, check_chunk, chunk_at, whole_chunk_at};
 
-/// A stage's blocks out, cut from what [`QuotientFilter::write_to`] writes (its `SBLM` bytes,
-/// `docs/FORMAT.md`), the only public way out of a `QuotientFilter`'s blocks: nothing is
-/// copied whole, but each chunk costs a pass over the whole stage (its checksum comes first).
+/// A stage's blocks, through the crate's `block_bytes`.
 impl Chunked for Stage {
     fn stream_len(&self) -> usize {
         self.size_in_bytes()
     }
 
     fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
-        let start = HEADER_BYTES.checked_add(range.start)?;
-        let end = HEADER_BYTES.checked_add(range.end)?;
-        let mut window = Window {
-            start,
-            end,
-            at: 0,
-            out: Vec::with_capacity(range.len()),
-        };
-        // The writer stops the stream with an error once it has its range.
-        let _ = self.write_to(&mut window);
-        (window.out.len() == range.len()).then_some(Cow::Owned(window.out))
+        self.block_bytes(range).ok().map(Cow::Borrowed)
     }
 }
 
-/// A writer that keeps the bytes `start..end` of what is written to it, and stops the writing
-/// once it has them.
-struct Window {
-    start: usize,
-    end: usize,
-    at: usize,
-    out: Vec<u8>,
-}
+/// A restore fills the stage itself, each chunk's blocks validated as they arrive: it is done
+/// when its bytes are.
+impl Filling for Stage {
+    type Stage = Self;
 
-impl std::io::Write for Window {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.at >= self.end {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        let from = self.start.clamp(self.at, self.at + buf.len()) - self.at;
-        let to = self.end.clamp(self.at, self.at + buf.len()) - self.at;
-        self.out.extend_from_slice(&buf[from..to]);
-        self.at += buf.len();
-        Ok(buf.len())
+    fn load_stream_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), String> {
+        self.load_block_bytes(offset, bytes)
+            .map_err(|error| error.to_string())
     }
 
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+    fn finish(self) -> Result<Self, (Self, String)> {
+        Ok(self)
     }
-}
-
-/// A stage as a restore receives it: the header of its `SBLM` bytes, then the blocks received so
-/// far, each chunk's blocks validated as they arrive; once all are there, the checksum is written
-/// and the bytes are read as the stage (every block validated again, the tags counted).
-#[derive(Clone, Debug)]
-pub struct IncomingStage {
-    bytes: Vec<u8>,
-    /// Bytes of the stage's blocks, all of them.
-    len: usize,
-}
-
-/// Bytes of an `SBLM` header before its block count: magic, version, hasher, layout and seed.
-const HEADER_PREFIX: usize = 16;
-/// Where the header's checksum starts.
-const CHECKSUM_AT: usize = 24;
-
-impl IncomingStage {
-    /// An empty one for `blocks` blocks of `tag_bits` tags hashed with `seed`, its bytes
-    /// reserved whole (the caller checked the limits).
-    pub fn new(tag_bits: TagBits, seed: u64, blocks: usize) -> Result<IncomingStage, String> {
-        // The header's fixed fields, as the crate writes them for one block of this shape.
-        let one = Stage::with_num_blocks_and_hasher(1, tag_bits, Hash::with_seed(seed))
-            .map_err(|error| error.to_string())?
-            .to_bytes();
-        let len = blocks
-            .checked_mul(QUOTIENT_BLOCK_BYTES)
-            .ok_or("a stage past the address space")?;
-        let mut bytes = Vec::new();
-        bytes
-            .try_reserve_exact(HEADER_BYTES + len)
-            .map_err(|error| error.to_string())?;
-        bytes.extend_from_slice(&one[..HEADER_PREFIX]);
-        bytes.extend_from_slice(&(blocks as u64).to_le_bytes());
-        bytes.extend_from_slice(&[0; HEADER_BYTES - CHECKSUM_AT]);
-        Ok(IncomingStage { bytes, len })
-    }
-
-    /// Bytes allocated (what `MEMORY USAGE` counts).
-    pub fn capacity(&self) -> usize {
-        self.bytes.capacity()
-    }
-}
-
-impl Chunked for IncomingStage {
-    fn stream_len(&self) -> usize {
-        self.len
-    }
-
-    fn stream_bytes(&self, range: Range<usize>) -> Option<Cow<'_, [u8]>> {
-        let start = HEADER_BYTES.checked_add(range.start)?;
-        let end = HEADER_BYTES.checked_add(range.end)?;
-        self.bytes.get(start..end).map(Cow::Borrowed)
-    }
-}
-
-impl Filling for IncomingStage {
-    type Stage = Stage;
-
-    /// Validates the chunk's blocks as a filter of their own (the stage's header with their
-    /// count, checksummed), then appends them at `offset`, dropping any bytes past it.
-    fn load_stream_bytes(&mut self, offset: usize, chunk: &[u8]) -> Result<(), String> {
-        let at = HEADER_BYTES.saturating_add(offset);
-        let end = offset.checked_add(chunk.len());
-        if at > self.bytes.len() || end.is_none_or(|end| end > self.len) {
-            return Err(NOT_NEXT.into());
-        }
-        if chunk.is_empty() || !chunk.len().is_multiple_of(QUOTIENT_BLOCK_BYTES) {
-            return Err(NOT_NEXT.into());
-        }
-        let blocks = (chunk.len() / QUOTIENT_BLOCK_BYTES) as u64;
-        let mut alone = Vec::new();
-        alone
-            .try_reserve_exact(HEADER_BYTES + chunk.len())
-            .map_err(|error| error.to_string())?;
-        alone.extend_from_slice(&self.bytes[..HEADER_PREFIX]);
-        alone.extend_from_slice(&blocks.to_le_bytes());
-        alone.extend_from_slice(&checksum(&alone, chunk).to_le_bytes());
-        alone.extend_from_slice(chunk);
-        QuotientFilterRef::<Hash>::from_bytes_with_hasher_type(&alone)
-            .map_err(|error| error.to_string())?;
-        self.bytes.truncate(at);
-        self.bytes.extend_from_slice(chunk);
-        Ok(())
-    }
-
-    fn finish(mut self) -> Result<Stage, (Self, String)> {
-        let (header, blocks) = self.bytes.split_at(HEADER_BYTES);
-        let sum = checksum(&header[..CHECKSUM_AT], blocks);
-        self.bytes[CHECKSUM_AT..HEADER_BYTES].copy_from_slice(&sum.to_le_bytes());
-        match Stage::from_bytes_with_hasher_type(&self.bytes) {
-            Ok(stage) => Ok(stage),
-            Err(error) => Err((self, error.to_string())),
-        }
-    }
-}
-
-/// An `SBLM` checksum: the XXH3-64 (seed 0) of the header's first 24 bytes, then the blocks.
-fn checksum(header: &[u8], blocks: &[u8]) -> u64 {
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    hasher.update(&header[..CHECKSUM_AT]);
-    hasher.update(blocks);
-    hasher.digest()
 }
 
 impl Meta {
-    /// Stage `index` of this reservation as a restore receives it.
-    fn incoming_stage(&self, index: usize) -> Result<IncomingStage, String> {
+    /// Stage `index` of this reservation, empty, as a restore receives it (the caller checked
+    /// the limits).
+    fn incoming_stage(&self, index: usize) -> Result<Stage, String> {
         let blocks = self.stage_blocks.get(index).copied().ok_or(NOT_NEXT)?;
         let blocks = usize::try_from(blocks).map_err(|_| NOT_NEXT)?;
-        IncomingStage::new(self.tag_bits, self.seed, blocks)
+        Stage::with_num_blocks_and_hasher(blocks, self.tag_bits, Hash::with_seed(self.seed))
+            .map_err(|error| error.to_string())
     }
 }
 
@@ -285,10 +159,13 @@ impl Deletable {
 
 #[cfg(test)]
 mod tests {
+    use splitbloom::TagBits;
+
     use super::*;
 
-    /// A stage goes out in chunks and comes back in bit for bit; a chunk with an invalid block
-    /// is refused, and the right chunk is taken after it.
+    /// A stage goes out in chunks and comes back in bit for bit with its count of keys; a chunk
+    /// with an invalid block, or not whole blocks, is refused, and the right chunk is taken
+    /// after it.
     #[test]
     fn a_stage_comes_back_chunk_by_chunk_and_a_bad_block_is_refused() {
         let mut stage =
@@ -301,7 +178,8 @@ mod tests {
         let first = stage.stream_bytes(0..128).unwrap().into_owned();
         let second = stage.stream_bytes(128..256).unwrap().into_owned();
         assert!(stage.stream_bytes(128..320).is_none());
-        let mut incoming = IncomingStage::new(TagBits::Eight, 7, 4).unwrap();
+        let mut incoming =
+            Stage::with_num_blocks_and_hasher(4, TagBits::Eight, Hash::with_seed(7)).unwrap();
         incoming.load_stream_bytes(0, &first).unwrap();
         assert_eq!(incoming.stream_bytes(0..128).unwrap(), &first[..]);
         let mut bad = second.clone();
