@@ -265,6 +265,28 @@ impl fmt::Display for Rate {
     }
 }
 
+impl Error {
+    /// `Ok` when `start..end` is whole `unit`-byte units inside `size` bytes, else
+    /// [`Error::BitsetRange`]: the check of every chunked accessor of a filter's bytes.
+    pub(crate) fn check_whole_units(
+        start: usize,
+        end: usize,
+        size: usize,
+        unit: usize,
+    ) -> Result<(), Error> {
+        if start <= end && end <= size && start.is_multiple_of(unit) && end.is_multiple_of(unit) {
+            Ok(())
+        } else {
+            Err(Error::BitsetRange {
+                start,
+                end,
+                bitset_bytes: size,
+                word_bytes: unit,
+            })
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -6,6 +6,7 @@
 //! default is a shorter run of the same test.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use rand::RngExt;
 use splitbloom::math::quotient::{DESIGN_LOAD, false_positive_rate};
@@ -337,7 +338,7 @@ fn blocks_in_chunks_restore_the_filter_and_its_length() {
 
         // Ranges that are not whole blocks inside the filter, and invalid blocks: errors that
         // change nothing.
-        for range in [0..63, 1..65, size..size + 64, 64..0] {
+        for range in [0..63, 1..65, size..size + 64, Range { start: 64, end: 0 }] {
             assert!(matches!(
                 filter.block_bytes(range.clone()),
                 Err(Error::BitsetRange { .. })
@@ -347,7 +348,10 @@ fn blocks_in_chunks_restore_the_filter_and_its_length() {
         let mut bad = filter.block_bytes(0..128).unwrap().to_vec();
         bad[64..].fill(0xff);
         let error = copy.load_block_bytes(64, &bad).unwrap_err();
-        assert!(matches!(error, Error::InvalidQuotientBlock { block: 2 }), "{error}");
+        assert!(
+            matches!(error, Error::InvalidQuotientBlock { block: 2 }),
+            "{error}"
+        );
         assert_eq!(copy, filter);
         assert_eq!(copy.len(), filter.len());
     }

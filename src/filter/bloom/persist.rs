@@ -121,7 +121,7 @@ impl<S, L: Layout> BloomFilter<S, L> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn bitset_bytes(&self, range: Range<usize>) -> Result<Cow<'_, [u8]>, Error> {
-        self.check_bitset_range(range.start, range.end)?;
+        Error::check_whole_units(range.start, range.end, self.size_in_bytes(), L::WORD_BYTES)?;
         let bytes: &[u8] = bytemuck::cast_slice(self.words());
         let bytes = &bytes[range];
         if cfg!(target_endian = "little") {
@@ -152,29 +152,10 @@ impl<S, L: Layout> BloomFilter<S, L> {
     /// ```
     pub fn load_bitset_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), Error> {
         let end = offset.saturating_add(bytes.len());
-        self.check_bitset_range(offset, end)?;
+        Error::check_whole_units(offset, end, self.size_in_bytes(), L::WORD_BYTES)?;
         let words: &mut [u8] = bytemuck::cast_slice_mut(self.words_mut());
         decode_into(bytes, &mut words[offset..end], L::WORD_BYTES);
         Ok(())
-    }
-
-    /// Errors unless `start..end` is whole words inside the bitset.
-    fn check_bitset_range(&self, start: usize, end: usize) -> Result<(), Error> {
-        let (bitset_bytes, word_bytes) = (self.size_in_bytes(), L::WORD_BYTES);
-        if start <= end
-            && end <= bitset_bytes
-            && start.is_multiple_of(word_bytes)
-            && end.is_multiple_of(word_bytes)
-        {
-            Ok(())
-        } else {
-            Err(Error::BitsetRange {
-                start,
-                end,
-                bitset_bytes,
-                word_bytes,
-            })
-        }
     }
 }
 

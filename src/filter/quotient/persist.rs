@@ -26,7 +26,7 @@ impl<S> QuotientFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn block_bytes(&self, range: Range<usize>) -> Result<&[u8], Error> {
-        self.check_block_range(range.start, range.end)?;
+        Error::check_whole_units(range.start, range.end, self.size_in_bytes(), BLOCK_BYTES)?;
         let bytes: &[u8] = bytemuck::cast_slice(&self.blocks);
         Ok(&bytes[range])
     }
@@ -54,7 +54,7 @@ impl<S> QuotientFilter<S> {
     /// ```
     pub fn load_block_bytes(&mut self, offset: usize, bytes: &[u8]) -> Result<(), Error> {
         let end = offset.saturating_add(bytes.len());
-        self.check_block_range(offset, end)?;
+        Error::check_whole_units(offset, end, self.size_in_bytes(), BLOCK_BYTES)?;
         let first = offset / BLOCK_BYTES;
         let (incoming, _) = bytes.as_chunks::<BLOCK_BYTES>();
         let tag_bits = self.tag_bits;
@@ -74,24 +74,5 @@ impl<S> QuotientFilter<S> {
         replaced.copy_from_slice(incoming);
         self.len = self.len - removed + added;
         Ok(())
-    }
-
-    /// Errors unless `start..end` is whole blocks inside the filter.
-    fn check_block_range(&self, start: usize, end: usize) -> Result<(), Error> {
-        let size = self.size_in_bytes();
-        if start <= end
-            && end <= size
-            && start.is_multiple_of(BLOCK_BYTES)
-            && end.is_multiple_of(BLOCK_BYTES)
-        {
-            Ok(())
-        } else {
-            Err(Error::BitsetRange {
-                start,
-                end,
-                bitset_bytes: size,
-                word_bytes: BLOCK_BYTES,
-            })
-        }
     }
 }
