@@ -327,6 +327,7 @@ impl Dispatch {
     /// Whether any plane of `group` (one block index's planes of `plane`'s size) holds every
     /// bit of `x`'s mask, for windows whose planes are not plain words (loaded from atomic
     /// ones).
+    #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))]
     #[inline]
     pub(crate) fn window_contains_any(self, group: &[u32], plane: Plane, x: u32) -> bool {
         self.run(ContainsAny { group, plane, x })
@@ -334,6 +335,7 @@ impl Dispatch {
 }
 
 /// The window's test of one block index's planes, on the kernel that runs it.
+#[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))]
 struct ContainsAny<'a> {
     group: &'a [u32],
     plane: Plane,

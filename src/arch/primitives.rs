@@ -27,6 +27,8 @@ pub(crate) trait SplitBlockKernel: Token {
     /// The single-key lookup a filter makes from outside the kernel's features: a call into
     /// the kernel's entry point, unless the kernel has something cheaper (AVX2 and AVX-512:
     /// inline assembly, which inlines into the caller).
+    // Called by `Dispatch` for the x86 kernels alone, which override it.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     #[inline(always)]
     fn contains_hash(self, blocks: &[[u32; LANES]], hash: u64) -> bool {
         self.run(ContainsHash {
@@ -39,6 +41,7 @@ pub(crate) trait SplitBlockKernel: Token {
     /// The single-key insert a filter makes from outside the kernel's features (see
     /// [`contains_hash`](SplitBlockKernel::contains_hash)); `true` when every bit was set.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn insert_hash(self, blocks: &mut [[u32; LANES]], hash: u64) -> bool {
         self.run(InsertHash {
             layout: SplitBlock,
@@ -58,6 +61,7 @@ pub(crate) trait WideKernel: Token {
     /// The single-key lookup a filter makes from outside the kernel's features (see
     /// [`SplitBlockKernel::contains_hash`]).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn contains_hash(self, layout: Wide, blocks: &[[u64; WORDS]], hash: u64) -> bool {
         self.run(ContainsHash {
             layout,
@@ -102,6 +106,7 @@ pub(crate) trait WindowKernel: Token {
     /// kernel has something cheaper than a call into its entry point for the window's shape
     /// (AVX2 and AVX-512: inline assembly for groups of whole lines); `None` where it has not.
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn contains_hash_inline(self, layout: Generations, words: &[u32], hash: u64) -> Option<bool> {
         let _ = (layout, words, hash);
         None
@@ -128,9 +133,11 @@ pub(crate) trait BloomOps<K: Token>: Policy {
     unsafe fn insert(self, kernel: K, blocks: &mut [Self::Block], at: Self::Location) -> bool;
 
     /// The single-key lookup from outside the kernel's features: the kernel's hook.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn contains_hash(self, kernel: K, blocks: &[Self::Block], hash: u64) -> bool;
 
     /// The single-key insert from outside the kernel's features: the kernel's hook.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn insert_hash(self, kernel: K, blocks: &mut [Self::Block], hash: u64) -> bool;
 }
 

@@ -12,9 +12,10 @@ use core::fmt;
 
 use crate::arch::Dispatch;
 use crate::error::Error;
-use crate::filter::{Filter, view};
+use crate::filter::Filter;
+use crate::filter::view::block_fpr;
 use crate::hash::{FilterHasher, Xxh3};
-use crate::layout::split_block::{Block, block_index};
+use crate::layout::split_block::{BLOCK_BYTES, Block, LANES, block_index};
 use crate::storage::Blocks;
 use crate::storage::atomic::{AtomicBlock, into_atomic_blocks, into_plain_blocks};
 
@@ -152,7 +153,7 @@ impl<S> AtomicFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn fill_ratio(&self) -> f64 {
-        view::fill_ratio(self.blocks.iter().map(AtomicBlock::load))
+        fill_ratio(self.blocks.iter().map(AtomicBlock::load))
     }
 
     /// The false-positive rate of the filter as it is now (see [`Filter::estimated_fpr`]).
@@ -164,7 +165,7 @@ impl<S> AtomicFilter<S> {
     /// # Ok::<(), splitbloom::Error>(())
     /// ```
     pub fn estimated_fpr(&self) -> f64 {
-        view::estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
+        estimated_fpr(self.blocks.iter().map(AtomicBlock::load))
     }
 
     /// An estimate of how many distinct keys were inserted, from the fill ratio (see
@@ -387,3 +388,21 @@ const _: fn() = || {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<AtomicFilter>();
 };
+
+/// The fraction of bits of `blocks` that are set, from 0 to 1.
+fn fill_ratio(blocks: impl ExactSizeIterator<Item = [u32; LANES]>) -> f64 {
+    let bits = (blocks.len() * BLOCK_BYTES * 8) as f64;
+    let set: u64 = blocks
+        .flatten()
+        .map(|word| u64::from(word.count_ones()))
+        .sum();
+    set as f64 / bits
+}
+
+/// The chance that a uniformly random hash is reported present: the product of the lanes'
+/// fill, averaged over blocks.
+fn estimated_fpr(blocks: impl ExactSizeIterator<Item = [u32; LANES]>) -> f64 {
+    let num_blocks = blocks.len() as f64;
+    let total: f64 = blocks.map(|block| block_fpr(&block)).sum();
+    total / num_blocks
+}

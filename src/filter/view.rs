@@ -25,7 +25,7 @@ use core::hash::{BuildHasher, Hash};
 use crate::arch::{Dispatch, PreHashed, prefetch_distance};
 use crate::filter::Layout;
 use crate::hash::{FilterHasher, for_each_hashed_chunk};
-use crate::layout::split_block::{BLOCK_BYTES, LANES};
+use crate::layout::split_block::LANES;
 
 /// The batch reads answer this many keys at a time into a buffer on the stack when they need
 /// one: long enough for the prefetch pipeline to fill, short enough to stay in L1.
@@ -322,24 +322,6 @@ impl<S: FilterHasher, L: Layout> View<'_, S, L> {
             writer,
         )
     }
-}
-
-/// The fraction of bits of `blocks` that are set, from 0 to 1.
-pub(crate) fn fill_ratio(blocks: impl ExactSizeIterator<Item = [u32; LANES]>) -> f64 {
-    let bits = (blocks.len() * BLOCK_BYTES * 8) as f64;
-    let set: u64 = blocks
-        .flatten()
-        .map(|word| u64::from(word.count_ones()))
-        .sum();
-    set as f64 / bits
-}
-
-/// The chance that a uniformly random hash is reported present: the product of the lanes'
-/// fill, averaged over blocks.
-pub(crate) fn estimated_fpr(blocks: impl ExactSizeIterator<Item = [u32; LANES]>) -> f64 {
-    let num_blocks = blocks.len() as f64;
-    let total: f64 = blocks.map(|block| block_fpr(&block)).sum();
-    total / num_blocks
 }
 
 /// The chance that a random in-block hash finds all its bits set in `lanes`.

@@ -272,6 +272,7 @@ pub(crate) fn mask16(x: u32) -> [u16; LANES] {
 
 /// `x`'s mask as a plane's words (the first four for a 128-bit plane, whose other words are
 /// zero): what an insert ORs into the newest plane.
+#[cfg(target_has_atomic = "64")]
 #[inline(always)]
 pub(crate) fn plane_mask(kind: Plane, x: u32) -> [u32; LANES] {
     match kind {

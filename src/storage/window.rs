@@ -9,7 +9,9 @@ use core::mem::{align_of, size_of};
 #[cfg(target_has_atomic = "64")]
 use core::sync::atomic::AtomicU64;
 
-use super::blocks::{BlockStorage, Blocks};
+use super::blocks::BlockStorage;
+#[cfg(target_has_atomic = "64")]
+use super::blocks::Blocks;
 
 /// Words in one unit of a window's memory.
 pub(crate) const UNIT_WORDS: usize = 16;
