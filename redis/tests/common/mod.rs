@@ -407,6 +407,8 @@ impl Server {
         module: PathBuf,
     ) -> Server {
         for _attempt in 0..5 {
+            // A failed attempt's `Server` removed the directory when it was dropped.
+            std::fs::create_dir_all(&dir).expect("the scratch directory can be made");
             let port = if extra.iter().any(|arg| arg == "--cluster-enabled") {
                 free_cluster_port()
             } else {
