@@ -300,11 +300,14 @@ pub fn is_valkey(c: &mut Conn) -> bool {
 }
 
 /// The peers' modules (RedisBloom 2.4.23, valkey-bloom): `$SPLITBLOOM_PEERS_DIR`, else
-/// `../shared/peers/redis/` beside the repository, as CI provides it; `None` when absent.
+/// `../shared/peers/redis/` beside the repository, as CI provides it, made absolute; `None`
+/// when absent.
 pub fn peers_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("SPLITBLOOM_PEERS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/peers/redis"));
+    // Absolute: a server loads its modules from its own working directory.
+    let dir = dir.canonicalize().ok()?;
     dir.join("redisbloom-2.4.23.so").is_file().then_some(dir)
 }
 
