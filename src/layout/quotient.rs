@@ -59,6 +59,8 @@ pub(crate) trait MetadataBits: Copy + Eq + Debug {
     fn bit(self, position: u32) -> bool;
     /// The number of one bits: the tags the block holds.
     fn tags(self) -> u32;
+    /// The number of zero bits above the highest one (all of them for 0).
+    fn leading_zeros(self) -> u32;
     /// The word with every bit flipped: the bucket ends as ones.
     fn ends(self) -> Self;
     /// Bits 0..64.
@@ -86,6 +88,11 @@ macro_rules! metadata_bits {
             #[inline(always)]
             fn tags(self) -> u32 {
                 self.count_ones()
+            }
+
+            #[inline(always)]
+            fn leading_zeros(self) -> u32 {
+                <$word>::leading_zeros(self)
             }
 
             #[inline(always)]
@@ -423,23 +430,88 @@ pub(crate) fn shift_out<W: Width>(block: &mut Block, slot: u32) {
 /// encoding.
 pub(crate) fn is_valid<W: Width>(block: &Block) -> bool {
     let metadata = W::metadata(block);
-    let (mut ends, mut tags) = (0, 0);
-    for position in 0..W::Metadata::BITS {
-        if !metadata.bit(position) {
-            ends += 1;
-        } else if ends >= W::BUCKETS {
-            return false;
-        } else {
-            tags += 1;
-        }
-    }
+    let tags = metadata.tags();
+    // Every one comes before the `BUCKETS`-th zero when the highest one does: the bits up to
+    // and including it number `BITS - leading_zeros`, `tags` of them ones, the rest zeros.
+    let zeros_below_highest_one =
+        (W::Metadata::BITS - metadata.leading_zeros()).saturating_sub(tags);
     // At most `SLOTS` ones leave at least `BUCKETS` zeros.
-    tags <= W::SLOTS && (tags..W::SLOTS).all(|slot| W::slot(block, slot) == W::Tag::default())
+    zeros_below_highest_one < W::BUCKETS
+        && tags <= W::SLOTS
+        && (tags..W::SLOTS).all(|slot| W::slot(block, slot) == W::Tag::default())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The validity rule read bit by bit, as its doc states it: no one after the `BUCKETS`-th
+    /// zero, at most `SLOTS` ones, zeros in every slot past the tags.
+    fn is_valid_bit_by_bit<W: Width>(block: &Block) -> bool {
+        let metadata = W::metadata(block);
+        let (mut ends, mut tags) = (0, 0);
+        for position in 0..W::Metadata::BITS {
+            if !metadata.bit(position) {
+                ends += 1;
+            } else if ends >= W::BUCKETS {
+                return false;
+            } else {
+                tags += 1;
+            }
+        }
+        tags <= W::SLOTS && (tags..W::SLOTS).all(|slot| W::slot(block, slot) == W::Tag::default())
+    }
+
+    /// The counting check agrees with the bit-by-bit rule on every block a few patterns make:
+    /// valid encodings, one bit moved past the last bucket, too many tags, random words.
+    #[test]
+    fn validity_by_counting_is_the_rule_bit_by_bit() {
+        fn check<W: Width>(seed: u64) {
+            let mut state = seed;
+            let mut next = || {
+                state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+                z ^ (z >> 31)
+            };
+            let bits = W::Metadata::BITS as usize;
+            let metadata_bytes = bits / 8;
+            let (mut valid, mut invalid) = (0, 0);
+            for case in 0..20_000u32 {
+                let mut block = EMPTY_BLOCK;
+                let word = u128::from(next()) | u128::from(next()) << 64;
+                let word = match case % 4 {
+                    // Random words.
+                    0 => word,
+                    // A prefix of ones and zeros, then nothing: often valid.
+                    1 => word & ((1u128 << (next() % bits as u64)) - 1),
+                    // Sparse ones.
+                    2 => {
+                        word & u128::from(next()) & (u128::from(next()) | u128::from(next()) << 64)
+                    }
+                    // One bit near where the last bucket ends.
+                    _ => 1u128 << ((W::BUCKETS as u64 + next() % 48) as u32).min(bits as u32 - 1),
+                };
+                block[..metadata_bytes].copy_from_slice(&word.to_le_bytes()[..metadata_bytes]);
+                if case % 3 == 0 {
+                    block[metadata_bytes..].fill(0);
+                } else if case % 3 == 1 {
+                    let last = block.len() - 1;
+                    block[last] = next() as u8;
+                }
+                let expected = is_valid_bit_by_bit::<W>(&block);
+                assert_eq!(is_valid::<W>(&block), expected, "{block:?}");
+                if expected { valid += 1 } else { invalid += 1 }
+            }
+            assert!(
+                valid > 1000 && invalid > 1000,
+                "{valid} valid, {invalid} invalid"
+            );
+        }
+        check::<Tag8>(1);
+        check::<Tag16>(2);
+    }
 
     #[test]
     fn the_alternate_of_the_alternate_is_the_primary() {
